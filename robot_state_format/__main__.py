@@ -1,0 +1,3 @@
+from robot_state_format.cli import entry_point
+
+entry_point()
