@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""Idempotent set-up of the project's virtual environment (.venv).
+
+Two modes:
+
+* ``distro``: a ROS 2 distro is sourced (``ROS_DISTRO`` set and this Python imports rclpy). The venv is
+  created with ``--system-site-packages`` on this Python so the distro's rclpy and messages are used;
+  only our pip requirements go into it.
+* ``wheels``: no distro. The venv gets the pinned ROS 2 kilted wheels from PyPI (requirements/ros.txt)
+  and, because PyPI has no tf2_msgs, a wire-compatible tf2_msgs (TFMessage only) is built with cmake
+  into the venv from scripts/tf2_msgs.
+
+Then requirements/core.txt and requirements/test.txt and this package (editable) are installed.
+A stamp (hash of the requirement files, setup.py, setup.cfg, package.xml and this script) makes a
+re-run with nothing to do return at once. Usage: ``python3 scripts/setup.py [--force] [--quiet]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".rsf-setup-stamp.json"
+REQ_DIR = ROOT / "requirements"
+TF2_SRC = ROOT / "scripts" / "tf2_msgs"
+STAMPED_FILES = ("setup.py", "setup.cfg", "package.xml", "scripts/setup.py")
+# Hard-coded paths of the wheel builder, found in the wheels' rosidl_generator_py export files.
+WHEEL_PY_INCLUDE = "/opt/python/cp311-cp311/include/python3.11"
+WHEEL_NUMPY_INCLUDE = "/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include"
+
+
+class SetupError(Exception):
+    """A set-up step failed; the message says what to do."""
+
+
+def log(msg: str) -> None:
+    print(f"[setup] {msg}", file=sys.stderr, flush=True)
+
+
+def venv_python() -> Path:
+    return VENV / "bin" / "python"
+
+
+def detect_mode() -> str:
+    """``distro`` when a sourced ROS 2 distro's rclpy imports in this Python, else ``wheels``."""
+    if os.environ.get("ROS_DISTRO"):
+        probe = subprocess.run(
+            [sys.executable, "-c", "import rclpy"], capture_output=True, text=True, check=False
+        )
+        if probe.returncode == 0:
+            return "distro"
+        log(f"ROS_DISTRO={os.environ['ROS_DISTRO']} is set but {sys.executable} cannot import rclpy; "
+            "using the PyPI kilted wheels instead")
+    return "wheels"
+
+
+def fingerprint(mode: str) -> str:
+    """Hash of everything whose change requires re-running the set-up."""
+    h = hashlib.sha256()
+    h.update(f"{mode}\n{sys.version}\n".encode())
+    files = sorted(REQ_DIR.glob("*.txt")) + [ROOT / f for f in STAMPED_FILES]
+    files += sorted(p for p in TF2_SRC.rglob("*") if p.is_file())
+    for path in files:
+        h.update(str(path.relative_to(ROOT)).encode())
+        h.update(path.read_bytes() if path.exists() else b"<missing>")
+    return h.hexdigest()
+
+
+def stamp_ok(digest: str) -> bool:
+    try:
+        data = json.loads(STAMP.read_text())
+    except (OSError, ValueError):
+        return False
+    return data.get("digest") == digest and venv_python().exists()
+
+
+def run(cmd: list[str], what: str, logfile: Path, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> None:
+    """Run ``cmd``, appending its output to ``logfile``; on failure show the tail and raise."""
+    with logfile.open("a") as out:
+        out.write(f"\n$ {' '.join(cmd)}\n")
+        out.flush()
+        proc = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=cwd, check=False)
+    if proc.returncode != 0:
+        lines = logfile.read_text(errors="replace").splitlines()
+        tail = "\n".join(line for line in lines[-40:] if "is ignored: it is neither" not in line)
+        raise SetupError(f"{what} failed (exit {proc.returncode}); full log: {logfile}\n{tail}")
+
+
+def require_tools(mode: str, need_build: bool) -> None:
+    """Fail early, naming the missing tool."""
+    try:
+        import ensurepip  # noqa: F401
+        import venv  # noqa: F401
+    except ImportError as exc:
+        raise SetupError(
+            f"{sys.executable} lacks the venv/ensurepip modules ({exc}); install python3-venv "
+            "(Debian/Ubuntu: apt-get install python3-venv)"
+        ) from exc
+    if need_build:
+        missing = [tool for tool in ("cmake",) if shutil.which(tool) is None]
+        if not any(shutil.which(c) for c in ("cc", "gcc", "clang")):
+            missing.append("a C compiler (cc)")
+        if not any(shutil.which(c) for c in ("c++", "g++", "clang++")):
+            missing.append("a C++ compiler (c++)")
+        if missing:
+            raise SetupError(
+                "building tf2_msgs needs " + ", ".join(missing)
+                + " (Debian/Ubuntu: apt-get install cmake build-essential)"
+            )
+    if mode == "wheels" and sys.version_info[:2] != (3, 11):
+        log(f"warning: the kilted wheels are built for CPython 3.11; this is {sys.version.split()[0]}")
+
+
+def create_venv(mode: str, logfile: Path) -> None:
+    py = venv_python()
+    if py.exists():
+        probe = subprocess.run([str(py), "-c", "import sys"], capture_output=True, check=False)
+        if probe.returncode == 0:
+            return
+        log("existing .venv is broken; recreating it")
+        shutil.rmtree(VENV)
+    log(f"creating .venv ({mode}) with {sys.executable}")
+    cmd = [sys.executable, "-m", "venv"]
+    if mode == "distro":
+        cmd.append("--system-site-packages")
+    run(cmd + [str(VENV)], "creating the virtual environment (python3 -m venv)", logfile)
+
+
+def pip_install(args: list[str], what: str, logfile: Path) -> None:
+    log(what)
+    cmd = [str(venv_python()), "-m", "pip", "install", "--disable-pip-version-check",
+           "--no-input", "-q", *args]
+    run(cmd, what, logfile)
+
+
+def imports(module: str) -> bool:
+    proc = subprocess.run([str(venv_python()), "-c", f"import {module}"], capture_output=True, check=False)
+    return proc.returncode == 0
+
+
+def fix_wheel_cmake_exports() -> int:
+    """Point the wheels' rosidl_generator_py export files at this Python's and numpy's include dirs."""
+    probe = subprocess.run(
+        [str(venv_python()), "-c", "import sysconfig, numpy; print(sysconfig.get_paths()['include']); "
+         "print(numpy.get_include())"],
+        capture_output=True, text=True, check=False,
+    )
+    if probe.returncode != 0:
+        raise SetupError(f"cannot query the venv's include dirs: {probe.stderr.strip()}")
+    py_inc, np_inc = probe.stdout.split("\n")[:2]
+    fixed = 0
+    for path in (VENV / "share").glob("*/cmake/export_*__rosidl_generator_pyExport.cmake"):
+        text = path.read_text()
+        new = text.replace(WHEEL_NUMPY_INCLUDE, np_inc).replace(WHEEL_PY_INCLUDE, py_inc)
+        if new != text:
+            path.write_text(new)
+            fixed += 1
+    return fixed
+
+
+def build_tf2_msgs(mode: str, logfile: Path) -> None:
+    """Build and install the TFMessage-only tf2_msgs into the venv (wheels) or a venv prefix (distro)."""
+    log("building tf2_msgs (TFMessage) into .venv")
+    fixed = fix_wheel_cmake_exports() if mode == "wheels" else 0
+    if fixed:
+        log(f"fixed {fixed} wheel cmake export files")
+    build_dir = VENV / "build" / "tf2_msgs"
+    shutil.rmtree(build_dir, ignore_errors=True)
+    env = dict(os.environ)
+    prefixes = [str(VENV)]
+    if mode == "distro":
+        prefixes += [p for p in env.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    env["CMAKE_PREFIX_PATH"] = os.pathsep.join(prefixes)
+    env["AMENT_PREFIX_PATH"] = os.pathsep.join(prefixes)
+    generator = ["-G", "Ninja"] if shutil.which("ninja") else []
+    configure = [
+        "cmake", "-S", str(TF2_SRC), "-B", str(build_dir), *generator,
+        f"-DCMAKE_INSTALL_PREFIX={VENV}", f"-DPython3_EXECUTABLE={venv_python()}",
+        "-DBUILD_TESTING=OFF", "-DCMAKE_BUILD_TYPE=Release",
+    ]
+    run(configure, "configuring tf2_msgs (cmake)", logfile, env=env)
+    run(["cmake", "--build", str(build_dir), "--parallel", "2"], "building tf2_msgs (cmake --build)",
+        logfile, env=env)
+    run(["cmake", "--install", str(build_dir)], "installing tf2_msgs (cmake --install)", logfile, env=env)
+    if not imports("tf2_msgs.msg"):
+        raise SetupError(f"tf2_msgs was built but does not import in .venv; see {logfile}")
+
+
+def requirement_files() -> list[str]:
+    args: list[str] = []
+    for name in ("core.txt", "test.txt"):
+        path = REQ_DIR / name
+        if path.exists():
+            args += ["-r", str(path)]
+    return args
+
+
+def set_up(mode: str, digest: str) -> None:
+    VENV.parent.mkdir(parents=True, exist_ok=True)
+    logfile = Path(tempfile.gettempdir()) / f"rsf-setup-{os.getpid()}.log"
+    logfile.write_text(f"robot_state_format set-up, mode {mode}\n")
+    have_tf2 = venv_python().exists() and imports("tf2_msgs.msg")
+    require_tools(mode, need_build=not have_tf2)
+    create_venv(mode, logfile)
+    if mode == "wheels":
+        pip_install(["-r", str(REQ_DIR / "ros.txt")], "installing the ROS 2 kilted wheels (requirements/ros.txt)",
+                    logfile)
+    reqs = requirement_files()
+    if reqs:
+        pip_install(reqs, "installing requirements/core.txt and requirements/test.txt", logfile)
+    if not imports("rclpy"):
+        raise SetupError(f"rclpy does not import in .venv after installing; see {logfile}")
+    if not imports("tf2_msgs.msg"):
+        require_tools(mode, need_build=True)
+        build_tf2_msgs(mode, logfile)
+    pip_install(["setuptools>=68", "wheel"], "installing build tools (setuptools, wheel)", logfile)
+    pip_install(["--no-deps", "--no-build-isolation", "--use-pep517", "-e", str(ROOT)],
+                "installing robot_state_format (editable)", logfile)
+    STAMP.write_text(json.dumps({"digest": digest, "mode": mode, "time": time.time()}))
+    logfile.unlink(missing_ok=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--force", action="store_true", help="redo every step even if the stamp matches")
+    args = parser.parse_args(argv)
+    mode = detect_mode()
+    digest = fingerprint(mode)
+    if not args.force and stamp_ok(digest):
+        return 0
+    lock_path = Path(tempfile.gettempdir()) / (
+        "rsf-setup-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:16] + ".lock")
+    with lock_path.open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # another set-up of this tree may be running: wait for it
+        if not args.force and stamp_ok(digest):
+            return 0
+        start = time.monotonic()
+        try:
+            set_up(mode, digest)
+        except SetupError as exc:
+            log(f"error: {exc}")
+            return 1
+        log(f"done in {time.monotonic() - start:.1f} s ({mode} mode, python {sysconfig.get_python_version()})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
