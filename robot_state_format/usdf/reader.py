@@ -1,0 +1,526 @@
+"""Read USDF ``<world_state>`` documents (docs/usdf-spec.md) into :mod:`robot_state_format.usdf.types`.
+
+Strict by default: every fault (malformed XML, unknown element or attribute, wrong arity,
+non-numeric or non-finite number, duplicate name or element, children out of the canonical
+order, bad stamp, unknown parent, parent cycle) is collected as a :class:`Diagnostic` with
+file, line and element, and one :class:`UsdfError` lists them all.  ``lenient=True`` accepts
+the proposal's spellings (root ``<world>``, missing ``version``, any child order, unknown
+elements) with warnings, returned in :attr:`ReadResult.warnings`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+
+from robot_state_format.errors import Diagnostic, Severity, UsdfError
+from robot_state_format.model.xml import describe, parse_xml
+from robot_state_format.usdf.types import (
+    FrameState,
+    JointState,
+    LinkState,
+    ModelState,
+    Stamp,
+    WorldState,
+)
+
+SUPPORTED_MAJOR = "1"
+_XML_SPACE = " \t\n\r"
+MAX_DIAGNOSTICS = 200
+
+# The number grammar of the spec (also the XSD's): no nan/inf, no underscores, ASCII digits.
+_NUM = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+_NUM_LIST_RE = re.compile(rf"[ \t\r\n]*(?:{_NUM}(?:[ \t\r\n]+{_NUM})*)?[ \t\r\n]*")
+_NUM_RE = re.compile(_NUM)
+_NONFINITE_RE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+_INT_RE = re.compile(r"[ \t\r\n]*[+]?[0-9]+[ \t\r\n]*")
+
+_MODEL_SINGLE = ("parent", "pose", "twist")
+_MODEL_MULTI = ("link_state", "joint_state", "model_state")
+_FRAME_CHILDREN = ("parent", "pose", "twist")
+_LINK_CHILDREN = ("pose", "twist", "wrench")
+_JOINT_CHILDREN = ("positions", "velocities", "torques")
+
+
+@dataclass
+class ReadResult:
+    state: WorldState
+    warnings: list[Diagnostic] = field(default_factory=list)
+
+
+class _Ctx:
+    __slots__ = ("errors", "file", "lenient", "warnings")
+
+    def __init__(self, file: str, lenient: bool) -> None:
+        self.file = file
+        self.lenient = lenient
+        self.errors: list[Diagnostic] = []
+        self.warnings: list[Diagnostic] = []
+
+    def error(self, code: str, msg: str, el: etree._Element | None) -> None:
+        if len(self.errors) < MAX_DIAGNOSTICS:
+            self.errors.append(Diagnostic(code, msg, self.file, _line(el), _where(el)))
+
+    def warn(self, code: str, msg: str, el: etree._Element | None) -> None:
+        self.warnings.append(Diagnostic(code, msg, self.file, _line(el), _where(el), Severity.WARNING))
+
+    def fault(self, code: str, msg: str, el: etree._Element | None) -> None:
+        """An error in strict mode, a warning in lenient mode."""
+        (self.warn if self.lenient else self.error)(code, msg, el)
+
+
+def _line(el: etree._Element | None) -> int | None:
+    return None if el is None else el.sourceline
+
+
+def _where(el: etree._Element | None) -> str | None:
+    return None if el is None else describe(el)
+
+
+def read_world_state(data: str | bytes, *, file: str = "<string>", lenient: bool = False) -> WorldState:
+    """Parse a USDF document; raise :class:`UsdfError` listing every fault."""
+    return read_world_state_ex(data, file=file, lenient=lenient).state
+
+
+def read_world_state_file(path: str | os.PathLike[str], *, lenient: bool = False) -> WorldState:
+    """Read a USDF file; an unreadable file is a ``USDF_IO`` error."""
+    return read_world_state_file_ex(path, lenient=lenient).state
+
+
+def read_world_state_file_ex(path: str | os.PathLike[str], *, lenient: bool = False) -> ReadResult:
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise UsdfError(Diagnostic("USDF_IO", f"cannot read: {exc.strerror or exc}", str(p), None)) from None
+    return read_world_state_ex(data, file=str(p), lenient=lenient)
+
+
+def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: bool = False) -> ReadResult:
+    """Like :func:`read_world_state`, also returning the warnings."""
+    try:
+        root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
+    except UsdfError as exc:
+        if exc.code == "USDF_XML_SYNTAX":
+            more = find_syntax_faults(data, file)
+            if more:
+                raise UsdfError(more) from None
+        raise
+    ctx = _Ctx(file, lenient)
+    ctx.warnings.extend(xml_warnings)
+    state = _read_root(root, ctx)
+    if not ctx.errors:
+        from robot_state_format.usdf.resolve import parent_diagnostics
+
+        for d in parent_diagnostics(state, file=file, lines=_parent_lines(root)):
+            ctx.errors.append(d)
+    if ctx.errors:
+        raise UsdfError(ctx.errors)
+    return ReadResult(state, ctx.warnings)
+
+
+# ---------------------------------------------------------------------------------------------
+# element readers
+
+
+def _read_root(root: etree._Element, ctx: _Ctx) -> WorldState:
+    tag = root.tag
+    if tag == "world" and ctx.lenient:
+        ctx.warn("USDF_ROOT_SPELLING", "root <world> is the proposal's spelling; read as <world_state>", root)
+    elif tag != "world_state":
+        ctx.error("USDF_ROOT", f"root element must be <world_state>, not <{tag}>", root)
+        return WorldState(name="")
+    name = _name(root, ctx, scoped_ok=True)
+    version = root.get("version")
+    if version is None:
+        ctx.fault("USDF_VERSION_MISSING", 'missing version attribute (expected version="1.0")', root)
+        version = "1.0"
+    elif version.split(".")[0] != SUPPORTED_MAJOR or not re.fullmatch(r"[0-9]+\.[0-9]+", version):
+        ctx.error("USDF_VERSION_UNSUPPORTED", f"version {version!r} is not supported (major 1 only)", root)
+    _check_attributes(root, ("name", "version"), ctx)
+    _check_text(root, ctx)
+    state = WorldState(name=name, version=version)
+    seen: dict[str, etree._Element] = {}
+    index = 0
+    for child in root:
+        ctag = child.tag
+        if not isinstance(ctag, str):
+            continue
+        if ctag == "stamp":
+            if state.stamp is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <stamp>", child)
+            elif index > 0:
+                ctx.fault("USDF_ORDER", "<stamp> must be the first child of <world_state>", child)
+            state.stamp = _read_stamp(child, ctx)
+        elif ctag == "frame":
+            fs = _read_frame(child, ctx)
+            _unique(fs.name, child, seen, ctx, "frame or model_state")
+            state.frames.append(fs)
+        elif ctag == "model_state":
+            ms = _read_model(child, ctx, top=True)
+            _unique(ms.name, child, seen, ctx, "frame or model_state")
+            state.model_states.append(ms)
+        else:
+            _unknown(child, ctx, "world_state")
+        index += 1
+    return state
+
+
+def _read_stamp(el: etree._Element, ctx: _Ctx) -> Stamp | None:
+    _check_attributes(el, ("sec", "nanosec"), ctx)
+    _check_no_children(el, ctx)
+    vals: list[int] = []
+    for attr, upper in (("sec", None), ("nanosec", 10**9)):
+        text = el.get(attr)
+        if text is None:
+            if attr == "sec":
+                ctx.error("USDF_BAD_STAMP", "<stamp> needs a sec attribute", el)
+                return None
+            text = "0"
+        if not _INT_RE.fullmatch(text):
+            ctx.error("USDF_BAD_STAMP", f"{attr}={text!r} is not a non-negative integer", el)
+            return None
+        v = int(text)
+        if upper is not None and v >= upper:
+            ctx.error("USDF_BAD_STAMP", f"nanosec={v} must be below 1000000000", el)
+            return None
+        vals.append(v)
+    return Stamp(vals[0], vals[1])
+
+
+def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
+    name = _name(el, ctx, scoped_ok=False)
+    _check_attributes(el, ("name",), ctx)
+    _check_text(el, ctx)
+    fs = FrameState(name=name)
+    last = -1
+    for child in el:
+        ctag = child.tag
+        if not isinstance(ctag, str):
+            continue
+        if ctag not in _FRAME_CHILDREN:
+            _unknown(child, ctx, "frame")
+            continue
+        pos = _FRAME_CHILDREN.index(ctag)
+        last = _order(child, pos, last, _FRAME_CHILDREN, ctx)
+        if ctag == "parent":
+            if fs.parent is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <parent>", child)
+            fs.parent = _read_parent(child, ctx)
+        elif ctag == "pose":
+            if fs.pose is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
+            fs.pose = _vec6(child, ctx)  # type: ignore[assignment]
+        else:
+            if fs.twist is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
+            fs.twist = _vec6(child, ctx)  # type: ignore[assignment]
+    return fs
+
+
+def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
+    name = _name(el, ctx, scoped_ok=False)
+    _check_attributes(el, ("name",), ctx)
+    _check_text(el, ctx)
+    ms = ModelState(name=name)
+    links: dict[str, etree._Element] = {}
+    joints: dict[str, etree._Element] = {}
+    models: dict[str, etree._Element] = {}
+    last = -1
+    order = _MODEL_SINGLE + ("*",)
+    for child in el:
+        ctag = child.tag
+        if not isinstance(ctag, str):
+            continue
+        if ctag == "link_state":
+            last = _order(child, 3, last, order, ctx)
+            ls = _read_link(child, ctx)
+            _unique(ls.name, child, links, ctx, "link_state")
+            ms.link_states.append(ls)
+        elif ctag == "joint_state":
+            last = _order(child, 3, last, order, ctx)
+            js = _read_joint(child, ctx)
+            _unique(js.name, child, joints, ctx, "joint_state")
+            ms.joint_states.append(js)
+        elif ctag == "model_state":
+            last = _order(child, 3, last, order, ctx)
+            nested = _read_model(child, ctx, top=False)
+            _unique(nested.name, child, models, ctx, "model_state")
+            ms.model_states.append(nested)
+        elif ctag == "parent":
+            last = _order(child, 0, last, order, ctx)
+            if not top:
+                ctx.error("USDF_NESTED_PARENT",
+                          "a nested model_state has no <parent>: its pose is relative to the enclosing model",
+                          child)
+            if ms.parent is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <parent>", child)
+            ms.parent = _read_parent(child, ctx)
+        elif ctag == "pose":
+            last = _order(child, 1, last, order, ctx)
+            if ms.pose is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
+            ms.pose = _vec6(child, ctx)  # type: ignore[assignment]
+        elif ctag == "twist":
+            last = _order(child, 2, last, order, ctx)
+            if ms.twist is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
+            ms.twist = _vec6(child, ctx)  # type: ignore[assignment]
+        else:
+            _unknown(child, ctx, "model_state")
+    return ms
+
+
+def _read_link(el: etree._Element, ctx: _Ctx) -> LinkState:
+    name = _name(el, ctx, scoped_ok=True)
+    if len(el.attrib) != 1:
+        _check_attributes(el, ("name",), ctx)
+    ls = LinkState(name=name)
+    last = -1
+    for child in el:
+        ctag = child.tag
+        if ctag == "pose":
+            last = _order(child, 0, last, _LINK_CHILDREN, ctx)
+            if ls.pose is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
+            ls.pose = _vec6(child, ctx)  # type: ignore[assignment]
+        elif ctag == "twist":
+            last = _order(child, 1, last, _LINK_CHILDREN, ctx)
+            if ls.twist is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
+            ls.twist = _vec6(child, ctx)  # type: ignore[assignment]
+        elif ctag == "wrench":
+            last = _order(child, 2, last, _LINK_CHILDREN, ctx)
+            if ls.wrench is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <wrench>", child)
+            ls.wrench = _vec6(child, ctx)  # type: ignore[assignment]
+        elif isinstance(ctag, str):
+            _unknown(child, ctx, "link_state")
+    _check_text(el, ctx)
+    return ls
+
+
+def _read_joint(el: etree._Element, ctx: _Ctx) -> JointState:
+    name = _name(el, ctx, scoped_ok=True)
+    if len(el.attrib) != 1:
+        _check_attributes(el, ("name",), ctx)
+    js = JointState(name=name)
+    last = -1
+    for child in el:
+        ctag = child.tag
+        if ctag == "positions":
+            last = _order(child, 0, last, _JOINT_CHILDREN, ctx)
+            if js.positions is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <positions>", child)
+            js.positions = _vector(child, ctx, None)
+        elif ctag == "velocities":
+            last = _order(child, 1, last, _JOINT_CHILDREN, ctx)
+            if js.velocities is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <velocities>", child)
+            js.velocities = _vector(child, ctx, None)
+        elif ctag == "torques":
+            last = _order(child, 2, last, _JOINT_CHILDREN, ctx)
+            if js.torques is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <torques>", child)
+            js.torques = _vector(child, ctx, None)
+        elif isinstance(ctag, str):
+            _unknown(child, ctx, "joint_state")
+    _check_text(el, ctx)
+    if js.velocities is not None and js.torques is not None and len(js.velocities) != len(js.torques):
+        ctx.error("USDF_DOF_MISMATCH",
+                  f"{len(js.velocities)} velocities but {len(js.torques)} torques (one each per DOF)", el)
+    return js
+
+
+# ---------------------------------------------------------------------------------------------
+# leaves and checks
+
+
+def _read_parent(el: etree._Element, ctx: _Ctx) -> str:
+    _check_attributes(el, (), ctx)
+    _check_no_children(el, ctx)
+    text = (el.text or "").strip(_XML_SPACE)
+    return text or "world"
+
+
+def _vec6(el: etree._Element, ctx: _Ctx) -> tuple[float, ...] | None:
+    return _vector(el, ctx, 6)
+
+
+def _vector(el: etree._Element, ctx: _Ctx, arity: int | None) -> tuple[float, ...] | None:
+    if len(el) or el.attrib:
+        _check_attributes(el, (), ctx)
+        _check_no_children(el, ctx)
+    text = el.text or ""
+    if not _NUM_LIST_RE.fullmatch(text):
+        bad = [t for t in text.split() if not _NUM_RE.fullmatch(t)]
+        if any(_NONFINITE_RE.fullmatch(t) for t in bad):
+            ctx.error("USDF_NON_FINITE", f"<{el.tag}> holds a non-finite value ({', '.join(bad)})", el)
+        else:
+            ctx.error("USDF_NOT_A_NUMBER", f"<{el.tag}> holds non-numbers: {', '.join(repr(b) for b in bad)}", el)
+        return None
+    vals = tuple(map(float, text.split()))
+    if arity is not None and len(vals) != arity:
+        ctx.error("USDF_ARITY", f"<{el.tag}> needs {arity} numbers, got {len(vals)}", el)
+        return None
+    for v in vals:
+        if v - v != 0.0:  # overflow to inf, e.g. 1e999
+            ctx.error("USDF_NON_FINITE", f"<{el.tag}> holds a value that overflows a double", el)
+            return None
+    return vals
+
+
+def _name(el: etree._Element, ctx: _Ctx, *, scoped_ok: bool) -> str:
+    name = el.get("name")
+    if name is None:
+        ctx.error("USDF_MISSING_NAME", f"<{el.tag}> needs a name attribute", el)
+        return ""
+    if not name.strip(_XML_SPACE) or name != name.strip(_XML_SPACE):
+        ctx.error("USDF_BAD_NAME", f"name {name!r} is empty or has surrounding white space", el)
+    elif not scoped_ok and "::" in name:
+        ctx.error("USDF_BAD_NAME", f"name {name!r} must not contain '::' (reserved for scoping)", el)
+    elif el.tag in ("frame", "model_state") and name == "world":
+        ctx.error("USDF_BAD_NAME", "'world' is reserved for the absolute inertial frame", el)
+    return name
+
+
+def _unique(name: str, el: etree._Element, seen: dict[str, etree._Element], ctx: _Ctx, what: str) -> None:
+    if name in seen:
+        ctx.error("USDF_DUPLICATE_NAME",
+                  f"duplicate {what} name {name!r} (first on line {seen[name].sourceline})", el)
+    else:
+        seen[name] = el
+
+
+def _order(el: etree._Element, pos: int, last: int, order: tuple[str, ...], ctx: _Ctx) -> int:
+    if pos < last:
+        ctx.fault("USDF_ORDER", f"<{el.tag}> must come before <{order[last]}> (canonical order: "
+                  f"{', '.join(order)})", el)
+        return last
+    return pos
+
+
+def _unknown(el: etree._Element, ctx: _Ctx, parent: str) -> None:
+    ctx.fault("USDF_UNKNOWN_ELEMENT", f"unknown element <{el.tag}> in <{parent}>", el)
+
+
+def _check_attributes(el: etree._Element, allowed: tuple[str, ...], ctx: _Ctx) -> None:
+    for key in el.attrib:
+        if key not in allowed:
+            ctx.fault("USDF_UNKNOWN_ATTRIBUTE", f"unknown attribute {key!r} on <{el.tag}>", el)
+
+
+def _check_no_children(el: etree._Element, ctx: _Ctx) -> None:
+    for child in el:
+        if isinstance(child.tag, str):
+            ctx.error("USDF_UNKNOWN_ELEMENT", f"<{el.tag}> holds text only, not <{child.tag}>", child)
+
+
+def _check_text(el: etree._Element, ctx: _Ctx) -> None:
+    if el.text is not None and el.text.strip(_XML_SPACE):
+        ctx.error("USDF_UNEXPECTED_TEXT", f"<{el.tag}> holds text {el.text.strip()[:30]!r}", el)
+    for child in el:
+        if child.tail is not None and child.tail.strip(_XML_SPACE):
+            ctx.error("USDF_UNEXPECTED_TEXT", f"text {child.tail.strip()[:30]!r} after <{child.tag}>", el)
+
+
+def _parent_lines(root: etree._Element) -> dict[str, int]:
+    """``frame:NAME`` / ``model_state:NAME`` → source line, for parent diagnostics."""
+    out: dict[str, int] = {}
+    for child in root:
+        if child.tag in ("frame", "model_state"):
+            out.setdefault(f"{child.tag}:{child.get('name')}", child.sourceline or 0)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# locating every syntax fault of a malformed document
+
+_MISMATCH_RE = re.compile(r"Opening and ending tag mismatch: (\S+) line (\d+) and (\S+)")
+
+
+def _syntax_parser() -> etree.XMLParser:
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
+                           huge_tree=False)
+
+
+def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Diagnostic]:
+    """Every syntax fault of a malformed document, each at the line where it is.
+
+    libxml2 stops at the first fatal error and often reports it lines later (an unterminated
+    quote is noticed at the next ``<``).  This repairs each fault it can explain (unterminated
+    attribute value, mismatched end tag), records it at the right line and parses again.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    raw = _DECL_BLANK.sub(lambda m: b"\n" * m.group(0).count(b"\n"), raw, count=1)
+    faults: list[Diagnostic] = []
+    for _ in range(limit):
+        try:
+            etree.fromstring(raw, _syntax_parser())
+            return faults
+        except etree.XMLSyntaxError as exc:
+            line, col = exc.position if exc.position else (exc.lineno, 0)
+            msg = exc.msg or str(exc)
+            offset = _offset(raw, line, col)
+            repaired = None
+            if "not allowed in attributes values" in msg or "AttValue" in msg:
+                q = _open_quote_before(raw, offset)
+                if q is not None:
+                    qline = raw.count(b"\n", 0, q) + 1
+                    faults.append(Diagnostic("USDF_XML_SYNTAX", "malformed XML: attribute value is not "
+                                             "terminated (missing closing quote)", file, qline))
+                    gt = raw.find(b">", q)
+                    if gt != -1 and raw.rfind(b"\n", q, gt) == -1:
+                        repaired = raw[:gt] + raw[q:q + 1] + raw[gt:]
+                    else:
+                        nl = raw.find(b"\n", q)
+                        if nl != -1:
+                            repaired = raw[:nl] + raw[q:q + 1] + b">" + raw[nl:]
+            else:
+                m = _MISMATCH_RE.search(msg)
+                faults.append(Diagnostic("USDF_XML_SYNTAX", f"malformed XML: {msg}", file, line))
+                if m is not None:
+                    wrong = b"</" + m.group(3).encode()
+                    at = raw.rfind(wrong, 0, offset + 1)
+                    if at != -1:
+                        repaired = raw[:at] + b"</" + m.group(1).encode() + raw[at + len(wrong):]
+            if repaired is None or repaired == raw:
+                return faults
+            raw = repaired
+        except (ValueError, etree.LxmlError):
+            return faults
+    return faults
+
+
+_DECL_BLANK = re.compile(rb"<\?xml\b[^?]*\?>")
+
+
+def _offset(raw: bytes, line: int, col: int) -> int:
+    pos = 0
+    for _ in range(max(line - 1, 0)):
+        nxt = raw.find(b"\n", pos)
+        if nxt == -1:
+            break
+        pos = nxt + 1
+    return min(pos + max(col - 1, 0), len(raw))
+
+
+def _open_quote_before(raw: bytes, offset: int) -> int | None:
+    """Offset of the opening quote of the attribute value running into ``offset``."""
+    lt = raw.rfind(b"<", 0, offset)
+    # the start tag holding the runaway value is the last '<' before which an '=' + quote opened
+    while lt != -1:
+        seg = raw[lt:offset]
+        m = None
+        for m in re.finditer(rb"=\s*([\"'])", seg):
+            pass
+        if m is not None and seg.count(m.group(1), m.end()) == 0:
+            return lt + m.start(1)
+        lt = raw.rfind(b"<", 0, lt)
+    return None
