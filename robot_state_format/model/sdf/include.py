@@ -1,0 +1,114 @@
+"""``//include`` URI resolution: ``model://``, relative paths, ``file://`` and ``package://``.
+
+Search order for ``model://NAME/...`` and relative URIs that are not next to the including
+file: the explicit search paths, then ``GZ_SIM_RESOURCE_PATH``, ``IGN_GAZEBO_RESOURCE_PATH``,
+``SDF_PATH`` and ``GAZEBO_MODEL_PATH`` (each ``os.pathsep``-separated).  A directory is a
+model directory: its ``model.config`` names the SDFormat file (the highest ``<sdf version>``
+this reader supports wins); without one, ``model.sdf`` is used.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.model.sdf.elements import children, parse_version, tag
+from robot_state_format.model.xml import parse_xml
+
+ENV_VARS = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF_PATH", "GAZEBO_MODEL_PATH")
+MAX_VERSION = (1, 11)
+
+
+def search_dirs(search_paths: Sequence[str]) -> list[Path]:
+    dirs = [Path(p) for p in search_paths if p]
+    for var in ENV_VARS:
+        for p in os.environ.get(var, "").split(os.pathsep):
+            if p:
+                dirs.append(Path(p))
+    return dirs
+
+
+def package_share(package: str, search_paths: Sequence[str] = ()) -> Path | None:
+    """The share directory of a ROS package (ament index, then ``ROS_PACKAGE_PATH``-style dirs)."""
+    try:  # the project-wide resolver, when present
+        from robot_state_format.model import packages as _packages  # type: ignore[attr-defined]
+
+        finder = getattr(_packages, "find_package_share", None) or getattr(_packages, "package_share", None)
+        if finder is not None:
+            found = finder(package)
+            if found:
+                return Path(found)
+    except (ImportError, RobotStateFormatError):
+        pass
+    for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
+        if prefix and (Path(prefix) / "share" / "ament_index" / "resource_index" / "packages" / package).exists():
+            return Path(prefix) / "share" / package
+    for base in [*search_paths, *os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)]:
+        if base and (Path(base) / package / "package.xml").is_file():
+            return Path(base) / package
+    return None
+
+
+def resolve_uri(uri: str, base_dir: Path | None, search_paths: Sequence[str]) -> Path | None:
+    """Resolve an include URI to an existing file or directory, or ``None``."""
+    uri = uri.strip()
+    if uri.startswith("file://"):
+        p = Path(uri[len("file://"):])
+        return p if p.exists() else None
+    if uri.startswith("model://"):
+        rest = uri[len("model://"):].strip("/")
+        for d in search_dirs(search_paths):
+            cand = d / rest
+            if cand.exists():
+                return cand
+        return None
+    if uri.startswith("package://"):
+        pkg, _, rest = uri[len("package://"):].partition("/")
+        share = package_share(pkg, search_paths)
+        if share is None:
+            return None
+        cand = share / rest
+        return cand if cand.exists() else None
+    if "://" in uri:
+        return None
+    p = Path(uri)
+    if p.is_absolute():
+        return p if p.exists() else None
+    if base_dir is not None and (base_dir / p).exists():
+        return base_dir / p
+    for d in search_dirs(search_paths):
+        if (d / p).exists():
+            return d / p
+    return None
+
+
+def model_file(path: Path) -> tuple[Path | None, str | None]:
+    """The description file of a model directory (or ``path`` itself); second item: why not found."""
+    if path.is_file():
+        return path, None
+    config = path / "model.config"
+    if config.is_file():
+        try:
+            root, _ = parse_xml(config.read_bytes(), str(config))
+        except (RobotStateFormatError, OSError) as exc:
+            return None, f"cannot read {config}: {exc}"
+        best: tuple[tuple[int, int], str] | None = None
+        for el in children(root):
+            if tag(el) != "sdf":
+                continue
+            ver = parse_version(el.get("version")) or (0, 0)
+            name = (el.text or "").strip()
+            if not name or ver > MAX_VERSION:
+                continue
+            if best is None or ver > best[0]:
+                best = (ver, name)
+        if best is not None:
+            cand = path / best[1]
+            return (cand, None) if cand.is_file() else (None, f"{cand} (named in {config}) does not exist")
+        return None, f"{config} names no SDFormat file"
+    cand = path / "model.sdf"
+    if cand.is_file():
+        return cand, None
+    return None, f"{path} has no model.config or model.sdf"

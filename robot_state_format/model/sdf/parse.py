@@ -1,0 +1,607 @@
+"""SDFormat XML → :mod:`ir` scopes, applying each version's pose and axis conventions.
+
+* 1.4 and earlier: poses are relative to the parent element, a joint's pose to its child link;
+  axis ``xyz`` is expressed in the model frame.
+* 1.5/1.6: ``<pose frame="F">`` (empty: the 1.4 default); axis in the joint frame unless
+  ``use_parent_model_frame`` is true.
+* 1.7+: ``relative_to``, ``<frame attached_to>``, ``//axis/xyz/@expressed_in``,
+  ``canonical_link``; 1.8+: ``placement_frame``; 1.9+: ``<include merge>``;
+  1.10+: ``screw_thread_pitch``; 1.11: ``//axis/mimic``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from lxml import etree
+
+from robot_state_format.errors import RobotStateFormatError, DiagnosticError, Severity
+from robot_state_format.kinematics.transforms import Transform, inverse
+from robot_state_format.model.sdf import drake, include
+from robot_state_format.model.sdf.elements import (
+    DRAKE_NS,
+    Report,
+    ValueParser,
+    Version,
+    child,
+    children,
+    parse_version,
+    source,
+    tag,
+    text_of,
+)
+from robot_state_format.model.sdf.ir import (
+    MODEL_FRAME,
+    AxisIR,
+    FrameIR,
+    JointIR,
+    LinkIR,
+    MimicIR,
+    Scope,
+    ShapeIR,
+)
+from robot_state_format.model.types import WORLD, Dynamics, Extension, JointType, Limits, Model, Shape, Source
+from robot_state_format.model.xml import parse_xml
+
+MIN_VERSION: Version = (1, 0)
+MAX_VERSION: Version = (1, 11)
+UNLIMITED = 1e16
+
+_JOINT_TYPES = {
+    "fixed": JointType.FIXED, "revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
+    "prismatic": JointType.PRISMATIC, "screw": JointType.SCREW, "universal": JointType.UNIVERSAL,
+    "revolute2": JointType.REVOLUTE2, "ball": JointType.BALL, "gearbox": JointType.GEARBOX,
+}
+_ONE_AXIS = {JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW}
+_TWO_AXES = {JointType.UNIVERSAL, JointType.REVOLUTE2, JointType.GEARBOX}
+_PREFIX_RE = re.compile(rb"<\s*/?\s*([A-Za-z_][\w.-]*):[A-Za-z_]")
+_XMLNS_RE = re.compile(rb"xmlns:([A-Za-z_][\w.-]*)\s*=")
+
+
+def _declare_prefixes(raw: bytes) -> tuple[bytes, list[str]]:
+    """libsdformat accepts undeclared prefixes (``drake:``); declare them on the root element."""
+    used = {m.group(1) for m in _PREFIX_RE.finditer(raw)} - {b"xml", b"xmlns"}
+    declared = {m.group(1) for m in _XMLNS_RE.finditer(raw)}
+    missing = sorted(used - declared)
+    if not missing:
+        return raw, []
+    m = re.search(rb"<\s*sdf\b", raw)
+    if m is None:
+        return raw, []
+    decl = b"".join(
+        b" xmlns:" + p + b'="' + (DRAKE_NS.encode() if p == b"drake" else b"urn:undeclared:" + p) + b'"'
+        for p in missing)
+    return raw[: m.end()] + decl + raw[m.end():], [p.decode() for p in missing]
+
+
+class Parser:
+    """Reads SDFormat files (and their includes) into scopes, collecting diagnostics."""
+
+    def __init__(self, report: Report, search_paths: Sequence[str]) -> None:
+        self.report = report
+        self.search_paths = list(search_paths)
+        self.include_stack: list[str] = []
+
+    # ----------------------------------------------------------------- documents
+    def read_root(self, data: str | bytes, file: str) -> tuple[etree._Element, Version] | None:
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        raw, declared = _declare_prefixes(raw)
+        root, warns = parse_xml(raw, file)
+        self.report.diagnostics.extend(warns)
+        if declared:
+            self.report.warn("SDF_UNDECLARED_PREFIX",
+                             f"namespace prefix(es) {', '.join(declared)} used without a declaration",
+                             file, root)
+        if tag(root) != "sdf":
+            self.report.error("SDF_NOT_SDFORMAT", f"root element is <{tag(root)}>, expected <sdf>", file, root)
+            return None
+        vtext = root.get("version")
+        if vtext is None:
+            self.report.error("SDF_MISSING_VERSION", "<sdf> has no version attribute", file, root)
+            return None
+        version = parse_version(vtext)
+        if version is None or not (MIN_VERSION <= version <= MAX_VERSION):
+            self.report.error("SDF_UNSUPPORTED_VERSION",
+                              f"SDFormat version {vtext!r} is not supported (1.0 to 1.11)", file, root)
+            return None
+        return root, version
+
+    def read_document(self, data: str | bytes, file: str) -> Scope | None:
+        """The root scope: the single top-level model, or the (first) world."""
+        got = self.read_root(data, file)
+        if got is None:
+            return None
+        root, version = got
+        worlds = children(root, "world")
+        models = children(root, "model")
+        if worlds:
+            if models:
+                self.report.error("SDF_MULTIPLE_ROOTS", "<sdf> holds both a <world> and a <model>", file, models[0])
+            for extra in worlds[1:]:
+                self.report.warn("SDF_EXTRA_WORLD", "only the first <world> is read", file, extra)
+            return self.world(worlds[0], version, file)
+        if not models:
+            self.report.error("SDF_NO_MODEL", "<sdf> holds no <model> or <world>", file, root)
+            return None
+        for extra in models[1:]:
+            if version >= (1, 8):
+                self.report.error("SDF_MULTIPLE_MODELS", "a model file holds exactly one top-level <model>",
+                                  file, extra)
+            else:
+                self.report.warn("SDF_MULTIPLE_MODELS", "only the first top-level <model> is read", file, extra)
+        return self.model(models[0], version, file, top=True)
+
+    # ----------------------------------------------------------------- helpers
+    def vp(self, file: str) -> ValueParser:
+        return ValueParser(self.report, file)
+
+    def pose_rel(self, el: etree._Element, version: Version, file: str,
+                 default: str | None) -> tuple[Transform, str | None]:
+        """The ``<pose>`` child of ``el`` and the frame it is relative to (version rules)."""
+        p = child(el, "pose")
+        x = self.vp(file).pose(p)
+        rel = default
+        if p is not None:
+            if version >= (1, 7):
+                r = p.get("relative_to")
+                if r:
+                    rel = r.strip()
+                if p.get("frame"):
+                    self.report.warn("SDF_DEPRECATED_ATTRIBUTE",
+                                     "//pose/@frame is ignored since SDFormat 1.7; use relative_to", file, p)
+            elif version >= (1, 5):
+                f = p.get("frame")
+                if f:
+                    rel = f.strip()
+        return x, rel
+
+    def name_of(self, el: etree._Element, file: str) -> str | None:
+        name = el.get("name")
+        if name is None:
+            self.report.error("SDF_MISSING_ATTRIBUTE", f"<{tag(el)}> has no name attribute", file, el)
+        return name
+
+    # ----------------------------------------------------------------- world
+    def world(self, el: etree._Element, version: Version, file: str) -> Scope:
+        name = self.name_of(el, file) or ""
+        scope = Scope(name=name, version=version, file=file, source=source(el, file), is_world=True, kind="world")
+        for c in children(el):
+            t = tag(c)
+            if t == "model":
+                m = self.model(c, version, file, top=False, default_rel=WORLD)
+                if m is not None:
+                    scope.items.append(m)
+            elif t == "include":
+                self.include(c, scope, version, file)
+            elif t == "frame" and version >= (1, 5):
+                f = self.frame(c, version, file, default_attached=WORLD)
+                if f is not None:
+                    scope.items.append(f)
+            elif t == "joint":
+                j = self.joint(c, version, file)
+                if j is not None:
+                    scope.items.append(j)
+            elif t.startswith("drake:"):
+                scope.extensions.append(drake.extension(c, None, file))
+        return scope
+
+    # ----------------------------------------------------------------- model
+    def model(self, el: etree._Element, version: Version, file: str, *, top: bool,
+              default_rel: str = MODEL_FRAME) -> Scope | None:
+        name = self.name_of(el, file)
+        if name is None:
+            return None
+        vp = self.vp(file)
+        pose, rel = self.pose_rel(el, version, file, None if top else default_rel)
+        scope = Scope(name=name, version=version, file=file, source=source(el, file), pose=pose, rel=rel)
+        if version >= (1, 7):
+            canon = el.get("canonical_link")
+            scope.canonical = canon.strip() if canon else None
+        if version >= (1, 8):
+            pf = el.get("placement_frame")
+            scope.placement = pf.strip() if pf else None
+        scope.static = vp.bool_child(el, "static", False)
+        for c in children(el):
+            t = tag(c)
+            if t == "link":
+                link = self.link(c, version, file, scope)
+                if link is not None:
+                    scope.items.append(link)
+            elif t == "joint":
+                j = self.joint(c, version, file)
+                if j is not None:
+                    scope.items.append(j)
+            elif t == "frame" and version >= (1, 5):
+                f = self.frame(c, version, file, default_attached=MODEL_FRAME)
+                if f is not None:
+                    scope.items.append(f)
+            elif t == "model":
+                m = self.model(c, version, file, top=False)
+                if m is not None:
+                    scope.items.append(m)
+            elif t == "include":
+                self.include(c, scope, version, file)
+            elif t == "drake:joint":
+                pose_rel = self.pose_rel(c, version, file, None)
+                if pose_rel[1] is None and child(c, "drake:pose") is not None:
+                    pose_rel = self.pose_rel_drake(c, version, file)
+                j2 = drake.drake_joint(c, vp, self.report, pose_rel)
+                if j2 is not None:
+                    scope.items.append(j2)
+                    for d in children(c):
+                        if tag(d) not in ("drake:parent", "drake:child", "pose", "drake:pose"):
+                            scope.extensions.append(drake.extension(d, j2.name, file))
+            elif t.startswith("drake:"):
+                scope.extensions.append(drake.extension(c, None, file))
+        return scope
+
+    def pose_rel_drake(self, el: etree._Element, version: Version, file: str) -> tuple[Transform, str | None]:
+        p = child(el, "drake:pose")
+        x = self.vp(file).pose(p)
+        r = p.get("relative_to") if p is not None else None
+        return x, (r.strip() if r else None)
+
+    # ----------------------------------------------------------------- link
+    def link(self, el: etree._Element, version: Version, file: str, scope: Scope) -> LinkIR | None:
+        name = self.name_of(el, file)
+        if name is None:
+            return None
+        vp = self.vp(file)
+        pose, rel = self.pose_rel(el, version, file, MODEL_FRAME)
+        link = LinkIR(name=name, source=source(el, file), pose=pose, rel=rel or MODEL_FRAME)
+        seen: dict[str, set[str]] = {}
+        for c in children(el):
+            t = tag(c)
+            if t == "inertial":
+                link.inertial = vp.inertial(c)
+            elif t in ("visual", "collision"):
+                sname = self.name_of(c, file)
+                if sname is not None:
+                    self._check_sibling(seen, t, sname, c, file)
+                x, srel = self.pose_rel(c, version, file, None)
+                g = child(c, "geometry")
+                if g is None:
+                    self.report.error("SDF_MISSING_ELEMENT", f"<{t}> has no <geometry>", file, c)
+                    continue
+                shape = Shape(geometry=vp.geometry(g), origin=x, name=sname, source=source(c, file),
+                              material=vp.material(child(c, "material")) if t == "visual" else None)
+                (link.visuals if t == "visual" else link.collisions).append(ShapeIR(shape, srel))
+                for d in [*children(c), *children(g)]:
+                    if tag(d).startswith("drake:") and tag(d) not in ("drake:capsule", "drake:ellipsoid"):
+                        scope.extensions.append(drake.extension(d, name, file))
+            elif t in ("sensor", "light", "projector", "audio_source", "particle_emitter"):
+                sname = self.name_of(c, file)
+                if sname is not None:
+                    self._check_sibling(seen, t, sname, c, file)
+            elif t.startswith("drake:"):
+                scope.extensions.append(drake.extension(c, name, file))
+        return link
+
+    def _check_sibling(self, seen: dict[str, set[str]], kind: str, name: str, el: etree._Element,
+                       file: str) -> None:
+        names = seen.setdefault(kind, set())
+        if name == "":
+            self.report.error("SDF_EMPTY_NAME", f"<{kind}> has an empty name", file, el)
+        elif name in names:
+            self.report.error(f"SDF_DUPLICATE_{kind.upper()}",
+                              f"{kind} name {name!r} is used by a sibling {kind}", file, el)
+        names.add(name)
+
+    # ----------------------------------------------------------------- frame
+    def frame(self, el: etree._Element, version: Version, file: str, default_attached: str) -> FrameIR | None:
+        name = self.name_of(el, file)
+        if name is None:
+            return None
+        if version >= (1, 7):
+            att = el.get("attached_to")
+            attached = att.strip() if att else default_attached
+            pose, rel = self.pose_rel(el, version, file, None)
+        else:  # 1.5/1.6: //frame/pose/@frame names both the pose frame and the frame attached to
+            pose, rel = self.pose_rel(el, version, file, None)
+            attached = rel or default_attached
+        return FrameIR(name=name, source=source(el, file), pose=pose, rel=rel, attached_to=attached)
+
+    # ----------------------------------------------------------------- joint
+    def joint(self, el: etree._Element, version: Version, file: str) -> JointIR | None:
+        name = self.name_of(el, file)
+        if name is None:
+            return None
+        vp = self.vp(file)
+        ttext = (el.get("type") or "").strip().lower()
+        jtype = _JOINT_TYPES.get(ttext)
+        if jtype is None:
+            self.report.error("SDF_UNKNOWN_JOINT_TYPE", f"joint type {el.get('type')!r} is not an SDFormat type",
+                              file, el)
+            return None
+        parent = text_of(child(el, "parent"))
+        child_name = text_of(child(el, "child"))
+        ok = True
+        for what, val in (("parent", parent), ("child", child_name)):
+            if val is None:
+                self.report.error(f"SDF_JOINT_MISSING_{what.upper()}", f"joint has no <{what}>", file, el)
+                ok = False
+            elif val == "":
+                self.report.error(f"SDF_JOINT_{what.upper()}_NOT_FOUND", f"joint <{what}> is empty", file, el)
+                ok = False
+        if not ok:
+            return None
+        pose, rel = self.pose_rel(el, version, file, None)
+        j = JointIR(name=name, type=jtype, parent=parent or "", child=child_name or "", source=source(el, file),
+                    pose=pose, rel=rel)
+        if jtype in _ONE_AXIS or jtype in _TWO_AXES:
+            j.axis = self.axis(el, "axis", version, file)
+        if jtype in _TWO_AXES:
+            j.axis2 = self.axis(el, "axis2", version, file)
+        for i, ax_name in enumerate(("axis", "axis2")):
+            ax_el = child(el, ax_name)
+            mim = child(ax_el, "mimic") if ax_el is not None and version >= (1, 11) else None
+            if mim is not None:
+                m = self.mimic(mim, i, file)
+                if m is not None:
+                    j.mimic.append(m)
+        dm = child(el, "drake:mimic")
+        if dm is not None:
+            m2 = drake.drake_mimic(dm, vp)
+            if m2 is not None:
+                j.mimic.append(m2)
+        if jtype is JointType.SCREW:
+            j.screw_pitch = self.screw_pitch(el, version, file)
+        if jtype is JointType.GEARBOX:
+            j.gearbox_ratio = vp.float_child(el, "gearbox_ratio", 1.0)
+            ref = text_of(child(el, "gearbox_reference_body"))
+            j.gearbox_reference_body = ref or None
+        return j
+
+    def screw_pitch(self, el: etree._Element, version: Version, file: str) -> float:
+        """Metres per revolution.  ``<screw_thread_pitch>`` (1.10+) is already in m/rev;
+        the older ``<thread_pitch>`` is Gazebo-classic's rad/m with the opposite handedness,
+        converted as libsdformat does: ``-2 pi / thread_pitch``."""
+        vp = self.vp(file)
+        if version >= (1, 10) and child(el, "screw_thread_pitch") is not None:
+            return vp.float_child(el, "screw_thread_pitch", 1.0) or 0.0
+        tp_el = child(el, "thread_pitch")
+        if tp_el is not None:
+            tp = vp.float_child(el, "thread_pitch", 1.0)
+            if tp is None or tp == 0.0:
+                self.report.error("SDF_BAD_VALUE", "<thread_pitch> must not be zero", file, tp_el)
+                return 0.0
+            return -2.0 * math.pi / tp
+        return 1.0  # libsdformat's default thread pitch
+
+    def axis(self, el: etree._Element, name: str, version: Version, file: str) -> AxisIR:
+        vp = self.vp(file)
+        ax = child(el, name)
+        if ax is None:
+            return AxisIR((0.0, 0.0, 1.0), MODEL_FRAME if version < (1, 5) else None)
+        xyz_el = child(ax, "xyz")
+        xyz = vp.vec3_child(ax, "xyz", (0.0, 0.0, 1.0)) or (0.0, 0.0, 1.0)
+        expressed: str | None = None
+        if version < (1, 5):
+            expressed = MODEL_FRAME
+        elif version < (1, 7):
+            if vp.bool_child(ax, "use_parent_model_frame", False):
+                expressed = MODEL_FRAME
+        elif xyz_el is not None and xyz_el.get("expressed_in"):
+            expressed = (xyz_el.get("expressed_in") or "").strip()
+        limits = None
+        lim = child(ax, "limit")
+        if lim is not None:
+            lo = vp.float_child(lim, "lower", None)
+            hi = vp.float_child(lim, "upper", None)
+            eff = vp.float_child(lim, "effort", None)
+            vel = vp.float_child(lim, "velocity", None)
+            limits = Limits(
+                lower=lo if lo is not None and abs(lo) < UNLIMITED else None,
+                upper=hi if hi is not None and abs(hi) < UNLIMITED else None,
+                effort=eff if eff is not None and eff >= 0 else None,
+                velocity=vel if vel is not None and vel >= 0 else None,
+            )
+        dyn = None
+        d = child(ax, "dynamics")
+        if d is not None:
+            dyn = Dynamics(damping=vp.float_child(d, "damping", 0.0) or 0.0,
+                           friction=vp.float_child(d, "friction", 0.0) or 0.0)
+        return AxisIR(xyz, expressed, limits, dyn, source(ax, file))
+
+    def mimic(self, el: etree._Element, dof: int, file: str) -> MimicIR | None:
+        """1.11 ``<mimic joint= axis=>``: follower = multiplier * (leader - reference) + offset."""
+        vp = self.vp(file)
+        leader = el.get("joint")
+        if not leader:
+            self.report.error("SDF_MISSING_ATTRIBUTE", "<mimic> needs a joint attribute", file, el)
+            return None
+        axis_attr = (el.get("axis") or "axis").strip()
+        if axis_attr not in ("axis", "axis2"):
+            self.report.error("SDF_BAD_VALUE", f"<mimic axis={axis_attr!r}>: expected axis or axis2", file, el)
+            return None
+        mult = vp.float_child(el, "multiplier", 1.0)
+        off = vp.float_child(el, "offset", 0.0)
+        ref = vp.float_child(el, "reference", 0.0)
+        mult = 1.0 if mult is None else mult
+        return MimicIR(joint=leader.strip(), multiplier=mult, offset=(off or 0.0) - mult * (ref or 0.0),
+                       dof=dof, leader_dof=1 if axis_attr == "axis2" else 0, source=source(el, file))
+
+    # ----------------------------------------------------------------- include
+    def include(self, el: etree._Element, scope: Scope, version: Version, file: str) -> None:
+        uri = text_of(child(el, "uri"))
+        if not uri:
+            self.report.error("SDF_INCLUDE_MISSING_URI", "<include> has no <uri>", file, el)
+            return
+        base = Path(file).parent if file and not file.startswith("<") else None
+        found = include.resolve_uri(uri, base, self.search_paths)
+        if found is None:
+            self.report.error("SDF_INCLUDE_NOT_FOUND",
+                              f"cannot resolve include URI {uri!r} (searched next to the file, the search "
+                              f"paths and {', '.join(include.ENV_VARS)})", file, el)
+            return
+        path, why = include.model_file(found)
+        if path is None:
+            self.report.error("SDF_INCLUDE_NOT_FOUND", f"include {uri!r}: {why}", file, el)
+            return
+        key = str(path.resolve())
+        if key in self.include_stack:
+            self.report.error("SDF_INCLUDE_CYCLE", f"include {uri!r} includes itself ({path})", file, el)
+            return
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            self.report.error("SDF_INCLUDE_NOT_FOUND", f"cannot read {path}: {exc.strerror or exc}", file, el)
+            return
+        self.include_stack.append(key)
+        try:
+            inc = self._included_scope(data, str(path), el, file)
+        finally:
+            self.include_stack.pop()
+        if inc is None:
+            return
+        vp = self.vp(file)
+        name_el = child(el, "name")
+        if name_el is not None and text_of(name_el):
+            inc.name = text_of(name_el) or inc.name
+        if child(el, "pose") is not None:
+            inc.pose, inc.rel = self.pose_rel(el, version, file, None)
+        else:
+            inc.rel = None
+        inc.rel = inc.rel or (WORLD if scope.is_world else MODEL_FRAME)
+        pf = text_of(child(el, "placement_frame"))
+        if pf and version >= (1, 8):
+            inc.placement = pf
+        if child(el, "static") is not None:
+            inc.static = vp.bool_child(el, "static", False)
+        merge = el.get("merge")
+        if merge is not None and vp.boolean(el, merge, False, "merge"):
+            if version < (1, 9):
+                self.report.error("SDF_INCLUDE_MERGE_VERSION", "<include merge> needs SDFormat 1.9 or later",
+                                  file, el)
+            elif scope.is_world:
+                self.report.error("SDF_INCLUDE_MERGE_IN_WORLD", "<include merge> is only allowed in a <model>",
+                                  file, el)
+            else:
+                self._merge(inc, scope, el, file)
+                return
+        scope.items.append(inc)
+
+    def _included_scope(self, data: bytes, path: str, el: etree._Element, file: str) -> Scope | None:
+        from robot_state_format.model.loader import detect_format
+
+        try:
+            fmt = detect_format(data, path)
+        except RobotStateFormatError:
+            fmt = "sdf"
+        if fmt == "urdf":
+            try:
+                from robot_state_format.model.urdf import read_urdf
+
+                model = read_urdf(data, file=path)
+            except DiagnosticError as exc:
+                self.report.diagnostics.extend(exc.diagnostics)
+                return None
+            except RobotStateFormatError as exc:
+                self.report.error("SDF_INCLUDE_ERROR", f"included URDF {path}: {exc}", file, el)
+                return None
+            except ImportError:
+                self.report.error("SDF_INCLUDE_UNSUPPORTED", "the URDF reader is not available", file, el)
+                return None
+            self.report.diagnostics.extend(model.warnings)
+            return scope_from_model(model, path)
+        if fmt == "xacro":
+            self.report.error("SDF_INCLUDE_UNSUPPORTED", f"cannot include a xacro file ({path})", file, el)
+            return None
+        got = self.read_root(data, path)
+        if got is None:
+            return None
+        root, version = got
+        models = children(root, "model")
+        if not models:
+            self.report.error("SDF_INCLUDE_NOT_A_MODEL", f"included file {path} holds no <model>", file, el)
+            return None
+        return self.model(models[0], version, path, top=True)
+
+    def _merge(self, inc: Scope, scope: Scope, el: etree._Element, file: str) -> None:
+        """Merge-include: the included model's contents join ``scope``; its model frame becomes
+        the frame ``_merged__NAME__model__`` attached to its canonical link."""
+        proxy = f"_merged__{inc.name}__model__"
+        canonical = inc.canonical
+        if canonical is None:
+            links = inc.links()
+            if links:
+                canonical = links[0].name
+            else:
+                for m in inc.models():
+                    if m.links():
+                        canonical = f"{m.name}::{m.links()[0].name}"
+                        break
+        if canonical is None:
+            self.report.error("SDF_MODEL_WITHOUT_LINK", f"merged model {inc.name!r} has no link", file, el)
+            return
+        frame = FrameIR(name=proxy, source=source(el, file), pose=inc.pose, rel=inc.rel,
+                        attached_to=canonical, placement=inc.placement)
+
+        def sub(ref: str | None) -> str | None:
+            return proxy if ref == MODEL_FRAME else ref
+
+        for item in inc.items:
+            if isinstance(item, LinkIR):
+                item.rel = sub(item.rel) or MODEL_FRAME
+                for s in [*item.visuals, *item.collisions]:
+                    s.rel = sub(s.rel)
+            elif isinstance(item, JointIR):
+                item.rel = sub(item.rel)
+                item.parent = sub(item.parent) or item.parent
+                item.child = sub(item.child) or item.child
+                for ax in (item.axis, item.axis2):
+                    if ax is not None:
+                        ax.expressed_in = sub(ax.expressed_in)
+            elif isinstance(item, FrameIR):
+                item.rel = sub(item.rel)
+                item.attached_to = sub(item.attached_to) or item.attached_to
+            elif isinstance(item, Scope):
+                item.rel = sub(item.rel)
+                item.parent = scope
+        scope.items.append(frame)
+        scope.items.extend(inc.items)
+        scope.extensions.extend(inc.extensions)
+
+
+def scope_from_model(model: Model, file: str) -> Scope:
+    """An included URDF (already read into a Model) as a scope: links posed in the model frame,
+    joints posed relative to their child link by ``inv(child_offset)``, axes in the joint frame."""
+    src = Source(file, None, f"robot[name={model.name}]")
+    scope = Scope(name=model.name, version=MAX_VERSION, file=file, source=src, pose=np.array(model.pose))
+    world_link = model.links.get(WORLD)
+    drop_world = world_link is not None and not world_link.visuals and not world_link.collisions and (
+        world_link.inertial is None)
+    for link in model.links.values():
+        if drop_world and link.name == WORLD:
+            continue
+        scope.items.append(LinkIR(name=link.name, source=link.source, pose=np.array(link.pose),
+                                  rel=MODEL_FRAME, inertial=link.inertial,
+                                  visuals=[ShapeIR(s) for s in link.visuals],
+                                  collisions=[ShapeIR(s) for s in link.collisions]))
+    for j in [*model.joints.values(), *model.constraints.values()]:
+        parent = j.parent
+        jir = JointIR(name=j.name, type=j.type, parent=parent, child=j.child, source=j.source,
+                      pose=inverse(j.child_offset), rel=None,
+                      axis=AxisIR(j.axis, None, j.limits, j.dynamics) if j.axis is not None else None,
+                      axis2=AxisIR(j.axis2, None, j.limits2, j.dynamics2) if j.axis2 is not None else None,
+                      mimic=[MimicIR(m.joint, m.multiplier, m.offset, m.dof, m.leader_dof, j.source)
+                             for m in j.mimic],
+                      screw_pitch=j.screw_pitch, gearbox_ratio=j.gearbox_ratio,
+                      gearbox_reference_body=j.gearbox_reference_body)
+        if j.type is JointType.FLOATING:
+            continue  # a floating joint leaves the child free, as SDFormat has no such joint
+        if j.child == WORLD:
+            jir.rel = MODEL_FRAME
+            jir.pose = np.array(j.origin) if j.parent == WORLD else np.array(model.links[j.parent].pose) @ j.origin
+        scope.items.append(jir)
+    for f in model.frames.values():
+        rel = f.attached_to if f.attached_to != WORLD else None
+        scope.items.append(FrameIR(name=f.name, source=f.source, pose=np.array(f.pose),
+                                   rel=rel, attached_to=f.attached_to if rel else MODEL_FRAME))
+    scope.extensions.extend(Extension(e.tag, e.xml, e.owner, e.source) for e in model.extensions)
+    _ = Severity
+    return scope
