@@ -1,0 +1,192 @@
+"""Message conversion for the state publisher, built for the 1 kHz hot path.
+
+* :class:`TfEncoder` writes ``tf2_msgs/TFMessage`` CDR bytes straight from numpy arrays of 4x4
+  transforms: frame ids never change per joint, so each joint's bytes are a template and only the
+  stamp and the seven doubles are written per message.  ``Publisher.publish`` accepts the bytes.
+  The output is checked against ``rclpy.serialization.serialize_message`` in the tests.
+* :func:`matrices_to_quaternions` converts a stack of rotations at once.
+* :func:`joint_state_arrays` turns a ``sensor_msgs/JointState`` into names and numpy arrays.
+* :func:`transforms_to_msgs` builds ``TransformStamped`` objects (for /tf_static and tests).
+
+Importing this module does not import rclpy; the functions that build ROS message objects
+import the message packages when called.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+CDR_LE_HEADER = b"\x00\x01\x00\x00"  # XCDR1, little endian, no options
+_CACHE_SIZE = 256
+
+
+def _quaternion_map() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Linear map R (flattened 3x3) -> B = 4 q q^T (flattened 4x4, component order x y z w) + constant."""
+    m = np.zeros((9, 16))
+    c = np.zeros(16)
+    w, x, y, z = 3, 0, 1, 2
+    e = {(i, j): 3 * i + j for i in range(3) for j in range(3)}
+    diag = {w: (1, 1, 1), x: (1, -1, -1), y: (-1, 1, -1), z: (-1, -1, 1)}
+    for d, sg in diag.items():
+        c[5 * d] = 1.0
+        for a in range(3):
+            m[e[a, a], 5 * d] = sg[a]
+    off = {(w, x): ((2, 1, 1), (1, 2, -1)), (w, y): ((0, 2, 1), (2, 0, -1)), (w, z): ((1, 0, 1), (0, 1, -1)),
+           (x, y): ((0, 1, 1), (1, 0, 1)), (x, z): ((0, 2, 1), (2, 0, 1)), (y, z): ((1, 2, 1), (2, 1, 1))}
+    for (r, col), terms in off.items():
+        for a, b, sg in terms:
+            m[e[a, b], 4 * r + col] += sg
+            m[e[a, b], 4 * col + r] += sg
+    return m, c
+
+
+_QMAP, _QCONST = _quaternion_map()
+
+
+def matrices_to_quaternions(rot: NDArray[np.float64]) -> NDArray[np.float64]:
+    """``(n, 3, 3)`` rotations → ``(n, 4)`` unit quaternions ``(x, y, z, w)`` with ``w >= 0``.
+
+    Shepperd's method for all rows at once: ``B = 4 q q^T`` is linear in R; the row of B with
+    the largest diagonal entry is ``4 q_k q`` (the best-conditioned choice), normalised to q.
+    """
+    r = np.asarray(rot, dtype=np.float64).reshape(-1, 9)
+    n = len(r)
+    b = r @ _QMAP
+    b += _QCONST
+    k = b[:, ::5].argmax(axis=1)
+    q = b.reshape(n, 4, 4)[np.arange(n), k]
+    scale = np.where(q[:, 3] < 0.0, -1.0, 1.0) / np.sqrt(np.einsum("ij,ij->i", q, q))
+    q *= scale[:, None]
+    return q
+
+
+def _cdr_string(text: str, offset: int) -> tuple[bytes, int]:
+    """CDR string (4-aligned uint32 length incl. NUL, bytes, NUL) at ``offset``; returns bytes, new offset."""
+    pad = (-offset) % 4
+    raw = text.encode("utf-8") + b"\x00"
+    out = b"\x00" * pad + struct.pack("<I", len(raw)) + raw
+    return out, offset + len(out)
+
+
+class TfEncoder:
+    """Serialise TFMessages for a fixed list of (parent, child) frame pairs, selected per message.
+
+    ``frames[i] = (parent_frame_id, child_frame_id)`` of transform slot ``i`` (the frame prefix
+    already applied).  :meth:`encode` takes the slot indices, the 4x4 transforms of those slots
+    and one stamp, and returns the CDR bytes of the TFMessage.
+    """
+
+    def __init__(self, frames: Sequence[tuple[str, str]]) -> None:
+        self.frames = list(frames)
+        # Templates per phase (start offset mod 8 = 0 or 4): bytes with zeroed stamp and doubles.
+        self._tmpl: dict[int, list[bytes]] = {0: [], 4: []}
+        for parent, child in self.frames:
+            for phase in (0, 4):
+                off = phase + 8  # after sec, nanosec
+                a, off = _cdr_string(parent, off)
+                b, off = _cdr_string(child, off)
+                pad = (-off) % 8
+                self._tmpl[phase].append(b"\x00" * 8 + a + b + b"\x00" * pad + b"\x00" * 56)
+        self._layouts: dict[bytes, tuple[bytes, NDArray[np.intp], NDArray[np.intp]]] = {}
+
+    def _layout(self, slots: NDArray[np.intp]) -> tuple[bytes, NDArray[np.intp], NDArray[np.intp]]:
+        key = slots.tobytes()
+        hit = self._layouts.get(key)
+        if hit is not None:
+            return hit
+        parts = [CDR_LE_HEADER, struct.pack("<I", len(slots))]
+        pos = 8  # absolute byte position (encapsulation header + count)
+        stamp_pos, dbl_pos = [], []
+        for n, i in enumerate(slots.tolist()):
+            t = self._tmpl[4 if n == 0 else 0][i]
+            parts.append(t)
+            stamp_pos.append(pos)
+            dbl_pos.append(pos + len(t) - 56)
+            pos += len(t)
+        skeleton = b"".join(parts)
+        sidx = (np.asarray(stamp_pos, np.intp)[:, None] + np.arange(8)).ravel()
+        didx = (np.asarray(dbl_pos, np.intp)[:, None] + np.arange(56)).ravel()
+        if len(self._layouts) >= _CACHE_SIZE:
+            self._layouts.clear()
+        self._layouts[key] = (skeleton, sidx, didx)
+        return skeleton, sidx, didx
+
+    def encode(self, slots: NDArray[np.intp], transforms: NDArray[np.float64], stamp_ns: int) -> bytes:
+        """CDR bytes of a TFMessage: transform ``transforms[k]`` for slot ``slots[k]``, all at ``stamp_ns``."""
+        slots = np.asarray(slots, dtype=np.intp)
+        skeleton, sidx, didx = self._layout(slots)
+        buf = np.frombuffer(bytearray(skeleton), dtype=np.uint8)
+        k = len(slots)
+        if k:
+            vals = np.empty((k, 7))
+            vals[:, :3] = transforms[:, :3, 3]
+            vals[:, 3:] = matrices_to_quaternions(transforms[:, :3, :3])
+            buf[didx] = vals.view(np.uint8).ravel()
+            sec, nsec = divmod(int(stamp_ns), 1_000_000_000)
+            stamp = np.frombuffer(struct.pack("<iI", sec, nsec), dtype=np.uint8)
+            buf[sidx] = np.tile(stamp, k)
+        return buf.tobytes()
+
+
+def stamp_to_ns(stamp: Any) -> int:
+    """``builtin_interfaces/Time`` → integer nanoseconds."""
+    return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
+
+
+def ns_to_stamp(ns: int) -> Any:
+    from builtin_interfaces.msg import Time
+
+    sec, nsec = divmod(int(ns), 1_000_000_000)
+    return Time(sec=sec, nanosec=nsec)
+
+
+def joint_state_arrays(msg: Any) -> tuple[list[str], NDArray[np.float64], NDArray[np.float64],
+                                          NDArray[np.float64], int]:
+    """``sensor_msgs/JointState`` → (names, position, velocity, effort, stamp_ns) without copies where possible."""
+    def arr(values: Any) -> NDArray[np.float64]:
+        try:
+            return np.frombuffer(values, dtype=np.float64)
+        except (TypeError, ValueError):
+            return np.asarray(list(values), dtype=np.float64)
+
+    return (list(msg.name), arr(msg.position), arr(msg.velocity), arr(msg.effort),
+            stamp_to_ns(msg.header.stamp))
+
+
+def transforms_to_msgs(frames: Sequence[tuple[str, str]], transforms: NDArray[np.float64],
+                       stamp_ns: int) -> list[Any]:
+    """``geometry_msgs/TransformStamped`` objects for ``frames[k]`` at ``transforms[k]``."""
+    from geometry_msgs.msg import TransformStamped
+
+    stamp = ns_to_stamp(stamp_ns)
+    quats = matrices_to_quaternions(transforms[:, :3, :3]) if len(transforms) else np.empty((0, 4))
+    out = []
+    for (parent, child), t, q in zip(frames, transforms, quats):
+        msg = TransformStamped()
+        msg.header.stamp = stamp
+        msg.header.frame_id = parent
+        msg.child_frame_id = child
+        tr, rot = msg.transform.translation, msg.transform.rotation
+        tr.x, tr.y, tr.z = float(t[0, 3]), float(t[1, 3]), float(t[2, 3])
+        rot.x, rot.y, rot.z, rot.w = (float(v) for v in q)
+        out.append(msg)
+    return out
+
+
+def transform_msg_to_matrix(tf: Any) -> NDArray[np.float64]:
+    """``geometry_msgs/Transform`` → 4x4."""
+    from robot_state_format.kinematics.transforms import quaternion_to_matrix
+
+    q = tf.rotation
+    x, y, z, w = float(q.x), float(q.y), float(q.z), float(q.w)
+    n = (x * x + y * y + z * z + w * w) ** 0.5
+    out = np.eye(4)
+    if n > 0:
+        out[:3, :3] = quaternion_to_matrix((x / n, y / n, z / n, w / n))
+    out[:3, 3] = (tf.translation.x, tf.translation.y, tf.translation.z)
+    return out

@@ -1,0 +1,346 @@
+"""Per-joint state cache for the state publisher: merge JointState messages into q, v, effort.
+
+No rclpy here: the node hands plain arrays in and gets back which tree joints to publish.
+Rules (documented in docs/state_publisher.md):
+
+* partial messages merge; joints absent from a message keep their last value;
+* mimic followers are always computed from their leader (transitively); a follower's own value in
+  a message is ignored, but naming it makes its transform (re)published from the cached leader;
+* multi-DOF joints are set through named sub-joints ``<joint>/<dof>`` (MoveIt's names):
+  floating ``trans_x trans_y trans_z rot_x rot_y rot_z rot_w``, planar ``x y theta``,
+  ball ``rot_x rot_y rot_z rot_w``, universal/revolute2 ``axis1 axis2``; quaternions are normalised;
+* a stamp is never sent twice for a joint; with a publish period, a joint's transform is sent
+  again only once the stamp has advanced by the period (robot_state_publisher's throttle, per joint);
+* a stamp older than the newest seen by more than ``jump_tolerance_ns`` (bag loop, simulation
+  reset), or the node clock going backwards, resets the cache (one info line);
+* bad input never raises: the message (or the bad entries) is dropped and a :class:`Problem` says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_format.model.types import JointType, Model
+
+# (suffix, index in the joint's q, index in the joint's v or None)
+MULTI_DOF_NAMES: dict[JointType, tuple[tuple[str, int, int | None], ...]] = {
+    JointType.FLOATING: (("trans_x", 0, 0), ("trans_y", 1, 1), ("trans_z", 2, 2),
+                         ("rot_x", 3, 3), ("rot_y", 4, 4), ("rot_z", 5, 5), ("rot_w", 6, None)),
+    JointType.PLANAR: (("x", 0, 0), ("y", 1, 1), ("theta", 2, 2)),
+    JointType.BALL: (("rot_x", 0, 0), ("rot_y", 1, 1), ("rot_z", 2, 2), ("rot_w", 3, None)),
+    JointType.UNIVERSAL: (("axis1", 0, 0), ("axis2", 1, 1)),
+    JointType.REVOLUTE2: (("axis1", 0, 0), ("axis2", 1, 1)),
+}
+_QUAT_OFFSET = {JointType.FLOATING: 3, JointType.BALL: 0}
+_PLAN_CACHE_SIZE = 64
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with one message: ``key`` groups repeats for throttled logging."""
+
+    key: str
+    text: str
+
+
+@dataclass
+class Update:
+    """What the node must do after one message."""
+
+    send: NDArray[np.intp]  # tree joint indices whose transform to publish now
+    stamp_ns: int  # stamp of those transforms
+    changed: bool = False  # any value changed (snapshot is due)
+    problems: list[Problem] = field(default_factory=list)
+    reset: str | None = None  # info line when time jumped backwards
+
+
+@dataclass
+class _Slot:
+    q: int
+    v: int  # -1 when the dof has no velocity (quaternion w)
+    moving: int  # index in moving_joint_names
+    quat: int  # q index of the joint's quaternion start, or -1
+
+
+@dataclass
+class _Plan:
+    src: NDArray[np.intp]  # entry indices in the message arrays that carry a known dof
+    qdst: NDArray[np.intp]
+    vsrc: NDArray[np.intp]
+    vdst: NDArray[np.intp]
+    entry_moving: NDArray[np.intp]  # moving-joint index per src entry
+    quats: tuple[int, ...]  # q start of every quaternion touched
+    send: NDArray[np.intp]  # tree joints affected (itself + mimic followers), sorted
+    follower_send: NDArray[np.intp]  # followers named in the message (republished from the leader)
+    unknown: tuple[str, ...]
+    duplicates: tuple[str, ...]
+
+
+class JointStateCache:
+    """Holds the current q, v and effort of a compiled tree and decides what TF to publish.
+
+    ``tree`` is a :class:`robot_state_format.kinematics.tree.CompiledTree` (duck-typed: it needs
+    ``joint_names``, ``moving_joint_names``, ``q_slice``, ``v_slice``, ``nq``, ``nv``, ``neutral``).
+    """
+
+    def __init__(self, model: Model, tree: Any, *, publish_period_ns: int = 0,
+                 ignore_timestamp: bool = False, jump_tolerance_ns: int = 1_000_000_000) -> None:
+        self.model = model
+        self.tree = tree
+        self.publish_period_ns = int(publish_period_ns)
+        self.ignore_timestamp = bool(ignore_timestamp)
+        self.jump_tolerance_ns = int(jump_tolerance_ns)
+        tree_joints: list[str] = list(tree.joint_names)
+        self._tree_index = {n: i for i, n in enumerate(tree_joints)}
+        self.moving_names: list[str] = list(tree.moving_joint_names)
+        moving_index = {n: i for i, n in enumerate(self.moving_names)}
+
+        # Mimic: follower -> leader (model-relative names); affected tree joints per moving joint.
+        followers: dict[str, list[str]] = {}
+        for name in tree_joints:
+            joint = model.joints.get(name)
+            if joint is not None and joint.mimic:
+                followers.setdefault(joint.mimic[0].joint, []).append(name)
+        # Followers all of whose coordinates are mimicked are not in q (the tree's rule).
+        self.mimic_followers = set(getattr(tree, "mimic_followers",
+                                           [n for lst in followers.values() for n in lst])) - set(tree.moving_joint_names)
+
+        def closure(name: str) -> list[int]:
+            out, stack, seen = [], [name], set()
+            while stack:
+                n = stack.pop()
+                if n in seen:
+                    continue
+                seen.add(n)
+                if n in self._tree_index:
+                    out.append(self._tree_index[n])
+                stack.extend(followers.get(n, ()))
+            return out
+
+        self._affected: list[NDArray[np.intp]] = [np.array(sorted(closure(n)), dtype=np.intp)
+                                                   for n in self.moving_names]
+        self._follower_affected = {n: np.array(sorted(closure(n)), dtype=np.intp)
+                                   for n in self.mimic_followers}
+        # Root leader of each follower (moving index), to know whether it has a value.
+        self._follower_root: dict[str, int] = {}
+        for n in self.mimic_followers:
+            lead, hops = n, 0
+            while lead in self.mimic_followers and hops <= len(tree_joints):
+                lead = model.joints[lead].mimic[0].joint
+                hops += 1
+            if lead in moving_index:
+                self._follower_root[n] = moving_index[lead]
+
+        self._slots: dict[str, _Slot] = {}
+        self.fixed_or_ignored: set[str] = set()
+        for name in tree_joints:
+            joint = model.joints.get(name)
+            if joint is None:
+                continue
+            if name in moving_index:
+                qs, vs = tree.q_slice(name), tree.v_slice(name)
+                mi = moving_index[name]
+                quat = qs.start + _QUAT_OFFSET[joint.type] if joint.type in _QUAT_OFFSET else -1
+                if joint.type in MULTI_DOF_NAMES:
+                    for suffix, qi, vi in MULTI_DOF_NAMES[joint.type]:
+                        self._add_slot(f"{name}/{suffix}", _Slot(qs.start + qi,
+                                                                 vs.start + vi if vi is not None else -1,
+                                                                 mi, quat))
+                else:
+                    self._add_slot(name, _Slot(qs.start, vs.start, mi, -1))
+            elif name not in self.mimic_followers:
+                self.fixed_or_ignored.add(name)
+        self._plans: dict[tuple[str, ...], _Plan] = {}
+        self.reset()
+
+    def _add_slot(self, name: str, slot: _Slot) -> None:
+        self._slots[name] = slot
+        scoped = self.model.scoped(name)
+        if scoped != name and scoped not in self._slots:
+            self._slots[scoped] = slot
+
+    # -- state -------------------------------------------------------------------------------
+    def reset(self) -> None:
+        """Forget every value and stamp (start of the node, or time jumped backwards)."""
+        self.q: NDArray[np.float64] = np.asarray(self.tree.neutral(), dtype=np.float64).copy()
+        self.v: NDArray[np.float64] = np.zeros(int(self.tree.nv))
+        self.effort: NDArray[np.float64] = np.zeros(int(self.tree.nv))
+        nt, nm = len(self._tree_index), len(self.moving_names)
+        self.has_value = np.zeros(nm, dtype=bool)  # per moving joint
+        self.value_stamp = np.full(nm, np.iinfo(np.int64).min, dtype=np.int64)
+        self.last_sent = np.full(nt, -1, dtype=np.int64)  # per tree joint, ns
+        self.tree_has_value = np.zeros(nt, dtype=bool)
+        self.newest_ns: int | None = None
+        self.last_now_ns: int | None = None
+        self.stamp_ns: int = 0  # stamp of the newest applied state
+
+    def joint_has_value(self, name: str) -> bool:
+        i = self._tree_index.get(name)
+        return bool(self.tree_has_value[i]) if i is not None else False
+
+    # -- plans -------------------------------------------------------------------------------
+    def _plan(self, names: tuple[str, ...]) -> _Plan:
+        plan = self._plans.get(names)
+        if plan is not None:
+            return plan
+        src, qdst, vsrc, vdst, entry_moving = [], [], [], [], []
+        quats: set[int] = set()
+        send: set[int] = set()
+        fsend: set[int] = set()
+        unknown: list[str] = []
+        seen: set[str] = set()
+        dups: list[str] = []
+        for i, name in enumerate(names):
+            if name in seen:
+                dups.append(name)
+            seen.add(name)
+            slot = self._slots.get(name)
+            if slot is not None:
+                src.append(i)
+                qdst.append(slot.q)
+                entry_moving.append(slot.moving)
+                if slot.v >= 0:
+                    vsrc.append(i)
+                    vdst.append(slot.v)
+                if slot.quat >= 0:
+                    quats.add(slot.quat)
+                send.update(self._affected[slot.moving].tolist())
+            elif name in self.mimic_followers:
+                fsend.update(self._follower_affected[name].tolist())
+            elif name not in self.fixed_or_ignored:
+                unknown.append(name)
+        ip = np.intp
+        plan = _Plan(np.array(src, ip), np.array(qdst, ip), np.array(vsrc, ip), np.array(vdst, ip),
+                     np.array(entry_moving, ip), tuple(sorted(quats)), np.array(sorted(send), ip),
+                     np.array(sorted(fsend - send), ip), tuple(unknown), tuple(dups))
+        if len(self._plans) >= _PLAN_CACHE_SIZE:
+            self._plans.clear()
+        self._plans[names] = plan
+        return plan
+
+    # -- the hot path --------------------------------------------------------------------------
+    def update(self, names: Sequence[str], position: Sequence[float] | NDArray[np.float64],
+               velocity: Sequence[float] | NDArray[np.float64], effort: Sequence[float] | NDArray[np.float64],
+               stamp_ns: int, now_ns: int) -> Update:
+        """Merge one JointState; return which tree joints to publish, at which stamp."""
+        empty = np.empty(0, dtype=np.intp)
+        n = len(names)
+        if n == 0:
+            return Update(empty, 0, problems=[Problem("empty", "empty JointState (no joint names): dropped")])
+        pos = np.asarray(position, dtype=np.float64)
+        vel = np.asarray(velocity, dtype=np.float64)
+        eff = np.asarray(effort, dtype=np.float64)
+        for label, arr, required in (("position", pos, True), ("velocity", vel, False), ("effort", eff, False)):
+            if len(arr) != n and (required or len(arr) != 0):
+                need = f"{n}" if required else f"0 or {n}"
+                return Update(empty, 0, problems=[Problem(
+                    f"length-{label}", f"JointState {label} has {len(arr)} values for {n} names "
+                    f"(expected {need}): message dropped")])
+        plan = self._plan(tuple(names))
+        problems: list[Problem] = []
+        if plan.duplicates:
+            return Update(empty, 0, problems=[Problem(
+                "duplicate", f"JointState names joint(s) {', '.join(sorted(set(plan.duplicates)))} "
+                "more than once: message dropped")])
+        if plan.unknown:
+            problems.append(Problem("unknown:" + ",".join(plan.unknown),
+                                    f"JointState joint(s) not in the model ignored: {', '.join(plan.unknown)}"))
+
+        # Time: zero stamp (or ignore_timestamp) means now; a jump backwards resets.
+        reset_line = None
+        stamp = int(now_ns) if (self.ignore_timestamp or stamp_ns <= 0) else int(stamp_ns)
+        if self.last_now_ns is not None and now_ns < self.last_now_ns:
+            reset_line = (f"clock jumped backwards by {(self.last_now_ns - now_ns) / 1e9:.3f} s: "
+                          "joint state and TF stamps reset")
+        elif self.newest_ns is not None and stamp < self.newest_ns - self.jump_tolerance_ns:
+            reset_line = (f"JointState stamp jumped backwards by {(self.newest_ns - stamp) / 1e9:.3f} s: "
+                          "joint state and TF stamps reset")
+        if reset_line is not None:
+            self.reset()
+        self.last_now_ns = int(now_ns)
+
+        src, qdst, entry_moving = plan.src, plan.qdst, plan.entry_moving
+        values = pos[src]
+        finite = np.isfinite(values)
+        fresh = self.value_stamp[entry_moving] <= stamp  # older data never overwrites newer
+        keep = finite & fresh
+        subset = not bool(keep.all())
+        if not bool(finite.all()):
+            bad = [names[int(i)] for i in src[~finite]]
+            problems.append(Problem("nonfinite", f"JointState non-finite position(s) dropped for {', '.join(bad)}"))
+        if subset:
+            src, qdst, entry_moving, values = src[keep], qdst[keep], entry_moving[keep], values[keep]
+        changed = len(src) > 0
+        if changed:
+            old_quats = {s: self.q[s:s + 4].copy() for s in plan.quats}
+            self.q[qdst] = values
+            for s, old in old_quats.items():
+                quat = self.q[s:s + 4]
+                norm = float(np.sqrt(quat @ quat))
+                if not norm > 1e-9:
+                    self.q[s:s + 4] = old
+                    problems.append(Problem("quaternion", "JointState quaternion of zero length dropped"))
+                else:
+                    quat /= norm
+            self.has_value[entry_moving] = True
+            self.value_stamp[entry_moving] = stamp
+            if len(plan.vsrc):
+                self._merge(self.v, vel, plan.vsrc, plan.vdst, names, src if subset else None)
+                self._merge(self.effort, eff, plan.vsrc, plan.vdst, names, src if subset else None)
+            if stamp > self.stamp_ns:
+                self.stamp_ns = stamp
+        if self.newest_ns is None or stamp > self.newest_ns:
+            self.newest_ns = stamp
+
+        # Which transforms to send: affected joints with a value, never the same stamp twice.
+        if subset:
+            moving = np.unique(entry_moving)
+            cand = (np.unique(np.concatenate([self._affected[int(m)] for m in moving] + [plan.follower_send]))
+                    if len(moving) else plan.follower_send)
+        else:
+            cand = plan.send if not len(plan.follower_send) else np.union1d(plan.send, plan.follower_send)
+        if len(plan.follower_send) or subset:
+            self.refresh_has_value()
+        elif changed:
+            self.tree_has_value[plan.send] = True
+        if len(cand):
+            cand = cand[self.tree_has_value[cand]]
+            last = self.last_sent[cand]
+            ok = last < stamp
+            if self.publish_period_ns > 0 and not self.ignore_timestamp:
+                ok &= (last < 0) | (stamp >= last + self.publish_period_ns)
+            cand = cand[ok]
+            self.last_sent[cand] = stamp
+        return Update(cand, stamp, changed, problems, reset_line)
+
+    def _merge(self, target: NDArray[np.float64], arr: NDArray[np.float64], vsrc: NDArray[np.intp],
+               vdst: NDArray[np.intp], names: Sequence[str], kept_src: NDArray[np.intp] | None) -> None:
+        if len(arr) == 0:
+            return
+        if kept_src is not None:
+            mask = np.isin(vsrc, kept_src)
+            vsrc, vdst = vsrc[mask], vdst[mask]
+        vals = arr[vsrc]
+        ok = np.isfinite(vals)
+        if ok.all():
+            target[vdst] = vals
+        else:
+            target[vdst[ok]] = vals[ok]
+
+    def refresh_has_value(self) -> None:
+        for m in np.flatnonzero(self.has_value):
+            self.tree_has_value[self._affected[int(m)]] = True
+        for name, root in self._follower_root.items():
+            if self.has_value[root]:
+                self.tree_has_value[self._tree_index[name]] = True
+
+    # -- views for the snapshot ---------------------------------------------------------------
+    def joint_values(self, name: str) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """q, v, effort of one moving (non-mimic) joint."""
+        qs, vs = self.tree.q_slice(name), self.tree.v_slice(name)
+        return self.q[qs], self.v[vs], self.effort[vs]

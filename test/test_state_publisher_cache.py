@@ -1,0 +1,134 @@
+"""JointStateCache: the merge, mimic, stamp and bad-input rules of the state publisher (no ROS needed)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.model.loader import load_model
+from robot_state_format.state_cache import JointStateCache
+
+S = 1_000_000_000
+LIM = '<limit lower="-3" upper="3" effort="1" velocity="1"/>'
+URDF = f"""<robot name="r">
+ <link name="base"/><link name="a"/><link name="b"/><link name="c"/><link name="d"/><link name="tool"/>
+ <link name="body"/>
+ <joint name="ja" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>{LIM}</joint>
+ <joint name="jb" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 1 0"/>{LIM}</joint>
+ <joint name="jc" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 1 0"/>
+   <mimic joint="jb" multiplier="2" offset="0.1"/>{LIM}</joint>
+ <joint name="jd" type="prismatic"><parent link="c"/><child link="d"/><axis xyz="1 0 0"/>
+   <mimic joint="jc" multiplier="-1"/>{LIM}</joint>
+ <joint name="jt" type="fixed"><parent link="d"/><child link="tool"/></joint>
+ <joint name="fl" type="floating"><parent link="base"/><child link="body"/></joint>
+</robot>"""
+
+
+@pytest.fixture()
+def cache() -> JointStateCache:
+    model = load_model(URDF)
+    return JointStateCache(model, compile_model(model))
+
+
+def sent(c: JointStateCache, up) -> list[str]:  # type: ignore[no-untyped-def]
+    return sorted(c.tree.joint_names[i] for i in up.send)
+
+
+def pos(c: JointStateCache) -> dict[str, list[float]]:
+    return {k: [round(float(x), 12) for x in v] for k, v in c.tree.all_joint_positions(c.q).items()}
+
+
+def test_partial_messages_merge_and_mimic_chain(cache: JointStateCache) -> None:
+    up = cache.update(["ja"], [0.3], [], [], 1 * S, 1 * S)
+    assert sent(cache, up) == ["ja"] and up.changed and up.stamp_ns == 1 * S
+    up = cache.update(["jb"], [0.2], [0.5], [1.5], 2 * S, 2 * S)
+    # jc = 2 * 0.2 + 0.1, jd = -jc: followers computed and sent with their leader
+    assert sent(cache, up) == ["jb", "jc", "jd"]
+    p = pos(cache)
+    assert p["ja"] == [0.3] and p["jb"] == [0.2] and p["jc"] == [0.5] and p["jd"] == [-0.5]
+    assert cache.joint_values("jb")[1].tolist() == [0.5] and cache.joint_values("jb")[2].tolist() == [1.5]
+    # a follower named alone: its value is ignored, its transform is re-sent from the cached leader
+    up = cache.update(["jc"], [99.0], [], [], 3 * S, 3 * S)
+    assert sent(cache, up) == ["jc", "jd"] and pos(cache)["jc"] == [0.5]
+
+
+def test_follower_without_leader_value_is_not_sent(cache: JointStateCache) -> None:
+    up = cache.update(["jc"], [1.0], [], [], 1 * S, 1 * S)
+    assert len(up.send) == 0 and not up.problems
+
+
+def test_repeated_stamp_never_resent_and_throttle(cache: JointStateCache) -> None:
+    assert sent(cache, cache.update(["ja"], [0.1], [], [], 5 * S, 5 * S)) == ["ja"]
+    up = cache.update(["ja"], [0.2], [], [], 5 * S, 5 * S)
+    assert len(up.send) == 0 and up.changed and cache.q[cache.tree.q_slice("ja")][0] == 0.2
+    cache.publish_period_ns = S // 10
+    assert len(cache.update(["ja"], [0.3], [], [], 5 * S + S // 20, 6 * S).send) == 0  # 50 ms < 100 ms
+    assert sent(cache, cache.update(["ja"], [0.4], [], [], 5 * S + S // 10, 6 * S)) == ["ja"]
+    # the throttle is per joint: jb was never sent, so it goes out at once
+    assert sent(cache, cache.update(["ja", "jb"], [0.5, 0.1], [], [], 5 * S + S // 8, 6 * S)) == ["jb", "jc", "jd"]
+
+
+def test_zero_stamp_and_ignore_timestamp_use_now(cache: JointStateCache) -> None:
+    up = cache.update(["ja"], [0.1], [], [], 0, 7 * S)
+    assert up.stamp_ns == 7 * S and sent(cache, up) == ["ja"]
+    cache.ignore_timestamp = True
+    cache.publish_period_ns = S
+    up = cache.update(["ja"], [0.2], [], [], 3 * S, 7 * S + 1000)
+    assert up.stamp_ns == 7 * S + 1000 and sent(cache, up) == ["ja"]  # no throttle, receive time
+
+
+def test_time_jump_backwards_resets(cache: JointStateCache) -> None:
+    cache.update(["ja", "jb"], [0.3, 0.2], [], [], 100 * S, 100 * S)
+    up = cache.update(["ja"], [0.1], [], [], 50 * S, 101 * S)  # bag loop
+    assert up.reset is not None and "backwards" in up.reset
+    assert sent(cache, up) == ["ja"]
+    assert pos(cache)["jb"] == [0.0]  # reset to the neutral configuration
+    up = cache.update(["ja"], [0.2], [], [], 0, 10 * S)  # node clock went back (simulation reset)
+    assert up.reset is not None and "clock" in up.reset
+
+
+def test_small_reordering_is_dropped_not_reset(cache: JointStateCache) -> None:
+    cache.update(["ja"], [0.3], [], [], 10 * S, 10 * S)
+    up = cache.update(["ja"], [0.9], [], [], 10 * S - S // 100, 10 * S)  # 10 ms older
+    assert up.reset is None and len(up.send) == 0 and pos(cache)["ja"] == [0.3]
+
+
+@pytest.mark.parametrize("names,p,v,e,key", [
+    ([], [], [], [], "empty"),
+    (["ja", "jb"], [0.1], [], [], "length-position"),
+    (["ja"], [0.1], [1.0, 2.0], [], "length-velocity"),
+    (["ja"], [0.1], [], [1.0, 2.0], "length-effort"),
+    (["ja", "ja"], [0.1, 0.2], [], [], "duplicate"),
+])
+def test_malformed_messages_are_dropped(cache: JointStateCache, names, p, v, e, key) -> None:  # type: ignore
+    cache.update(["ja"], [0.5], [], [], 1 * S, 1 * S)
+    up = cache.update(names, p, v, e, 2 * S, 2 * S)
+    assert [pr.key for pr in up.problems] == [key] and len(up.send) == 0 and not up.changed
+    assert pos(cache)["ja"] == [0.5]
+
+
+def test_nonfinite_and_unknown_entries_are_dropped_rest_applied(cache: JointStateCache) -> None:
+    cache.update(["ja", "jb"], [0.5, 0.4], [], [], 1 * S, 1 * S)
+    up = cache.update(["ja", "jb", "nope"], [math.nan, 0.25, 1.0], [], [], 2 * S, 2 * S)
+    keys = sorted(pr.key.split(":")[0] for pr in up.problems)
+    assert keys == ["nonfinite", "unknown"]
+    assert any("ja" in pr.text for pr in up.problems if pr.key == "nonfinite")
+    assert pos(cache)["ja"] == [0.5] and pos(cache)["jb"] == [0.25]
+    assert sent(cache, up) == ["jb", "jc", "jd"]
+    up = cache.update(["ja"], [math.inf], [], [], 3 * S, 3 * S)
+    assert len(up.send) == 0 and not up.changed
+
+
+def test_floating_joint_from_named_sub_joints(cache: JointStateCache) -> None:
+    names = [f"fl/{s}" for s in ("trans_x", "trans_y", "trans_z", "rot_x", "rot_y", "rot_z", "rot_w")]
+    up = cache.update(names, [1, 2, 3, 0, 0, 2, 2], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 9.0], [], 1 * S, 1 * S)
+    assert sent(cache, up) == ["fl"]
+    h = math.sqrt(0.5)
+    np.testing.assert_allclose(pos(cache)["fl"], [1, 2, 3, 0, 0, h, h], atol=1e-12)  # normalised
+    np.testing.assert_allclose(cache.joint_values("fl")[1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.6])  # rot_w has no v
+    up = cache.update(names[3:], [0, 0, 0, 0], [], [], 2 * S, 2 * S)  # zero quaternion: refused
+    assert [pr.key for pr in up.problems] == ["quaternion"]
+    np.testing.assert_allclose(pos(cache)["fl"], [1, 2, 3, 0, 0, h, h], atol=1e-12)
