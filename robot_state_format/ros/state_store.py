@@ -1,0 +1,643 @@
+"""The ``state_store`` node: USDF restart files written, recorded and replayed (docs/state_store.md).
+
+* ``~/save`` (std_srvs/Trigger) writes the latest ``world_state`` snapshot to ``output_dir``
+  (atomic write; the response message is the path, or the reason on failure);
+  ``checkpoint_period`` writes checkpoints, keeping the newest ``keep_last``.  Where no snapshot
+  is published, and a model is given, snapshots are built from ``joint_states``.
+* ``record`` / ``~/start_recording`` / ``~/stop_recording``: world_state and joint_states into a
+  rosbag2 MCAP directory (:mod:`robot_state_format.recording`).
+* ``~/replay``: the restart file ``replay_file``, checked against the model, published on
+  ``joint_states``, TF (model pose, frames) and ``world_state``, all transient_local, and sent
+  again to every subscriber that appears later.
+* ``~/play`` / ``~/pause`` / ``~/resume`` / ``~/stop_playback``: timed playback of
+  ``playback_path`` (an MCAP recording or a directory of restart files).
+
+No request ever stops the node: failures answer ``success: false`` with the reason.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import rclpy
+from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType,
+                                SetParametersResult)
+from rclpy.event_handler import PublisherEventCallbacks
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+
+from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.kinematics import transforms as tfm
+from robot_state_format.model.types import Model
+from robot_state_format.ros import replay as rp
+
+LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+JOINT_STATES_IN = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT,
+                             durability=DurabilityPolicy.VOLATILE)
+MAX_PERIOD_S = 86400.0
+
+PARAMS: dict[str, tuple[Any, str]] = {
+    "robot_description": ("", "robot description text (URDF, SDFormat, xacro): replay checks against it"),
+    "model_file": ("", "path to a model file (instead of robot_description)"),
+    "xacro_args": ("", "xacro arguments 'name:=value ...'"),
+    "output_dir": ("restart_files", "directory of restart files and recordings (must exist)"),
+    "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
+    "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
+    "record": (False, "record world_state and joint_states into an MCAP directory"),
+    "recording_dir": ("", "where recordings go (default: output_dir)"),
+    "replay_file": ("", "restart file published by ~/replay"),
+    "replay_on_start": (False, "replay replay_file once the node has started"),
+    "publish_link_tf": (False, "on replay, also publish every joint's transform (no state_publisher running)"),
+    "playback_path": ("", "MCAP recording or directory of restart files played by ~/play"),
+    "rate": (1.0, "playback speed factor"),
+    "loop": (False, "play the recording again and again (stamps keep increasing)"),
+    "start_offset": (0.0, "seconds into the recording where playback starts"),
+    "publish_clock": (False, "publish /clock during playback (needs rosgraph_msgs)"),
+    "play_on_start": (False, "start playback of playback_path once the node has started"),
+}
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, DiagnosticError):
+        lines = [d.format() for d in exc.errors] or [d.format() for d in exc.diagnostics]
+        return "; ".join(lines[:3]) + (f" (+{len(lines) - 3} more)" if len(lines) > 3 else "")
+    return str(exc) or type(exc).__name__
+
+
+def clock_type() -> Any | None:
+    """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None."""
+    try:
+        from rosgraph_msgs.msg import Clock
+    except ImportError:
+        return None
+    return Clock
+
+
+class StateStore(Node):
+    """Save, checkpoint, record and replay USDF world states (composable Node)."""
+
+    def __init__(self, node_name: str = "state_store", **kwargs: Any) -> None:
+        super().__init__(node_name, **kwargs)
+        self._declare_parameters()
+        self._model: Model | None = None
+        self._tree: Any = None
+        self._cache: Any = None
+        self._model_error: str | None = None
+        self._load_model()
+        self._snapshot_text: str | None = None  # newest world_state received
+        self._snapshot_seq = 0
+        self._checkpoint_seq = -1
+        self._js_seq = 0
+        self._js_built_seq = -1
+        self._built_text: str | None = None
+        self._recorder: Any = None
+        self._record_error: str | None = None
+        self._player: rp.Player | None = None
+        self._replayed: tuple[str, rp.JointStateFields | None, list[Any]] | None = None
+        self._pubs: dict[str, Any] = {}
+        self._tf: Any = None
+        self._clock_pub: Any = None
+        self._checkpoint_timer: Any = None
+        self.last_save: tuple[bool, str] | None = None
+
+        self._world_sub = self.create_subscription(String, "world_state", self._on_world_state, LATCHED, raw=True)
+        self._js_sub = self.create_subscription(JointState, "joint_states", self._on_joint_state, JOINT_STATES_IN,
+                                                raw=True)
+        srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
+               ("stop_recording", self._srv_stop_recording), ("replay", self._srv_replay),
+               ("play", self._srv_play), ("pause", self._srv_pause), ("resume", self._srv_resume),
+               ("stop_playback", self._srv_stop_playback)]
+        self._services = [self.create_service(Trigger, f"~/{name}", cb) for name, cb in srv]
+        self._flush_timer = self.create_timer(0.2, self._on_flush_timer)
+        self._clean_stray_temporaries()
+        self._restart_checkpoint_timer(self._p("checkpoint_period"))
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        if self._p("record"):
+            ok, msg = self.start_recording()
+            if not ok:
+                self.get_logger().error(f"record: {msg}")
+        self._start_timer = self.create_timer(0.05, self._on_start)
+
+    # -- parameters ----------------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        kinds = {str: ParameterType.PARAMETER_STRING, float: ParameterType.PARAMETER_DOUBLE,
+                 int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL}
+        decls = []
+        for name, (default, text) in PARAMS.items():
+            d = ParameterDescriptor(description=text, type=kinds[type(default)])
+            if name == "checkpoint_period":
+                d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=MAX_PERIOD_S, step=0.0)]
+            elif name == "rate":
+                d.floating_point_range = [FloatingPointRange(from_value=0.001, to_value=1000.0, step=0.0)]
+            elif name == "start_offset":
+                d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=1e9, step=0.0)]
+            elif name == "keep_last":
+                d.integer_range = [IntegerRange(from_value=0, to_value=1_000_000, step=1)]
+            decls.append((name, default, d))
+        self.declare_parameters("", decls)
+
+    def _p(self, name: str) -> Any:
+        return self.get_parameter(name).value
+
+    def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
+        changes = {p.name: p.value for p in params}
+
+        def bad(reason: str) -> SetParametersResult:
+            return SetParametersResult(successful=False, reason=reason)
+
+        if "checkpoint_period" in changes:
+            v = changes["checkpoint_period"]
+            if not isinstance(v, float) or not math.isfinite(v) or not 0.0 <= v <= MAX_PERIOD_S:
+                return bad(f"checkpoint_period must be a number of seconds in 0..{MAX_PERIOD_S:g} (0 = off), "
+                           f"got {v!r}")
+        if "keep_last" in changes and (not isinstance(changes["keep_last"], int) or changes["keep_last"] < 0):
+            return bad(f"keep_last must be an integer >= 0 (0 = keep all), got {changes['keep_last']!r}")
+        if "rate" in changes:
+            v = changes["rate"]
+            if not isinstance(v, float) or not math.isfinite(v) or not 0.001 <= v <= 1000.0:
+                return bad(f"rate must be a number in 0.001..1000, got {v!r}")
+        if "start_offset" in changes:
+            v = changes["start_offset"]
+            if not isinstance(v, float) or not math.isfinite(v) or v < 0:
+                return bad(f"start_offset must be a number of seconds >= 0, got {v!r}")
+        if "output_dir" in changes and not str(changes["output_dir"]).strip():
+            return bad("output_dir must not be empty")
+        if "publish_clock" in changes and changes["publish_clock"] and clock_type() is None:
+            return bad("publish_clock needs rosgraph_msgs, which is not installed "
+                       "(pip install ros-rosgraph-msgs, or source a ROS 2 distro)")
+        if changes.keys() & {"robot_description", "model_file", "xacro_args"}:
+            p = {n: changes.get(n, self._p(n)) for n in ("robot_description", "model_file", "xacro_args")}
+            try:
+                loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"])
+            except Exception as exc:  # noqa: BLE001 - a bad model never stops the node
+                return bad(f"model refused, the current one stays: {_error_text(exc)}")
+            self._install_model(loaded)
+        if "checkpoint_period" in changes:
+            self._restart_checkpoint_timer(changes["checkpoint_period"])
+        if "record" in changes and changes["record"] != self._p("record"):
+            ok, msg = self.start_recording() if changes["record"] else self.stop_recording()
+            if not ok:
+                return bad(f"record: {msg}")
+        return SetParametersResult(successful=True)
+
+    # -- model --------------------------------------------------------------------------------
+    @staticmethod
+    def _read_model(description: str, model_file: str, xacro_args: str) -> Model | None:
+        if not description.strip() and not model_file.strip():
+            return None
+        from robot_state_format.ros.state_publisher import load_description
+
+        return load_description(description, model_file, xacro_args).model
+
+    def _load_model(self) -> None:
+        try:
+            model = self._read_model(self._p("robot_description"), self._p("model_file"), self._p("xacro_args"))
+        except Exception as exc:  # noqa: BLE001 - reported; saving works without a model
+            self._model_error = _error_text(exc)
+            self.get_logger().error(f"model not loaded (replay will refuse): {self._model_error}")
+            return
+        self._install_model(model)
+
+    def _install_model(self, model: Model | None) -> None:
+        self._model = model
+        self._tree = self._cache = None
+        self._model_error = None
+        if model is None:
+            return
+        from robot_state_format.kinematics.tree import compile_model
+        from robot_state_format.state_cache import JointStateCache
+
+        self._tree = compile_model(model)
+        self._cache = JointStateCache(model, self._tree, ignore_timestamp=True)
+        self._js_built_seq = -1
+        self.get_logger().info(f"model {model.name!r}: {len(model.joints)} joints")
+
+    # -- inputs -------------------------------------------------------------------------------
+    def _on_world_state(self, raw: bytes) -> None:
+        try:
+            text = rp.cdr_string_text(raw)
+        except (ValueError, UnicodeDecodeError, IndexError) as exc:
+            self.get_logger().warning(f"world_state message unreadable: {exc}")
+            return
+        self._snapshot_text = text
+        self._snapshot_seq += 1
+        if self._recorder is not None:
+            self._record("/world_state", raw)
+
+    def _on_joint_state(self, raw: bytes) -> None:
+        if self._recorder is not None:
+            self._record("/joint_states", raw)
+        if self._cache is None or self._snapshot_text is not None:
+            return
+        from rclpy.serialization import deserialize_message
+
+        from robot_state_format.ros.messages import joint_state_arrays
+
+        try:
+            names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
+        except Exception:  # noqa: BLE001 - a foreign message never stops the node
+            return
+        self._cache.update(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
+        self._js_seq += 1
+
+    def _record(self, topic: str, raw: bytes) -> None:
+        try:
+            self._recorder.write(topic, raw, time.time_ns())
+        except Exception as exc:  # noqa: BLE001 - a full disk stops the recording, not the node
+            self._record_error = f"recording stopped: {_error_text(exc)}"
+            self.get_logger().error(self._record_error)
+            self._recorder = None
+
+    def _on_flush_timer(self) -> None:
+        if self._recorder is not None:
+            try:
+                self._recorder.maybe_flush()
+            except Exception as exc:  # noqa: BLE001
+                self._record_error = f"recording stopped: {_error_text(exc)}"
+                self.get_logger().error(self._record_error)
+                self._recorder = None
+
+    def _on_start(self) -> None:
+        self.destroy_timer(self._start_timer)
+        if self._p("replay_on_start"):
+            ok, msg = self.replay(self._p("replay_file"))
+            (self.get_logger().info if ok else self.get_logger().error)(f"replay: {msg}")
+        if self._p("play_on_start"):
+            ok, msg = self.play()
+            (self.get_logger().info if ok else self.get_logger().error)(f"play: {msg}")
+
+    # -- snapshots and saving -----------------------------------------------------------------
+    def current_snapshot(self) -> str | None:
+        """The newest world_state text, or one built from joint_states and the model."""
+        if self._snapshot_text is not None:
+            return self._snapshot_text
+        if self._cache is None or self._js_seq == 0:
+            return None
+        if self._js_built_seq != self._js_seq:
+            from robot_state_format.ros.snapshot import build_world_state
+            from robot_state_format.usdf.writer import write_world_state
+
+            stamp = self._cache.stamp_ns if getattr(self._cache, "stamp_ns", 0) else self.get_clock().now().nanoseconds
+            state = build_world_state(self._model, self._tree, self._cache, None, None)
+            if state.stamp is None:
+                from robot_state_format.usdf.types import Stamp
+
+                state.stamp = Stamp(*divmod(int(stamp), 1_000_000_000))
+            self._built_text = write_world_state(state)
+            self._js_built_seq = self._js_seq
+        return self._built_text
+
+    def _snapshot_version(self) -> int:
+        return self._snapshot_seq if self._snapshot_text is not None else -1 - self._js_seq
+
+    def save(self, kind: str = "restart") -> tuple[bool, str]:
+        """Write the latest snapshot; ``(True, path)`` or ``(False, reason)``."""
+        from robot_state_format.restart_files import restart_file_path, rotate
+        from robot_state_format.usdf.reader import read_world_state
+        from robot_state_format.usdf.writer import write_world_state_file
+
+        try:
+            text = self.current_snapshot()
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot build a snapshot from joint_states: {_error_text(exc)}"
+        if text is None:
+            why = "no snapshot yet: nothing received on world_state"
+            why += " nor joint_states" if self._model is not None else " (and no model to build one from joint_states)"
+            return False, why
+        out = Path(str(self._p("output_dir"))).expanduser()
+        if not out.is_dir():
+            return False, f"output_dir {str(out)!r} does not exist or is not a directory"
+        try:
+            state = read_world_state(text, file="<world_state>")
+        except Exception as exc:  # noqa: BLE001
+            return False, f"the latest snapshot is not valid USDF: {_error_text(exc)}"
+        name = state.model_states[0].name if state.model_states else state.name
+        if state.stamp is not None:
+            sec, nsec = state.stamp.sec, state.stamp.nanosec
+        else:
+            sec, nsec = divmod(self.get_clock().now().nanoseconds, 1_000_000_000)
+        try:
+            path = restart_file_path(out, name, sec, nsec, kind=kind)
+            write_world_state_file(state, path)
+        except Exception as exc:  # noqa: BLE001 - full disk, read-only directory: answer, keep running
+            return False, f"cannot write to {str(out)!r}: {_error_text(exc)}"
+        if kind == "checkpoint":
+            try:
+                rotate(out, int(self._p("keep_last")), kind="checkpoint", model=name)
+            except OSError as exc:
+                self.get_logger().warning(f"checkpoint rotation: {exc}")
+        return True, str(path)
+
+    def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        ok, msg = self.save("restart")
+        self.last_save = (ok, msg)
+        response.success, response.message = ok, msg
+        if not ok:
+            self.get_logger().warning(f"save: {msg}")
+        return response
+
+    def _restart_checkpoint_timer(self, period: float) -> None:
+        if self._checkpoint_timer is not None:
+            self.destroy_timer(self._checkpoint_timer)
+            self._checkpoint_timer = None
+        if period > 0:
+            self._checkpoint_timer = self.create_timer(period, self._on_checkpoint)
+
+    def _on_checkpoint(self) -> None:
+        version = self._snapshot_version()
+        if version == self._checkpoint_seq or (self._snapshot_text is None and self._js_seq == 0):
+            return
+        ok, msg = self.save("checkpoint")
+        if ok:
+            self._checkpoint_seq = version
+        else:
+            self.get_logger().warning(f"checkpoint: {msg}", throttle_duration_sec=5.0)
+
+    def _clean_stray_temporaries(self) -> None:
+        """Remove temporaries of atomic writes cut off by a crash (``.NAME.usdf.XXXX.tmp``)."""
+        out = Path(str(self._p("output_dir"))).expanduser()
+        try:
+            for p in out.glob(".*.usdf.*.tmp"):
+                p.unlink()
+        except OSError:
+            pass
+
+    # -- recording ----------------------------------------------------------------------------
+    def start_recording(self) -> tuple[bool, str]:
+        from robot_state_format.recording import (BEST_EFFORT_VOLATILE, JOINT_STATE_TYPE, RELIABLE_TRANSIENT_LOCAL,
+                                                  STRING_TYPE, RecordingWriter)
+        from robot_state_format.restart_files import format_stamp, safe_name
+
+        if self._recorder is not None:
+            return True, f"already recording to {self._recorder.directory}"
+        base = Path(str(self._p("recording_dir") or self._p("output_dir"))).expanduser()
+        if not base.is_dir():
+            return False, f"recording directory {str(base)!r} does not exist or is not a directory"
+        name = self._model.name if self._model is not None else "state"
+        sec, nsec = divmod(time.time_ns(), 1_000_000_000)
+        stem = f"{safe_name(name)}_recording_{format_stamp(sec, nsec)}"
+        directory = base / stem
+        n = 1
+        while directory.exists():
+            directory = base / f"{stem}_{n}"
+            n += 1
+        try:
+            rec = RecordingWriter(directory)
+            rec.add_topic(self.resolve_topic_name("world_state"), STRING_TYPE, RELIABLE_TRANSIENT_LOCAL)
+            rec.add_topic(self.resolve_topic_name("joint_states"), JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot start recording: {_error_text(exc)}"
+        self._topic_names = {"/world_state": self.resolve_topic_name("world_state"),
+                             "/joint_states": self.resolve_topic_name("joint_states")}
+        self._recorder = rec
+        self._record_error = None
+        if self._snapshot_text is not None:  # the latched snapshot starts the recording
+            self._record("/world_state", rp.cdr_string(self._snapshot_text))
+        self.get_logger().info(f"recording to {directory}")
+        return True, str(directory)
+
+    def stop_recording(self) -> tuple[bool, str]:
+        rec, self._recorder = self._recorder, None
+        if rec is None:
+            return (False, self._record_error) if self._record_error else (False, "not recording")
+        try:
+            directory = rec.close()
+        except Exception as exc:  # noqa: BLE001
+            return False, f"recording could not be finished: {_error_text(exc)}"
+        return True, f"{directory} ({rec.message_count} messages)"
+
+    def _srv_start_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        response.success, response.message = self.start_recording()
+        return response
+
+    def _srv_stop_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        response.success, response.message = self.stop_recording()
+        return response
+
+    # -- publishing ---------------------------------------------------------------------------
+    def _publisher(self, topic: str) -> Any:
+        pub = self._pubs.get(topic)
+        if pub is None:
+            msg_type = String if topic == "world_state" else JointState
+            cbs = PublisherEventCallbacks(matched=lambda info, t=topic: self._on_matched(t, info))
+            pub = self._pubs[topic] = self.create_publisher(msg_type, topic, LATCHED, event_callbacks=cbs)
+        return pub
+
+    def _on_matched(self, topic: str, info: Any) -> None:
+        # A late subscriber with volatile durability (state_publisher's SensorDataQoS) gets no history:
+        # send the replayed state again whenever a new subscriber appears.
+        if getattr(info, "current_count_change", 0) > 0 and self._replayed is not None and (
+                self._player is None or not self._player.running):
+            text, fields, _ = self._replayed
+            if topic == "world_state":
+                self._pubs[topic].publish(String(data=text))
+            elif fields is not None:
+                self._pubs[topic].publish(self._joint_state_msg(fields, self.get_clock().now().nanoseconds))
+
+    @staticmethod
+    def _joint_state_msg(fields: rp.JointStateFields, stamp_ns: int) -> JointState:
+        from robot_state_format.ros.messages import ns_to_stamp
+
+        msg = JointState()
+        msg.header.stamp = ns_to_stamp(stamp_ns)
+        msg.name = list(fields.name)
+        msg.position = [float(v) for v in fields.position]
+        msg.velocity = [float(v) for v in fields.velocity]
+        msg.effort = [float(v) for v in fields.effort]
+        return msg
+
+    def _tf_publisher(self) -> Any:
+        if self._tf is None:
+            from robot_state_format.ros.tf_publisher import TfPublisher
+
+            self._tf = TfPublisher(self)
+        return self._tf
+
+    # -- replay of one restart file ---------------------------------------------------------------
+    def replay(self, path: str) -> tuple[bool, str]:
+        """Check ``path`` against the model and publish it; ``(ok, message)``."""
+        from robot_state_format.usdf.reader import read_world_state_file
+        from robot_state_format.usdf.writer import write_world_state
+
+        if not str(path).strip():
+            return False, "replay_file is not set"
+        try:
+            state = read_world_state_file(path)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot read {path}: {_error_text(exc)}"
+        model = self._model
+        if model is None:
+            return False, ("no model loaded: set robot_description or model_file, the restart file is checked "
+                           "against it" + (f" ({self._model_error})" if self._model_error else ""))
+        problems = rp.check_state(state, model)
+        if not problems:
+            try:
+                from robot_state_format.errors import Severity
+                from robot_state_format.usdf.validate import validate_against_model
+
+                problems = [d.message for d in validate_against_model(state, model, file=str(path))
+                            if d.severity is Severity.ERROR]
+            except ImportError:
+                pass
+        if problems:
+            return False, f"refused {path} for model {model.name!r}: " + "; ".join(problems)
+        if self._player is not None and self._player.running:
+            self._player.stop()
+        text = write_world_state(state)
+        fields = rp.joint_state_fields(state, model)
+        stamp = self.get_clock().now().nanoseconds
+        transforms = self._replay_transforms(state, model, stamp)
+        self._replayed = (text, fields, transforms)
+        self._publisher("world_state").publish(String(data=text))
+        self._publisher("joint_states").publish(self._joint_state_msg(fields, stamp))
+        if transforms:
+            self._tf_publisher().replace_static(transforms)
+        return True, (f"replayed {path}: {len(fields.name)} joint values, {len(transforms)} transforms, "
+                      "world_state")
+
+    def _replay_transforms(self, state: Any, model: Model, stamp_ns: int) -> list[Any]:
+        """Static TF of a restart file: its frames, the model pose and (``publish_link_tf``) the joints."""
+        from robot_state_format.model.types import WORLD
+        from robot_state_format.ros.messages import transforms_to_msgs
+
+        frames: list[tuple[str, str]] = []
+        mats: list[Any] = []
+        for f in state.frames:
+            if f.pose is not None:
+                frames.append((f.parent or WORLD, f.name))
+                mats.append(tfm.pose6_to_transform(f.pose))
+        ms = state.model(model.name) if not model.is_world else None
+        root_links = model.root_links()
+        if ms is not None and ms.pose is not None and root_links and self._tree is not None:
+            root = self._tree.link_names[0]
+            x_root_link = np.asarray(model.links[root].pose, dtype=np.float64)
+            frames.append((ms.parent or WORLD, root))
+            mats.append(tfm.pose6_to_transform(ms.pose) @ x_root_link)
+        if self._p("publish_link_tf") and ms is not None:
+            poses = {ls.name: tfm.pose6_to_transform(ls.pose) for ls in ms.link_states if ls.pose is not None}
+            for joint in model.joints.values():
+                if joint.parent in poses and joint.child in poses:
+                    frames.append((joint.parent, joint.child))
+                    mats.append(tfm.inverse(poses[joint.parent]) @ poses[joint.child])
+        if not frames:
+            return []
+        return transforms_to_msgs(frames, np.asarray(mats, dtype=np.float64), stamp_ns)
+
+    def _srv_replay(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        response.success, response.message = self.replay(str(self._p("replay_file")))
+        if not response.success:
+            self.get_logger().warning(f"replay: {response.message}")
+        return response
+
+    # -- timed playback -------------------------------------------------------------------------
+    def play(self, path: str | None = None) -> tuple[bool, str]:
+        path = str(path if path is not None else self._p("playback_path")).strip()
+        if not path:
+            return False, "playback_path is not set"
+        if self._player is not None and self._player.running:
+            return False, "already playing (call ~/stop_playback first)"
+        p = Path(path).expanduser()
+        try:
+            if p.is_dir() and not any(p.glob("*.mcap")):
+                events = rp.timeline_from_directory(p, self._model, self._encode_joint_state)
+            else:
+                events = rp.timeline_from_recording(p)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot read {path}: {_error_text(exc)}"
+        if not events:
+            return False, f"{path} holds no world_state or joint_states messages"
+        clock = None
+        if self._p("publish_clock"):
+            ctype = clock_type()
+            if ctype is None:
+                return False, "publish_clock needs rosgraph_msgs, which is not installed"
+            if self._clock_pub is None:
+                self._clock_pub = self.create_publisher(ctype, "/clock", 10)
+            clock = self._publish_clock
+        pubs = {t: self._publisher(t) for t in ("world_state", "joint_states")}
+        self._replayed = None
+        self._player = rp.Player(events, lambda topic, data: pubs[topic].publish(data), rate=self._p("rate"),
+                                 loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock)
+        self._player.start()
+        span = (events[-1].t_ns - events[0].t_ns) / 1e9
+        return True, f"playing {path}: {len(events)} messages over {span:.3f} s at rate {self._p('rate'):g}"
+
+    def _publish_clock(self, t_ns: int) -> None:
+        from robot_state_format.ros.messages import ns_to_stamp
+
+        ctype = clock_type()
+        assert ctype is not None
+        self._clock_pub.publish(ctype(clock=ns_to_stamp(t_ns)))
+
+    @staticmethod
+    def _encode_joint_state(t_ns: int, fields: rp.JointStateFields) -> bytes:
+        from rclpy.serialization import serialize_message
+
+        return bytes(serialize_message(StateStore._joint_state_msg(fields, t_ns)))
+
+    def _srv_play(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        response.success, response.message = self.play()
+        return response
+
+    def _srv_pause(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        ok = self._player is not None and self._player.pause()
+        response.success, response.message = ok, "paused" if ok else "nothing is playing"
+        return response
+
+    def _srv_resume(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        ok = self._player is not None and self._player.resume()
+        response.success, response.message = ok, "resumed" if ok else "playback is not paused"
+        return response
+
+    def _srv_stop_playback(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        player = self._player
+        if player is None or not player.running:
+            response.success, response.message = False, "nothing is playing"
+            return response
+        player.stop()
+        response.success, response.message = True, f"stopped after {player.published} messages"
+        return response
+
+    def shutdown(self) -> None:
+        """Stop playback and close the recording cleanly (called on SIGINT)."""
+        if self._player is not None:
+            self._player.stop()
+        if self._recorder is not None:
+            ok, msg = self.stop_recording()
+            print(f"state_store: recording {'closed' if ok else 'failed'}: {msg}", file=sys.stderr)
+
+
+def main(args: list[str] | None = None) -> int:
+    """Console script ``state_store``: spin the node until SIGINT/SIGTERM."""
+    rclpy.init(args=args if args is not None else sys.argv)
+    node: StateStore | None = None
+    code = 0
+    try:
+        node = StateStore()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    except RobotStateFormatError as exc:
+        print(f"state_store: error: {exc}", file=sys.stderr)
+        code = 2
+    finally:
+        if node is not None:
+            node.shutdown()
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.try_shutdown()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
