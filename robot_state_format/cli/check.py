@@ -1,0 +1,62 @@
+"""``robot-state-format check MODEL...``: validate robot descriptions (URDF, xacro, SDFormat).
+
+Exit codes: 0 every file valid (warnings printed on stdout as ``FILE:LINE: warning: [CODE] text``),
+1 some file invalid (its errors, then its warnings, on stderr as ``FILE:LINE: error: [CODE] text``),
+2 usage or I/O error (unreadable file, malformed ``--xacro-arg``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from robot_state_format.errors import DiagnosticError, ModelIOError, Severity
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.xacro import parse_xacro_args
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by commands that read a model: ``--xacro-arg`` and ``--search-path``."""
+    p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                   help="xacro argument (repeatable)")
+    p.add_argument("--search-path", action="append", default=[], metavar="DIR",
+                   help="extra directory for SDFormat includes (repeatable)")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("check", help="validate robot descriptions (URDF, xacro, SDFormat)",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("models", nargs="+", metavar="MODEL", help="model file(s): .urdf, .xacro, .sdf, .world")
+    p.add_argument("-q", "--quiet", action="store_true", help="print no summary line for valid files")
+    add_model_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        xacro_args = parse_xacro_args(args.xacro_arg)
+    except ValueError as exc:
+        print(f"robot-state-format check: error: {exc}", file=sys.stderr)
+        return 2
+    status = 0
+    for path in args.models:
+        try:
+            model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path)
+        except ModelIOError as exc:
+            print(f"robot-state-format check: error: {exc}", file=sys.stderr)
+            status = 2
+            continue
+        except DiagnosticError as exc:
+            errors = [d for d in exc.diagnostics if d.severity is Severity.ERROR]
+            others = [d for d in exc.diagnostics if d.severity is not Severity.ERROR]
+            for d in errors + others:
+                print(d.format(), file=sys.stderr)
+            status = max(status, 1)
+            continue
+        for d in model.warnings:
+            print(d.format())
+        if not args.quiet:
+            kind = "world" if model.is_world else "model"
+            print(f"{path}: valid {model.format} {kind} {model.name!r}: {len(model.links)} links, "
+                  f"{len(model.joints)} joints, {len(model.warnings)} warnings")
+    return status

@@ -1,0 +1,570 @@
+"""URDF reader: ``<robot>`` XML → :class:`~robot_state_format.model.types.Model` (format ``"urdf"``).
+
+Reads every element of the URDF XML reference (links with inertial/visual/collision, named
+materials, joints of every type with origin, axis, limit, dynamics, mimic, calibration and
+safety_controller) plus Drake's URDF extensions that change the robot (``drake:joint`` of type
+ball/planar/screw/universal, ``capsule``/``drake:capsule``/``drake:ellipsoid`` geometry).
+Anything else (``gazebo``, ``transmission``, ``ros2_control``, other ``drake:`` elements) is kept
+in ``Model.extensions``.  All problems are collected; errors raise one ``ModelError`` (codes in
+:mod:`robot_state_format.model.urdf_validate`), warnings go to ``Model.warnings``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+from lxml import etree
+
+from robot_state_format.errors import Diagnostic, ModelError, Severity
+from robot_state_format.kinematics.transforms import Transform, quaternion_to_matrix
+from robot_state_format.model.types import (
+    Calibration, Dynamics, Extension, Geometry, Inertial, Joint, JointType, Limits, Link, Material,
+    Mimic, Model, SafetyController, Shape, Source,
+)
+from robot_state_format.model.urdf_validate import validate_urdf_model
+from robot_state_format.model.xml import describe, parse_xml
+
+DRAKE_NS = "http://drake.mit.edu"
+_D = "{" + DRAKE_NS + "}"
+_IDENTITY = np.eye(4)
+_ZERO3 = (0.0, 0.0, 0.0)
+_ONE3 = (1.0, 1.0, 1.0)
+_ROBOT_TAG_RE = re.compile(rb"<robot\b")
+
+JOINT_TYPES: dict[str, JointType] = {
+    "revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
+    "prismatic": JointType.PRISMATIC, "fixed": JointType.FIXED,
+    "floating": JointType.FLOATING, "planar": JointType.PLANAR,
+}
+DRAKE_JOINT_TYPES: dict[str, JointType] = {
+    "ball": JointType.BALL, "planar": JointType.PLANAR,
+    "screw": JointType.SCREW, "universal": JointType.UNIVERSAL,
+}
+_AXIS_TYPES = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
+                         JointType.SCREW, JointType.PLANAR})
+
+
+def _tag_name(tag: str) -> str:
+    """``{drake-ns}joint`` → ``drake:joint``; other tags unchanged."""
+    if tag.startswith(_D):
+        return "drake:" + tag[len(_D):]
+    return tag
+
+
+def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: float) -> Transform:
+    if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
+        t = _IDENTITY.copy()
+        t[0, 3] = x
+        t[1, 3] = y
+        t[2, 3] = z
+        return t
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array([
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, x],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, y],
+        [-sp, cp * sr, cp * cr, z],
+        [0.0, 0.0, 0.0, 1.0],
+    ])
+
+
+class _Reader:
+    """One pass over a URDF document; collects diagnostics instead of stopping at the first."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.diags: list[Diagnostic] = []
+        self.material_refs: dict[str, list[tuple[Shape, etree._Element]]] = {}
+
+    # -- diagnostics -------------------------------------------------------------------------
+    def error(self, code: str, message: str, el: etree._Element) -> None:
+        self.diags.append(Diagnostic(code, message, self.file, el.sourceline, describe(el)))
+
+    def warn(self, code: str, message: str, el: etree._Element) -> None:
+        self.diags.append(Diagnostic(code, message, self.file, el.sourceline, describe(el),
+                                     Severity.WARNING))
+
+    def source(self, el: etree._Element) -> Source:
+        return Source(self.file, el.sourceline, describe(el))
+
+    # -- values ------------------------------------------------------------------------------
+    def number(self, el: etree._Element, attr: str, default: float | None = None,
+               required: bool = False) -> float | None:
+        text = el.get(attr)
+        if text is None:
+            if required:
+                self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs a '{attr}' attribute", el)
+            return default
+        try:
+            value = float(text)
+        except ValueError:
+            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not a number", el)
+            return default
+        if not math.isfinite(value):
+            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not a finite number", el)
+            return default
+        return value
+
+    def vector(self, el: etree._Element, attr: str, n: int, default: tuple[float, ...] | None = None,
+               required: bool = False, allow_one: bool = False) -> tuple[float, ...] | None:
+        text = el.get(attr)
+        if text is None:
+            if required:
+                self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs a '{attr}' attribute", el)
+            return default
+        parts = text.split()
+        if allow_one and len(parts) == 1:
+            parts = parts * n
+        if len(parts) != n:
+            self.error("URDF_BAD_VECTOR", f"attribute {attr}={text!r} needs {n} numbers, found {len(parts)}", el)
+            return default
+        try:
+            values = tuple(float(p) for p in parts)
+        except ValueError:
+            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} holds a value that is not a number", el)
+            return default
+        for v in values:
+            if not math.isfinite(v):
+                self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not finite", el)
+                return default
+        return values
+
+    def vec3(self, el: etree._Element, attr: str, default: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        """Fast path of :meth:`vector` for three finite numbers."""
+        text = el.get(attr)
+        if text is None:
+            return default
+        p = text.split()
+        if len(p) == 3:
+            try:
+                x, y, z = float(p[0]), float(p[1]), float(p[2])
+            except ValueError:
+                pass
+            else:
+                if x - x == 0.0 and y - y == 0.0 and z - z == 0.0:  # all finite
+                    return (x, y, z)
+        return self.vector(el, attr, 3, default)
+
+    def origin(self, o: etree._Element | None) -> Transform:
+        """X_parent_frame from an ``<origin>`` element (identity when ``o`` is None)."""
+        if o is None:
+            return _IDENTITY.copy()
+        xyz = self.vec3(o, "xyz", _ZERO3)
+        assert xyz is not None
+        if o.get("quat_xyzw") is not None:
+            return self._quat_origin(o, xyz)
+        rpy = self.vec3(o, "rpy", _ZERO3)
+        assert rpy is not None
+        return _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
+
+    def _quat_origin(self, o: etree._Element, xyz: tuple[float, ...]) -> Transform:
+        t = _IDENTITY.copy()
+        t[:3, 3] = xyz
+        if o.get("rpy") is not None:
+            self.error("URDF_BAD_ORIGIN", "origin has both rpy and quat_xyzw", o)
+            return t
+        q = self.vector(o, "quat_xyzw", 4)
+        if q is not None:
+            norm = math.sqrt(sum(v * v for v in q))
+            if norm < 1e-12:
+                self.error("URDF_BAD_QUATERNION", "origin quaternion quat_xyzw is zero", o)
+            else:
+                t[:3, :3] = quaternion_to_matrix([v / norm for v in q])
+        return t
+
+    # -- extensions --------------------------------------------------------------------------
+    def extension(self, model: Model, el: etree._Element, owner: str | None) -> None:
+        model.extensions.append(Extension(_tag_name(el.tag), etree.tostring(el, encoding="unicode", with_tail=False),
+                                          owner, self.source(el)))
+
+    # -- materials -----------------------------------------------------------------------------
+    def material(self, el: etree._Element, top_level: bool) -> Material:
+        mat = Material(name=el.get("name") or None)
+        for c in el:
+            tag = c.tag
+            if tag == "color":
+                rgba = self.vector(c, "rgba", 4, required=True)
+                if rgba is not None:
+                    mat.rgba = (rgba[0], rgba[1], rgba[2], rgba[3])
+                    if any(v < 0.0 or v > 1.0 for v in rgba):
+                        self.warn("URDF_COLOR_RANGE", "color rgba values should be within [0, 1]", c)
+            elif tag == "texture":
+                filename = c.get("filename")
+                if filename is None:
+                    self.warn("URDF_EMPTY_TEXTURE", "<texture> without a 'filename' is ignored", c)
+                else:
+                    mat.texture = filename
+        if top_level:
+            if mat.name is None:
+                self.error("URDF_MISSING_NAME", "<material> at robot level needs a name", el)
+            if mat.rgba is None and mat.texture is None:
+                self.error("URDF_EMPTY_MATERIAL",
+                           f"material {mat.name!r} has neither a color nor a texture", el)
+        return mat
+
+    # -- geometry ------------------------------------------------------------------------------
+    def _nonneg(self, el: etree._Element, attr: str) -> float | None:
+        v = self.number(el, attr, required=True)
+        if v is not None and v < 0.0:
+            self.error("URDF_BAD_GEOMETRY", f"{attr} must not be negative", el)
+        return v
+
+    def geometry(self, el: etree._Element) -> Geometry | None:
+        shapes = [c for c in el if c.tag.__class__ is str]
+        if not shapes:
+            self.error("URDF_MISSING_GEOMETRY", "<geometry> holds no shape", el)
+            return None
+        if len(shapes) > 1:
+            self.warn("URDF_EXTRA_GEOMETRY", "<geometry> holds more than one shape; only the first is used", el)
+        g = shapes[0]
+        tag = g.tag
+        if tag == "box":
+            size = self.vec3(g, "size", None) if g.get("size") is not None else self.vector(g, "size", 3, required=True)
+            if size is not None and min(size) < 0.0:
+                self.error("URDF_BAD_GEOMETRY", "box size must not be negative", g)
+            return Geometry("box", size=size)
+        if tag == "cylinder":
+            return Geometry("cylinder", radius=self._nonneg(g, "radius"), length=self._nonneg(g, "length"))
+        if tag == "sphere":
+            return Geometry("sphere", radius=self._nonneg(g, "radius"))
+        if tag == "mesh":
+            filename = g.get("filename")
+            if not filename:
+                self.error("URDF_MISSING_ATTRIBUTE", "<mesh> needs a 'filename' attribute", g)
+            scale = self.vec3(g, "scale", _ONE3) if g.get("scale", "").count(" ") >= 2 else \
+                self.vector(g, "scale", 3, _ONE3, allow_one=True)
+            assert scale is not None
+            return Geometry("mesh", filename=filename, scale=(scale[0], scale[1], scale[2]))
+        if tag == "capsule" or tag == _D + "capsule":
+            return Geometry("capsule", radius=self._nonneg(g, "radius"), length=self._nonneg(g, "length"))
+        if tag == _D + "ellipsoid":
+            a, b, c = (self.number(g, k, required=True) for k in ("a", "b", "c"))
+            if a is None or b is None or c is None:
+                return Geometry("ellipsoid")
+            if min(a, b, c) <= 0.0:
+                self.error("URDF_BAD_GEOMETRY", "ellipsoid half-axes a, b, c must be positive", g)
+            return Geometry("ellipsoid", radii=(a, b, c))
+        self.error("URDF_UNKNOWN_GEOMETRY", f"unknown geometry <{_tag_name(str(tag))}>", g)
+        return None
+
+    def shape(self, model: Model, el: etree._Element, link: str, visual: bool) -> Shape | None:
+        geometry: Geometry | None = None
+        material_el = origin_el = None
+        found_geometry = False
+        for c in el:
+            tag = c.tag
+            if tag == "geometry":
+                if not found_geometry:
+                    geometry = self.geometry(c)
+                found_geometry = True
+            elif tag == "origin":
+                origin_el = c
+            elif tag == "material" and visual:
+                material_el = c
+            elif tag == "verbose" or not isinstance(tag, str):
+                continue
+            else:
+                self.extension(model, c, link)
+        if not found_geometry:
+            self.error("URDF_MISSING_GEOMETRY", f"<{el.tag}> of link {link!r} has no <geometry>", el)
+        if geometry is None:
+            return None
+        shape = Shape(geometry, self.origin(origin_el), el.get("name"), None, self.source(el))
+        if material_el is not None:
+            mat = self.material(material_el, top_level=False)
+            shape.material = mat
+            if mat.name is not None:
+                self.material_refs.setdefault(mat.name, []).append((shape, material_el))
+            elif mat.rgba is None and mat.texture is None:
+                self.error("URDF_MISSING_NAME", "visual <material> needs a name, a color or a texture",
+                           material_el)
+        return shape
+
+    # -- links ---------------------------------------------------------------------------------
+    def inertial(self, el: etree._Element) -> Inertial:
+        origin_el = mass_el = inertia_el = None
+        for c in el:
+            tag = c.tag
+            if tag == "origin":
+                origin_el = c
+            elif tag == "mass":
+                mass_el = c
+            elif tag == "inertia":
+                inertia_el = c
+        inertial = Inertial(0.0, self.origin(origin_el))
+        if mass_el is None:
+            self.error("URDF_MISSING_MASS", "<inertial> needs a <mass>", el)
+        else:
+            mass = self.number(mass_el, "value", required=True)
+            if mass is not None:
+                if mass < 0.0:
+                    self.error("URDF_NEGATIVE_MASS", f"mass {mass} is negative", mass_el)
+                inertial.mass = mass
+        if inertia_el is None:
+            self.error("URDF_MISSING_INERTIA", "<inertial> needs an <inertia>", el)
+        else:
+            get = inertia_el.get
+            try:
+                vals = (float(get("ixx")), float(get("ixy")), float(get("ixz")),  # type: ignore[arg-type]
+                        float(get("iyy")), float(get("iyz")), float(get("izz")))  # type: ignore[arg-type]
+                if not all(v - v == 0.0 for v in vals):
+                    raise ValueError
+            except (TypeError, ValueError):
+                slow = [self.number(inertia_el, k, required=True)
+                        for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
+                if all(v is not None for v in slow):
+                    vals = tuple(slow)  # type: ignore[assignment]
+                else:
+                    return inertial
+            inertial.inertia = vals
+        return inertial
+
+    def link(self, model: Model, el: etree._Element) -> None:
+        name = el.get("name")
+        if not name:
+            self.error("URDF_MISSING_NAME", "<link> needs a name", el)
+            return
+        link = Link(name, _IDENTITY.copy(), source=self.source(el))
+        for c in el:
+            tag = c.tag
+            if tag == "visual":
+                s = self.shape(model, c, name, True)
+                if s is not None:
+                    link.visuals.append(s)
+            elif tag == "collision":
+                s = self.shape(model, c, name, False)
+                if s is not None:
+                    link.collisions.append(s)
+            elif tag == "inertial":
+                if link.inertial is not None:
+                    self.warn("URDF_DUPLICATE_INERTIAL", f"link {name!r} has more than one <inertial>; "
+                              "the first is used", c)
+                else:
+                    link.inertial = self.inertial(c)
+            elif isinstance(tag, str):
+                self.extension(model, c, name)
+        if name in model.links:
+            prev = model.links[name].source.line
+            self.error("URDF_DUPLICATE_LINK", f"link name {name!r} is already used (line {prev})", el)
+            return
+        model.links[name] = link
+
+    # -- joints --------------------------------------------------------------------------------
+    def limits(self, el: etree._Element) -> Limits:
+        lim = Limits(lower=self.number(el, "lower", 0.0), upper=self.number(el, "upper", 0.0),
+                     effort=self.number(el, "effort", required=True),
+                     velocity=self.number(el, "velocity", required=True))
+        if lim.lower is not None and lim.upper is not None and lim.lower > lim.upper:
+            self.error("URDF_LIMIT_ORDER", f"limit lower {lim.lower} is greater than upper {lim.upper}", el)
+        return lim
+
+    def joint(self, model: Model, el: etree._Element, drake: bool) -> None:
+        name = el.get("name")
+        tag = "drake:joint" if drake else "joint"
+        if not name:
+            self.error("URDF_MISSING_NAME", f"<{tag}> needs a name", el)
+            return
+        type_text = el.get("type")
+        table = DRAKE_JOINT_TYPES if drake else JOINT_TYPES
+        if type_text is None:
+            self.error("URDF_MISSING_JOINT_TYPE", f"joint {name!r} has no type", el)
+            return
+        jtype = table.get(type_text)
+        if jtype is None:
+            self.error("URDF_BAD_JOINT_TYPE", f"joint {name!r} has unknown type {type_text!r} "
+                       f"(expected one of {', '.join(table)})", el)
+            return
+        parent = child = None
+        axis_el = limit_el = None
+        joint = Joint(name, jtype, "", "", _IDENTITY.copy(), _IDENTITY.copy(), source=self.source(el))
+        pitch_el = None
+        for c in el:
+            ctag = c.tag
+            if not isinstance(ctag, str):
+                continue
+            if ctag.startswith(_D):  # drake:joint may prefix its children too
+                local = ctag[len(_D):]
+                if local == "screw_thread_pitch":
+                    pitch_el = c
+                    continue
+                if drake and local in ("parent", "child", "origin", "axis", "limit", "dynamics"):
+                    ctag = local
+            if ctag == "parent":
+                parent = c.get("link")
+                if not parent:
+                    self.error("URDF_MISSING_ATTRIBUTE", f"<parent> of joint {name!r} needs a 'link' attribute", c)
+            elif ctag == "child":
+                child = c.get("link")
+                if not child:
+                    self.error("URDF_MISSING_ATTRIBUTE", f"<child> of joint {name!r} needs a 'link' attribute", c)
+            elif ctag == "origin":
+                joint.origin = self.origin(c)
+            elif ctag == "axis":
+                axis_el = c
+            elif ctag == "limit":
+                limit_el = c
+                joint.limits = self.limits(c)
+                for attr in c.attrib:
+                    if attr.startswith(_D):
+                        self.extension(model, c, name)
+                        break
+            elif ctag == "dynamics":
+                damping = self.number(c, "damping")
+                friction = self.number(c, "friction")
+                if c.get("damping") is None and c.get("friction") is None:
+                    self.warn("URDF_EMPTY_DYNAMICS", f"<dynamics> of joint {name!r} sets neither damping "
+                              "nor friction", c)
+                joint.dynamics = Dynamics(damping or 0.0, friction or 0.0)
+            elif ctag == "mimic":
+                leader = c.get("joint")
+                if not leader:
+                    self.error("URDF_MISSING_ATTRIBUTE", f"<mimic> of joint {name!r} needs a 'joint' attribute", c)
+                else:
+                    joint.mimic.append(Mimic(leader, self.number(c, "multiplier", 1.0) or 0.0,
+                                             self.number(c, "offset", 0.0) or 0.0))
+            elif ctag == "calibration":
+                joint.calibration = Calibration(self.number(c, "rising"), self.number(c, "falling"))
+            elif ctag == "safety_controller":
+                joint.safety_controller = SafetyController(
+                    self.number(c, "soft_lower_limit", 0.0) or 0.0, self.number(c, "soft_upper_limit", 0.0) or 0.0,
+                    self.number(c, "k_position", 0.0) or 0.0, self.number(c, "k_velocity", required=True) or 0.0)
+            else:
+                if ctag == "actuator":
+                    for a in c:
+                        if a.tag == _D + "screw_thread_pitch":
+                            pitch_el = a
+                self.extension(model, c, name)
+        if parent is None and el.find("parent") is None and el.find(_D + "parent") is None:
+            self.error("URDF_MISSING_PARENT", f"joint {name!r} has no <parent>", el)
+        if child is None and el.find("child") is None and el.find(_D + "child") is None:
+            self.error("URDF_MISSING_CHILD", f"joint {name!r} has no <child>", el)
+        joint.parent = parent or ""
+        joint.child = child or ""
+
+        # axis per type
+        if jtype in _AXIS_TYPES:
+            default = (0.0, 0.0, 1.0) if (drake and jtype is JointType.PLANAR) else (1.0, 0.0, 0.0)
+            joint.axis = default
+            if axis_el is not None:
+                v = self.vec3(axis_el, "xyz", default)
+                assert v is not None
+                n = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+                if n < 1e-12:
+                    self.error("URDF_ZERO_AXIS", f"joint {name!r} has a zero axis", axis_el)
+                else:
+                    joint.axis = (v[0] / n, v[1] / n, v[2] / n)
+        elif jtype is JointType.UNIVERSAL:
+            joint.axis, joint.axis2 = (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)
+
+        # limits per type
+        if jtype in (JointType.REVOLUTE, JointType.PRISMATIC):
+            if limit_el is None:
+                self.error("URDF_MISSING_LIMIT", f"{type_text} joint {name!r} needs a <limit>", el)
+            elif joint.limits is not None and joint.limits.lower == joint.limits.upper:
+                self.warn("URDF_ZERO_RANGE_LIMIT", f"joint {name!r} has lower == upper limit; it cannot move",
+                          limit_el)
+        elif jtype is JointType.CONTINUOUS and joint.limits is not None:
+            joint.limits.lower = joint.limits.upper = None
+
+        if jtype is JointType.SCREW:
+            if pitch_el is None:
+                self.error("URDF_MISSING_SCREW_PITCH", f"screw joint {name!r} needs <drake:screw_thread_pitch>", el)
+            else:
+                joint.screw_pitch = self.number(pitch_el, "value", 0.0, required=True) or 0.0
+
+        if name in model.joints:
+            prev = model.joints[name].source.line
+            self.error("URDF_DUPLICATE_JOINT", f"joint name {name!r} is already used (line {prev})", el)
+            return
+        model.joints[name] = joint
+
+    # -- robot ---------------------------------------------------------------------------------
+    def robot(self, root: etree._Element) -> Model:
+        name = root.get("name")
+        if not name:
+            self.error("URDF_MISSING_NAME", "<robot> needs a name", root)
+        model = Model(name=name or "robot", format="urdf", source_file=self.file)
+        version = root.get("version")
+        if version is not None and version not in ("1.0", "1.1"):
+            self.warn("URDF_VERSION", f"URDF version {version!r} is not 1.0 or 1.1; read as 1.0", root)
+        material_els: list[etree._Element] = []
+        for el in root:
+            tag = el.tag
+            if tag == "link":
+                self.link(model, el)
+            elif tag == "joint":
+                self.joint(model, el, False)
+            elif tag == "material":
+                material_els.append(el)
+            elif tag == _D + "joint":
+                self.joint(model, el, True)
+            elif isinstance(tag, str):
+                owner = el.get("reference") if tag == "gazebo" else None
+                self.extension(model, el, owner)
+        for el in material_els:
+            mat = self.material(el, top_level=True)
+            if mat.name is None:
+                continue
+            if mat.name in model.materials:
+                self.error("URDF_DUPLICATE_MATERIAL", f"material name {mat.name!r} is already used", el)
+                continue
+            model.materials[mat.name] = mat
+        used: set[str] = set()
+        for mname, refs in self.material_refs.items():
+            top = model.materials.get(mname)
+            for shape, mel in refs:
+                if top is not None:
+                    shape.material = top
+                    used.add(mname)
+                elif shape.material is not None and shape.material.rgba is None and shape.material.texture is None:
+                    self.warn("URDF_UNDEFINED_MATERIAL", f"material {mname!r} is not defined", mel)
+        for el in material_els:
+            mname = el.get("name")
+            if mname and mname not in used and model.materials.get(mname) is not None:
+                self.warn("URDF_UNUSED_MATERIAL", f"material {mname!r} is never used", el)
+        return model
+
+
+def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
+    """Read a URDF document; raise ``ModelError`` listing every error found."""
+    raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    pre: list[Diagnostic] = []
+    if b"drake:" in raw and b"xmlns:drake" not in raw:
+        m = _ROBOT_TAG_RE.search(raw)
+        if m is not None:
+            raw = raw[:m.end()] + b' xmlns:drake="' + DRAKE_NS.encode() + b'"' + raw[m.end():]
+            pre.append(Diagnostic("URDF_UNDECLARED_DRAKE_NAMESPACE",
+                                  "the drake: prefix is used but not declared; assumed " + DRAKE_NS,
+                                  file, raw.count(b"\n", 0, m.start()) + 1, "robot", Severity.WARNING))
+    root, xml_warnings = parse_xml(raw, file)
+    reader = _Reader(file)
+    reader.diags.extend(xml_warnings)
+    reader.diags.extend(pre)
+    if not isinstance(root.tag, str):
+        raise ModelError(Diagnostic("URDF_NOT_ROBOT", "the root element is not <robot>", file, root.sourceline))
+    if root.tag.startswith("{") and not root.tag.startswith(_D):
+        _strip_default_namespace(root)
+    if root.tag != "robot":
+        raise ModelError(Diagnostic("URDF_NOT_ROBOT", f"the root element is <{_tag_name(root.tag)}>, not <robot>",
+                                    file, root.sourceline, describe(root)))
+    model = reader.robot(root)
+    validate_urdf_model(model, reader.diags, root)
+    errors = [d for d in reader.diags if d.severity is Severity.ERROR]
+    warnings = [d for d in reader.diags if d.severity is not Severity.ERROR]
+    if errors:
+        raise ModelError(errors + warnings)
+    model.warnings.extend(warnings)
+    return model
+
+
+def _strip_default_namespace(root: etree._Element) -> None:
+    """Documents declaring a default namespace (``<robot xmlns="...">``): drop it from tags."""
+    ns = root.tag[1:].split("}", 1)[0]
+    prefix = "{" + ns + "}"
+    for el in root.iter():
+        tag = el.tag
+        if isinstance(tag, str) and tag.startswith(prefix):
+            el.tag = tag[len(prefix):]

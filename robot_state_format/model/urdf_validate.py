@@ -1,0 +1,211 @@
+"""Structural validation of a URDF model, and the zero-configuration link poses.
+
+Every rule has its own stable code.  Codes of the URDF reader (all ``URDF_``):
+
+========================== ======= ==================================================================
+code                       level   meaning
+========================== ======= ==================================================================
+URDF_NOT_ROBOT             error   the root element is not ``<robot>``
+URDF_MISSING_NAME          error   robot, link, joint or robot-level material without a name
+URDF_DUPLICATE_LINK        error   two links with one name
+URDF_DUPLICATE_JOINT       error   two joints (``joint`` or ``drake:joint``) with one name
+URDF_DUPLICATE_MATERIAL    error   two robot-level materials with one name
+URDF_EMPTY_MATERIAL        error   robot-level material with neither color nor texture
+URDF_MISSING_ATTRIBUTE     error   a required attribute is absent (mass value, inertia ixx..., box size,
+                                   limit effort/velocity, mimic joint, parent/child link, ...)
+URDF_BAD_NUMBER            error   an attribute is not a finite number
+URDF_BAD_VECTOR            error   a vector attribute has the wrong number of values
+URDF_BAD_ORIGIN            error   origin with both rpy and quat_xyzw
+URDF_BAD_QUATERNION        error   origin quat_xyzw of zero length
+URDF_MISSING_MASS          error   ``<inertial>`` without ``<mass>``
+URDF_MISSING_INERTIA       error   ``<inertial>`` without ``<inertia>``
+URDF_NEGATIVE_MASS         error   mass below zero
+URDF_MISSING_GEOMETRY      error   visual/collision without geometry, or an empty ``<geometry>``
+URDF_UNKNOWN_GEOMETRY      error   a geometry other than box/cylinder/sphere/mesh/capsule/ellipsoid
+URDF_BAD_GEOMETRY          error   negative size/radius/length, non-positive ellipsoid half-axis
+URDF_MISSING_JOINT_TYPE    error   joint without type
+URDF_BAD_JOINT_TYPE        error   unknown joint type (drake:joint: ball, planar, screw, universal)
+URDF_MISSING_PARENT        error   joint without ``<parent>``
+URDF_MISSING_CHILD         error   joint without ``<child>``
+URDF_UNKNOWN_LINK          error   joint parent or child names no link
+URDF_SELF_JOINT            error   joint whose parent and child are the same link
+URDF_MULTIPLE_PARENTS      error   a link is the child of two joints (a kinematic loop); names both joints
+URDF_NO_LINKS              error   the robot has no link
+URDF_NO_ROOT               error   every link has a parent joint (the joints form a cycle)
+URDF_MULTIPLE_ROOTS        error   more than one link has no parent joint
+URDF_CYCLE                 error   links unreachable from the root (they form a cycle of joints)
+URDF_ZERO_AXIS             error   axis xyz of zero length
+URDF_MISSING_LIMIT         error   revolute or prismatic joint without ``<limit>``
+URDF_LIMIT_ORDER           error   limit lower greater than upper
+URDF_MISSING_SCREW_PITCH   error   drake screw joint without ``drake:screw_thread_pitch``
+URDF_MIMIC_UNKNOWN_JOINT   error   mimic names no joint
+URDF_MIMIC_CYCLE           error   mimic chain that comes back to itself (incl. a joint mimicking itself)
+URDF_MIMIC_JOINT_TYPE      error   mimic follower or leader that is not a one-degree-of-freedom joint
+URDF_ZERO_RANGE_LIMIT      warning revolute/prismatic joint with lower == upper
+URDF_UNUSED_MATERIAL       warning robot-level material that no visual uses
+URDF_UNDEFINED_MATERIAL    warning visual material naming no robot-level material, without color
+URDF_EMPTY_DYNAMICS        warning ``<dynamics>`` with neither damping nor friction
+URDF_EXTRA_GEOMETRY        warning ``<geometry>`` with more than one shape (the first is used)
+URDF_DUPLICATE_INERTIAL    warning link with two ``<inertial>`` (the first is used)
+URDF_COLOR_RANGE           warning rgba outside [0, 1]
+URDF_EMPTY_TEXTURE         warning ``<texture>`` without filename (ignored, as urdfdom does)
+URDF_MIMIC_IGNORED         warning mimic on a fixed joint (dropped)
+URDF_VERSION               warning robot version other than 1.0/1.1
+URDF_UNDECLARED_DRAKE_NAMESPACE warning ``drake:`` prefix without its xmlns declaration
+========================== ======= ==================================================================
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from robot_state_format.errors import Diagnostic, ModelError, Severity
+from robot_state_format.model.types import Joint, Model, Source
+from robot_state_format.model.xml import describe
+
+
+def _diag(code: str, message: str, src: Source) -> Diagnostic:
+    return Diagnostic(code, message, src.file, src.line, src.element)
+
+
+def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Element) -> None:
+    """Check the link/joint graph and the mimic relations; fill ``Link.pose`` when it is a tree."""
+    links = model.links
+    joints = model.joints
+    if not links:
+        diags.append(Diagnostic("URDF_NO_LINKS", "the robot has no <link>", model.source_file,
+                                root.sourceline, describe(root)))
+        return
+
+    parent_joint: dict[str, Joint] = {}
+    children: dict[str, list[Joint]] = {}
+    tree_ok = True
+    for j in joints.values():
+        bad = False
+        if j.parent and j.parent not in links:
+            diags.append(_diag("URDF_UNKNOWN_LINK", f"joint {j.name!r}: parent link {j.parent!r} does not exist",
+                               j.source))
+            bad = True
+        if j.child and j.child not in links:
+            diags.append(_diag("URDF_UNKNOWN_LINK", f"joint {j.name!r}: child link {j.child!r} does not exist",
+                               j.source))
+            bad = True
+        if j.parent and j.parent == j.child:
+            diags.append(_diag("URDF_SELF_JOINT", f"joint {j.name!r} connects link {j.child!r} to itself",
+                               j.source))
+            bad = True
+        if not j.parent or not j.child:
+            bad = True
+        if j.child in links:
+            first = parent_joint.get(j.child)
+            if first is not None:
+                diags.append(_diag(
+                    "URDF_MULTIPLE_PARENTS",
+                    f"link {j.child!r} is the child of both joint {first.name!r} and joint {j.name!r}: "
+                    "a kinematic loop (URDF allows only trees)", j.source))
+                tree_ok = False
+                continue
+            parent_joint[j.child] = j
+        if bad:
+            tree_ok = False
+            continue
+        children.setdefault(j.parent, []).append(j)
+
+    roots = [n for n in links if n not in parent_joint]
+    if not roots:
+        diags.append(Diagnostic("URDF_NO_ROOT", "no root link: every link is the child of a joint "
+                                "(the joints form a cycle)", model.source_file, root.sourceline, describe(root)))
+        tree_ok = False
+    elif len(roots) > 1:
+        names = ", ".join(repr(r) for r in roots)
+        diags.append(Diagnostic("URDF_MULTIPLE_ROOTS", f"more than one root link: {names} "
+                                "(each is the child of no joint)", model.source_file,
+                                links[roots[1]].source.line, links[roots[1]].source.element))
+        tree_ok = False
+
+    _validate_mimic(model, diags)
+
+    # zero-configuration poses, breadth first from the root
+    if roots:
+        root_name = roots[0]
+        seen = {root_name}
+        stack = [root_name]
+        while stack:
+            name = stack.pop()
+            pose = links[name].pose
+            for j in children.get(name, ()):
+                child = j.child
+                if child in seen:
+                    continue
+                seen.add(child)
+                links[child].pose = pose @ j.origin
+                stack.append(child)
+        if tree_ok and len(seen) != len(links):
+            lost = [n for n in links if n not in seen]
+            first = links[lost[0]].source
+            diags.append(_diag("URDF_CYCLE", "links " + ", ".join(repr(n) for n in lost)
+                               + " cannot be reached from the root link: their joints form a cycle", first))
+
+
+def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
+    joints = model.joints
+    leader_of: dict[str, str] = {}
+    for j in joints.values():
+        for m in j.mimic:
+            leader = joints.get(m.joint)
+            if leader is None:
+                diags.append(_diag("URDF_MIMIC_UNKNOWN_JOINT",
+                                   f"joint {j.name!r} mimics {m.joint!r}, which is not a joint", j.source))
+                continue
+            if j.nq == 0:
+                diags.append(Diagnostic(
+                    "URDF_MIMIC_IGNORED", f"{j.type.value} joint {j.name!r} cannot move; its mimic of "
+                    f"{m.joint!r} is ignored", j.source.file, j.source.line, j.source.element, Severity.WARNING))
+                j.mimic = []
+                break
+            if j.nq != 1 or leader.nq != 1:
+                bad = j if j.nq != 1 else leader
+                diags.append(_diag("URDF_MIMIC_JOINT_TYPE",
+                                   f"joint {j.name!r} mimics {m.joint!r}, but {bad.type.value} joint "
+                                   f"{bad.name!r} does not have exactly one degree of freedom", j.source))
+                continue
+            leader_of[j.name] = m.joint
+    reported: set[str] = set()
+    for start in leader_of:
+        if start in reported:
+            continue
+        path: list[str] = []
+        on_path: set[str] = set()
+        cur: str | None = start
+        while cur is not None and cur in leader_of and cur not in on_path:
+            path.append(cur)
+            on_path.add(cur)
+            cur = leader_of[cur]
+        if cur is not None and cur in on_path:
+            cycle = path[path.index(cur):]
+            if not reported.intersection(cycle):
+                first = joints[cycle[0]]
+                ring = " -> ".join(repr(n) for n in cycle + [cycle[0]])
+                diags.append(_diag("URDF_MIMIC_CYCLE", f"mimic joints form a cycle: {ring}", first.source))
+            reported.update(cycle)
+
+
+def mimic_leader(model: Model, name: str) -> tuple[str, float, float]:
+    """Resolve a mimic chain: ``(independent joint, multiplier, offset)`` with
+    ``q[name] = multiplier * q[independent] + offset``. A joint without mimic gives ``(name, 1, 0)``.
+    The model must be valid (no mimic cycles).
+    """
+    mult, off = 1.0, 0.0
+    cur = model.joints.get(name)
+    for _ in range(len(model.joints) + 1):
+        if cur is None:
+            break
+        if not cur.mimic:
+            return cur.name, mult, off
+        m = cur.mimic[0]
+        # q_cur = m.multiplier * q_leader + m.offset; q_name = mult * q_cur + off
+        off = mult * m.offset + off
+        mult = mult * m.multiplier
+        cur = model.joints.get(m.joint)
+    raise ModelError(Diagnostic("URDF_MIMIC_CYCLE", f"mimic chain of joint {name!r} does not end in a joint "
+                                "that mimics none", model.source_file))

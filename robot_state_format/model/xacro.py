@@ -1,0 +1,161 @@
+"""xacro expansion through the ``xacro`` package, without ROS.
+
+``$(find pkg)`` and ``package://pkg/...`` include paths resolve through
+:mod:`robot_state_format.model.packages` (ament index of ``AMENT_PREFIX_PATH``, then
+``ROS_PACKAGE_PATH``).  The main document and every included file are first checked by
+:func:`~robot_state_format.model.xml.parse_xml` (entities and network off).  Every failure
+is a :class:`~robot_state_format.errors.ModelError` with a ``XACRO_`` code (or
+``MODEL_PACKAGE_NOT_FOUND``); xacro's own warnings are logged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import os
+import threading
+import xml.parsers.expat
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from robot_state_format.errors import Diagnostic, ModelError, ModelIOError, RobotStateFormatError
+from robot_state_format.model.packages import PACKAGE_URI, find_package
+from robot_state_format.model.xml import parse_xml
+
+_LOCK = threading.Lock()  # xacro keeps its state in module globals
+_log = logging.getLogger(__name__)
+
+
+class _PackageNotFound(Exception):
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
+
+
+def _import_xacro() -> Any:
+    try:
+        import xacro
+        import xacro.substitution_args
+    except ImportError as exc:  # pragma: no cover - xacro is a core requirement
+        raise ModelIOError(f"the xacro package is not installed ({exc}); pip install xacro") from None
+    return xacro
+
+
+@contextlib.contextmanager
+def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO) -> Iterator[None]:
+    """Route xacro's package look-ups and file parsing through this package."""
+    sa = xacro.substitution_args
+    saved = (sa._eval_find, sa._eval_dict.get("find"), xacro.abs_filename_spec, xacro.parse)
+
+    def eval_find(pkg: str) -> str:
+        share = find_package(pkg, extra)
+        if share is None:
+            raise _PackageNotFound(pkg)
+        return str(share)
+
+    def abs_filename_spec(spec: str) -> str:
+        if spec.startswith(PACKAGE_URI):
+            name, _, rel = spec[len(PACKAGE_URI):].partition("/")
+            spec = os.path.join(eval_find(name), rel)
+        return str(saved[2](spec))
+
+    def parse(inp: Any, filename: str | None = None) -> Any:
+        if inp is None and filename is not None:
+            path = os.path.join(xacro.root_dir, filename)
+            try:
+                data = Path(path).read_bytes()
+            except OSError as exc:
+                raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read included file {path}: "
+                                            f"{exc.strerror or exc}", file, None)) from None
+            parse_xml(data, path)
+            return saved[3](data.decode("utf-8", "replace"), filename)
+        return saved[3](inp, filename)
+
+    sa._eval_find = eval_find
+    sa._eval_dict["find"] = eval_find
+    xacro.abs_filename_spec = abs_filename_spec
+    xacro.parse = parse
+    try:
+        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stderr):
+            yield
+    finally:
+        sa._eval_find, find_fn, xacro.abs_filename_spec, xacro.parse = saved[0], saved[1], saved[2], saved[3]
+        if find_fn is not None:
+            sa._eval_dict["find"] = find_fn
+
+
+def expand_xacro(text: str | bytes, *, file: str = "<string>", args: Mapping[str, str] | None = None,
+                 search_paths: Sequence[str] = ()) -> str:
+    """Expand xacro ``text`` (from ``file``, which anchors relative includes) with ``name:=value`` args."""
+    parse_xml(text, file)  # well-formed, no entities; raises ModelError with the line
+    source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    source = source.lstrip("\ufeff").rstrip("\x00 \t\r\n")
+    # minidom refuses what parse_xml tolerates: a declaration that is not first
+    if not source.startswith("<?xml"):
+        start = source.find("<?xml")
+        if start > 0:
+            end = source.find("?>", start)
+            source = source[:start] + source[end + 2:] if end > 0 else source
+    xacro = _import_xacro()
+    stderr = io.StringIO()
+    mappings = {str(k): str(v) for k, v in (args or {}).items()}
+    with _LOCK:
+        saved_root = xacro.root_dir
+        try:
+            with _patched(xacro, search_paths, file, stderr):
+                xacro.init_stacks(None if file == "<string>" else os.path.abspath(file))
+                xacro.root_dir = os.curdir
+                doc = xacro.parse(source)
+                xacro.process_doc(doc, mappings=mappings)
+                out = str(doc.toxml())
+        except RobotStateFormatError:
+            raise
+        except _PackageNotFound as exc:
+            raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
+                                        f"$(find {exc.name}): package {exc.name!r} not found in "
+                                        "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", file, None)) from None
+        except xml.parsers.expat.ExpatError as exc:
+            raise ModelError(Diagnostic("XACRO_SYNTAX", f"malformed XML: {exc}", file,
+                                        getattr(exc, "lineno", None))) from None
+        except Exception as exc:  # xacro raises XacroException, NameError, KeyError, ... from user code
+            cause = getattr(exc, "exc", None)
+            if isinstance(cause, _PackageNotFound):
+                raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
+                                            f"$(find {cause.name}): package {cause.name!r} not found in "
+                                            "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", file, None)) from None
+            name = type(exc).__name__
+            code = "XACRO_UNDEFINED_ARG" if name == "ArgException" else "XACRO_ERROR"
+            msg = f"undefined xacro argument {exc}" if code == "XACRO_UNDEFINED_ARG" else f"xacro: {exc or name}"
+            raise ModelError(Diagnostic(code, msg, file, None)) from None
+        finally:
+            xacro.root_dir = saved_root
+            xacro.filestack = None
+            xacro.macrostack = None
+    for line in stderr.getvalue().splitlines():
+        if line.strip():
+            _log.warning("%s: xacro: %s", file, line.strip())
+    return out
+
+
+def expand_xacro_file(path: str | os.PathLike[str], *, args: Mapping[str, str] | None = None,
+                      search_paths: Sequence[str] = ()) -> str:
+    """Expand the xacro file at ``path``; relative includes resolve against its directory."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
+    return expand_xacro(data, file=str(p), args=args, search_paths=search_paths)
+
+
+def parse_xacro_args(items: Sequence[str]) -> dict[str, str]:
+    """``["name:=value", ...]`` → ``{"name": "value"}``; raise ``ValueError`` on a malformed item."""
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition(":=")
+        if not sep or not name:
+            raise ValueError(f"xacro argument {item!r} is not of the form name:=value")
+        out[name] = value
+    return out
