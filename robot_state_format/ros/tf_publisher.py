@@ -1,0 +1,145 @@
+"""Publish TF: dynamic transforms on ``/tf`` and static ones on ``/tf_static``.
+
+``TfPublisher`` uses ``tf2_ros.TransformBroadcaster`` / ``StaticTransformBroadcaster`` when tf2_ros
+imports; otherwise (the PyPI kilted wheels have no tf2_ros) it publishes ``tf2_msgs/TFMessage`` itself
+with the topics and QoS tf2_ros uses, which nothing on the wire can tell apart:
+
+* ``/tf``: reliable, volatile, keep last 100;
+* ``/tf_static``: reliable, transient_local, keep last 1. The static set is one accumulated
+  ``TFMessage`` keyed by ``child_frame_id``; sending a frame again overwrites it in place, and the
+  whole set is republished so late joiners get every static frame from the one latched message.
+
+``replace_static`` drops the accumulated set first, so frames removed from a model vanish for late
+joiners too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from geometry_msgs.msg import TransformStamped
+from rclpy.node import Node
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from tf2_msgs.msg import TFMessage
+
+TF_TOPIC = "/tf"
+TF_STATIC_TOPIC = "/tf_static"
+
+TF_QOS = QoSProfile(
+    depth=100,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+TF_STATIC_QOS = QoSProfile(
+    depth=1,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+
+BACKENDS = ("auto", "tf2_ros", "native")
+
+
+def tf2_ros_available() -> bool:
+    """True when ``tf2_ros`` (a ROS distro's) can be imported."""
+    try:
+        import tf2_ros  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _as_list(transforms: TransformStamped | Iterable[TransformStamped]) -> list[TransformStamped]:
+    if isinstance(transforms, TransformStamped):
+        return [transforms]
+    return list(transforms)
+
+
+class TfPublisher:
+    """Send dynamic and static transforms from ``node``.
+
+    ``backend``: ``"auto"`` (tf2_ros when importable, else native), ``"tf2_ros"`` or ``"native"``.
+    """
+
+    def __init__(self, node: Node, backend: str = "auto") -> None:
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+        if backend == "auto":
+            backend = "tf2_ros" if tf2_ros_available() else "native"
+        self._node = node
+        self.backend = backend
+        self._static: dict[str, TransformStamped] = {}
+        self._static_broadcaster: Any = None
+        self._static_pub: Any = None
+        if backend == "tf2_ros":
+            import tf2_ros
+
+            self._broadcaster: Any = tf2_ros.TransformBroadcaster(node, qos=TF_QOS)
+            self._tf_pub: Any = None
+        else:
+            self._broadcaster = None
+            self._tf_pub = node.create_publisher(TFMessage, TF_TOPIC, TF_QOS)
+
+    # -- dynamic -------------------------------------------------------------------------------
+    def send(self, transforms: TransformStamped | Iterable[TransformStamped]) -> None:
+        """Publish ``transforms`` (one message) on ``/tf``."""
+        items = _as_list(transforms)
+        if not items:
+            return
+        if self._broadcaster is not None:
+            self._broadcaster.sendTransform(items)
+        else:
+            self._tf_pub.publish(TFMessage(transforms=items))
+
+    # -- static --------------------------------------------------------------------------------
+    @property
+    def static_transforms(self) -> list[TransformStamped]:
+        """The accumulated static set, in first-sent order."""
+        return list(self._static.values())
+
+    def send_static(self, transforms: TransformStamped | Iterable[TransformStamped]) -> None:
+        """Add or overwrite (by ``child_frame_id``) static transforms and republish the whole set."""
+        for t in _as_list(transforms):
+            self._static[t.child_frame_id] = t
+        self._publish_static()
+
+    def replace_static(self, transforms: TransformStamped | Iterable[TransformStamped]) -> None:
+        """Make ``transforms`` the whole static set (frames not in it are dropped) and republish."""
+        self._static = {}
+        for t in _as_list(transforms):
+            self._static[t.child_frame_id] = t
+        self._reset_static_publisher()
+        self._publish_static()
+
+    def _reset_static_publisher(self) -> None:
+        # tf2_ros's StaticTransformBroadcaster keeps its own accumulated message with no way to drop a
+        # frame; a fresh broadcaster (the old publisher destroyed, so its latched message goes too) does.
+        if self._static_broadcaster is not None:
+            old_pub = getattr(self._static_broadcaster, "pub_tf", None)
+            if old_pub is not None:
+                self._node.destroy_publisher(old_pub)
+            self._static_broadcaster = None
+
+    def _publish_static(self) -> None:
+        items = list(self._static.values())
+        if self.backend == "tf2_ros":
+            if self._static_broadcaster is None:
+                import tf2_ros
+
+                self._static_broadcaster = tf2_ros.StaticTransformBroadcaster(self._node, qos=TF_STATIC_QOS)
+            if items:
+                self._static_broadcaster.sendTransform(items)
+            return
+        if self._static_pub is None:
+            self._static_pub = self._node.create_publisher(TFMessage, TF_STATIC_TOPIC, TF_STATIC_QOS)
+        self._static_pub.publish(TFMessage(transforms=items))
+
+    def destroy(self) -> None:
+        """Destroy this object's publishers (the node stays)."""
+        for pub in (self._tf_pub, self._static_pub):
+            if pub is not None:
+                self._node.destroy_publisher(pub)
+        self._tf_pub = None
+        self._static_pub = None

@@ -1,0 +1,73 @@
+"""Shared pytest fixtures. The ROS 2 ones come from test/ros_harness.py; see docs/testing.md.
+
+* ``ros`` (function): a ``RosHarness``: an in-process rclpy node with wait/collect helpers and
+  ``start_node`` for node subprocesses, all stopped (SIGINT, then SIGTERM) after the test.
+* ``ros_node`` (function): just the harness's ``rclpy.node.Node``.
+* ``start_node`` (function): the harness's ``start_node`` function.
+* ``ros_context`` (session): the rclpy context those nodes live in (not rclpy's global one).
+
+Every run claims its own ROS_DOMAIN_ID and keeps DDS traffic on this machine; this is set in
+``os.environ`` when pytest starts, so tests that call ``rclpy.init()`` themselves get it too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    configure_ros_environment()
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    import os
+
+    return (f"ROS test environment: ROS_DOMAIN_ID={os.environ.get('ROS_DOMAIN_ID')} "
+            f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report = outcome.get_result()
+    harness = getattr(item, "_rsf_ros_harness", None)
+    if report.failed and harness is not None and harness.processes:
+        report.sections.append((f"node processes ({report.when})", harness.report()))
+
+
+@pytest.fixture(scope="session")
+def ros_context() -> Iterator[Any]:
+    """An initialised rclpy context for the whole session (skips if rclpy is not installed)."""
+    pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
+    context = init_context()
+    yield context
+    shutdown_context(context)
+
+
+@pytest.fixture
+def ros(ros_context: Any, tmp_path_factory: pytest.TempPathFactory,
+        request: pytest.FixtureRequest) -> Iterator[RosHarness]:
+    """A ``RosHarness`` for this test; started node processes are stopped and logs kept in its workdir."""
+    workdir = tmp_path_factory.mktemp("ros")
+    harness = RosHarness(ros_context, workdir)
+    request.node._rsf_ros_harness = harness
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+@pytest.fixture
+def ros_node(ros: RosHarness) -> Any:
+    """The in-process ``rclpy.node.Node`` of this test's harness (spin it with ``ros.spin_until``)."""
+    return ros.node
+
+
+@pytest.fixture
+def start_node(ros: RosHarness) -> Callable[..., Any]:
+    """``start_node(target, params=None, ros_args=(), ...)``: see ``RosHarness.start_node``."""
+    return ros.start_node

@@ -1,0 +1,98 @@
+"""TfPublisher in one process: topics, QoS and both static semantics (overwrite, replace)."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
+
+from geometry_msgs.msg import TransformStamped  # noqa: E402
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
+from ros_harness import RosHarness  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from robot_state_format.ros.tf_publisher import (  # noqa: E402
+    TF_QOS,
+    TF_STATIC_QOS,
+    TfPublisher,
+    tf2_ros_available,
+)
+
+BACKENDS = [
+    "native",
+    pytest.param("tf2_ros", marks=pytest.mark.skipif(not tf2_ros_available(), reason="tf2_ros is not installed")),
+]
+
+
+def tf(child: str, x: float, parent: str = "base") -> TransformStamped:
+    t = TransformStamped()
+    t.header.frame_id = parent
+    t.child_frame_id = child
+    t.transform.translation.x = x
+    t.transform.rotation.w = 1.0
+    return t
+
+
+def xs(msg: TFMessage) -> list[tuple[str, float]]:
+    return [(t.child_frame_id, t.transform.translation.x) for t in msg.transforms]
+
+
+def test_unknown_backend_is_refused(ros: RosHarness) -> None:
+    with pytest.raises(ValueError, match="backend"):
+        TfPublisher(ros.node, backend="tf3")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_topics_and_qos(ros: RosHarness, backend: str) -> None:
+    pub = TfPublisher(ros.node, backend=backend)
+    pub.send_static(tf("s", 1.0))
+    infos = {name: ros.node.get_publishers_info_by_topic(name) for name in ("/tf", "/tf_static")}
+    assert len(infos["/tf"]) == 1 and len(infos["/tf_static"]) == 1
+    dyn, static = infos["/tf"][0].qos_profile, infos["/tf_static"][0].qos_profile
+    assert dyn.reliability == ReliabilityPolicy.RELIABLE
+    assert dyn.durability == DurabilityPolicy.VOLATILE
+    assert static.reliability == ReliabilityPolicy.RELIABLE
+    assert static.durability == DurabilityPolicy.TRANSIENT_LOCAL
+    assert infos["/tf"][0].topic_type == "tf2_msgs/msg/TFMessage"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_send_publishes_one_message_on_tf(ros: RosHarness, backend: str) -> None:
+    pub = TfPublisher(ros.node, backend=backend)
+    inbox = ros.subscribe("/tf", TFMessage, TF_QOS)
+    ros.wait_for_matched(inbox.subscription)
+    pub.send([tf("a", 1.5), tf("b", -2.0, parent="a")])
+    pub.send(tf("a", 3.0))
+    ros.spin_until(lambda: len(inbox) >= 2, what="two /tf messages")
+    assert xs(inbox.messages[0]) == [("a", 1.5), ("b", -2.0)]
+    assert inbox.messages[0].transforms[1].header.frame_id == "a"
+    assert xs(inbox.messages[1]) == [("a", 3.0)]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_static_overwrites_by_child_frame(ros: RosHarness, backend: str) -> None:
+    pub = TfPublisher(ros.node, backend=backend)
+    pub.send_static([tf("a", 1.0), tf("b", 2.0)])
+    pub.send_static(tf("a", 5.0))
+    pub.send_static(tf("c", 3.0))
+    assert [(t.child_frame_id, t.transform.translation.x) for t in pub.static_transforms] == [
+        ("a", 5.0), ("b", 2.0), ("c", 3.0)]
+    # A late joiner gets exactly one message: the whole accumulated set.
+    (latched,) = ros.collect("/tf_static", TFMessage, TF_STATIC_QOS, count=1)
+    assert sorted(xs(latched)) == [("a", 5.0), ("b", 2.0), ("c", 3.0)]
+    ros.spin_for(0.2)  # nothing else is latched
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_replace_static_drops_removed_frames_for_late_joiners(ros: RosHarness, backend: str) -> None:
+    pub = TfPublisher(ros.node, backend=backend)
+    pub.send_static([tf("a", 1.0), tf("b", 2.0), tf("c", 3.0)])
+    pub.replace_static([tf("b", 7.0)])
+    assert [t.child_frame_id for t in pub.static_transforms] == ["b"]
+    late = ros.subscribe("/tf_static", TFMessage, TF_STATIC_QOS)
+    ros.spin_until(lambda: len(late) >= 1, what="latched /tf_static")
+    ros.spin_for(0.3)
+    assert [xs(m) for m in late.messages] == [[("b", 7.0)]]
+    pub.replace_static([])
+    ros.spin_until(lambda: len(late) >= 2, what="emptied /tf_static")
+    assert late.messages[-1].transforms == []
