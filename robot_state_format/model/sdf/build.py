@@ -119,15 +119,15 @@ def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, repo
                 report.error_at("SDF_JOINT_CHILD_WORLD", f"joint {key!r}: the child cannot be the world", j.source)
                 return None
             return WORLD
-        if "::" in ref and ref.startswith("::") or ref.endswith("::"):
+        if ref.startswith("::") or ref.endswith("::") or "::::" in ref:
             report.error_at("SDF_INVALID_SCOPED_NAME", f"joint {key!r}: {which} {ref!r} is not a valid scoped name "
                             "(no outer scope can be named)", j.source)
             return None
-        code = "NOT_SIBLING" if graph.exists_elsewhere(ref.split("::")[-1]) and "::" not in ref and \
-            graph.exists_elsewhere(ref) else "NOT_FOUND"
-        if code == "NOT_SIBLING":
-            msg = f"joint {key!r}: {which} {ref!r} exists but is not a sibling of the joint (or in a nested model)"
+        if "::" not in ref and graph.exists_elsewhere(ref):
+            code = "NOT_SIBLING"
+            msg = f"joint {key!r}: {which} {ref!r} exists elsewhere but is not a sibling of the joint"
         else:
+            code = "NOT_FOUND"
             msg = f"joint {key!r}: {which} {ref!r} names no link in this model"
         report.error_at(f"SDF_JOINT_{which.upper()}_{code}", msg, j.source)
         return None
@@ -136,7 +136,7 @@ def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, repo
         report.error_at(f"SDF_JOINT_{which.upper()}_NOT_FOUND",
                         f"joint {key!r}: {which} {ref!r} is not a link (frames need SDFormat 1.7)", j.source)
         return None
-    if v.kind == "joint" and k == key:
+    if v.kind == "joint" and v.item is j:
         report.error_at("SDF_ATTACHED_TO_CYCLE", f"joint {key!r} names itself as its {which}", j.source)
         return None
     return graph.body(k)
@@ -173,6 +173,7 @@ def _joints(graph: FrameGraph, scopes: list[Scope], model: Model, report: Report
             if not isinstance(item, JointIR):
                 continue
             key = s.prefix + item.name
+            vkey = graph.key_of(s, item)
             if item.parent == item.child:
                 report.error_at("SDF_JOINT_PARENT_SAME_AS_CHILD",
                                 f"joint {key!r}: parent and child are both {item.parent!r}", item.source)
@@ -186,7 +187,7 @@ def _joints(graph: FrameGraph, scopes: list[Scope], model: Model, report: Report
                                 f"joint {key!r}: parent {item.parent!r} and child {item.child!r} are both "
                                 f"attached to {parent!r}", item.source)
                 continue
-            x_rj = graph.pose(key)
+            x_rj = graph.pose(vkey)
             x_rp = np.eye(4) if parent == WORLD else graph.pose(parent)
             x_rc = np.eye(4) if child == WORLD else graph.pose(child)
             if x_rj is None or x_rp is None or x_rc is None:
@@ -297,8 +298,9 @@ def _models_and_frames(graph: FrameGraph, scopes: list[Scope], model: Model) -> 
 
 def _frame(graph: FrameGraph, s: Scope, item: FrameIR, model: Model) -> None:
     key = s.prefix + item.name
-    body = graph.body(key)
-    x = graph.pose(key)
+    vkey = graph.key_of(s, item)
+    body = graph.body(vkey)
+    x = graph.pose(vkey)
     if body is None or x is None:
         return
     if body != WORLD:

@@ -67,10 +67,8 @@ class FrameGraph:
     # ----------------------------------------------------------------- structure
     def _index(self, scope: Scope) -> None:
         check_names(scope, self.report)
-        for item in scope.items:
-            if item.name == "" or scope.local.get(item.name) is not item:
-                continue
-            key = scope.prefix + item.name
+        for item in scope.accepted:
+            key = self.key_of(scope, item)
             if isinstance(item, Scope):
                 item.parent = scope
                 item.key, item.prefix = key, key + "::"
@@ -79,13 +77,19 @@ class FrameGraph:
             else:
                 self.vertices[key] = Vertex(key, item.kind, item, scope)
 
+    def key_of(self, scope: Scope, item: Item) -> str:
+        """Vertex key of a member; a pre-1.7 namesake of another type gets a private key."""
+        if scope.local.get(item.name) is item:
+            return scope.prefix + item.name
+        return f"{scope.prefix}{item.name}\x00{item.kind}"
+
     def scopes(self) -> list[Scope]:
         out: list[Scope] = []
 
         def rec(s: Scope) -> None:
             out.append(s)
-            for item in s.items:
-                if isinstance(item, Scope) and s.local.get(item.name) is item:
+            for item in s.accepted:
+                if isinstance(item, Scope):
                     rec(item)
 
         rec(self.root)
@@ -93,7 +97,7 @@ class FrameGraph:
 
     def members(self, scope: Scope) -> list[Item]:
         """Members that made it into the graph (duplicates and empty names left out)."""
-        return [i for i in scope.items if i.name != "" and scope.local.get(i.name) is i]
+        return list(scope.accepted)
 
     def resolve(self, scope: Scope, ref: str) -> str | None:
         """The vertex a scope-relative name refers to, or ``None``."""

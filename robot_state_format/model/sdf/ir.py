@@ -119,6 +119,7 @@ class Scope:
     key: str = ""
     prefix: str = ""
     local: dict[str, Item] = field(default_factory=dict)
+    accepted: list[Item] = field(default_factory=list)  # members with valid, non-duplicate names
 
     def links(self) -> list[LinkIR]:
         return [i for i in self.items if isinstance(i, LinkIR)]

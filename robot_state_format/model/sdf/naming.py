@@ -22,6 +22,7 @@ def check_names(scope: Scope, report: Report) -> None:
     by_kind: dict[str, set[str]] = {}
     seen: dict[str, str] = {}
     scope.local = {}
+    scope.accepted = []
     for item in scope.items:
         name, kind = item.name, item.kind
         src = item.source
@@ -53,6 +54,7 @@ def check_names(scope: Scope, report: Report) -> None:
                            "(valid before SDFormat 1.7, not recommended)", src)
         else:
             seen[name] = kind
+        scope.accepted.append(item)
         # Lookups prefer links, then frames, joints and models (matters only before 1.7).
         prev = scope.local.get(name)
         if prev is None or _rank(kind) < _rank(prev.kind):
