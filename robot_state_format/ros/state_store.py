@@ -117,7 +117,7 @@ class StateStore(Node):
                ("stop_recording", self._srv_stop_recording), ("replay", self._srv_replay),
                ("play", self._srv_play), ("pause", self._srv_pause), ("resume", self._srv_resume),
                ("stop_playback", self._srv_stop_playback)]
-        self._services = [self.create_service(Trigger, f"~/{name}", cb) for name, cb in srv]
+        self._trigger_services = [self.create_service(Trigger, f"~/{name}", cb) for name, cb in srv]
         self._flush_timer = self.create_timer(0.2, self._on_flush_timer)
         self._clean_stray_temporaries()
         self._restart_checkpoint_timer(self._p("checkpoint_period"))
