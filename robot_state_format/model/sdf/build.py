@@ -72,12 +72,17 @@ def _check_links_exist(graph: FrameGraph, scopes: list[Scope], report: Report) -
     for s in scopes:
         if s.is_world or s.static:
             continue
-        if s.canonical is None and graph.canonical(s) is None:
+        if s.canonical is None and graph.canonical(s) is None and not _declares_link(s):
             msg = f"model {s.name!r} has no link (only static models may have none)"
             if s.version >= (1, 7):
                 report.error_at("SDF_MODEL_WITHOUT_LINK", msg, s.source)
             else:
                 report.warn_at("SDF_MODEL_WITHOUT_LINK", msg, s.source)
+
+
+def _declares_link(s: Scope) -> bool:
+    """Whether a link is declared at all (rejected names are reported on their own)."""
+    return any(isinstance(i, LinkIR) or (isinstance(i, Scope) and _declares_link(i)) for i in s.items)
 
 
 def _shape(graph: FrameGraph, scope: Scope, link_key: str, x_rl: Transform | None, shape: Shape,
@@ -273,6 +278,9 @@ def _spanning_tree(candidates: list[Joint], model: Model, report: Report) -> Non
 
 def _models_and_frames(graph: FrameGraph, scopes: list[Scope], model: Model) -> None:
     for s in scopes:
+        for item in graph.members(s):
+            if isinstance(item, FrameIR):
+                _frame(graph, s, item, model)
         if s.is_world:
             continue
         body = graph.body(s.key)
@@ -287,13 +295,6 @@ def _models_and_frames(graph: FrameGraph, scopes: list[Scope], model: Model) -> 
         canon = graph.canonical(s)
         model.models[_model_name(s)] = ModelFrame(name=_model_name(s), attached_to=body, pose=x,
                                                   canonical_link=canon, static=s.static, source=s.source)
-        for item in graph.members(s):
-            if isinstance(item, FrameIR):
-                _frame(graph, s, item, model)
-    if scopes and scopes[0].is_world:
-        for item in graph.members(scopes[0]):
-            if isinstance(item, FrameIR):
-                _frame(graph, scopes[0], item, model)
 
 
 def _frame(graph: FrameGraph, s: Scope, item: FrameIR, model: Model) -> None:

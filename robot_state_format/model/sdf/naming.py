@@ -32,6 +32,7 @@ def check_names(scope: Scope, report: Report) -> None:
             continue
         if version >= (1, 7) and (name in (WORLD, MODEL_FRAME) or (name.startswith("__") and name.endswith("__"))):
             report.error_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved", src)
+            continue
         elif version < (1, 7) and name == WORLD and kind == "link":
             report.warn_at("SDF_LINK_NAMED_WORLD",
                            "a link named 'world' hides the world frame from joints (valid, not recommended)", src)
