@@ -1,0 +1,648 @@
+"""The ``state_publisher`` node: joint states in; /tf, /tf_static, robot_description and USDF out.
+
+A drop-in for robot_state_publisher (see docs/state_publisher.md for the differences).  The hot
+path (:meth:`StatePublisher._on_joint_state`) merges the JointState into a
+:class:`~robot_state_format.state_cache.JointStateCache`, computes every joint transform with one
+array call and writes the TFMessage bytes directly (:class:`~robot_state_format.ros.messages.TfEncoder`).
+Snapshots (``world_state``) are built on a timer, never in the joint-state callback.
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import rclpy
+from numpy.typing import NDArray
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data,
+                       qos_profile_system_default)
+from rclpy.qos_overriding_options import QoSOverridingOptions
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+
+from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.kinematics import transforms as tfm
+from robot_state_format.model.types import WORLD, JointType, Model
+from robot_state_format.ros.messages import TfEncoder, joint_state_arrays, transform_msg_to_matrix, transforms_to_msgs
+from robot_state_format.state_cache import JointStateCache, Problem
+
+WARN_PERIOD_S = 5.0
+LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                    durability=DurabilityPolicy.VOLATILE)
+TF_STATIC_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.TRANSIENT_LOCAL)
+JOINT_STATES_QOS = {
+    "sensor_data": qos_profile_sensor_data,
+    "reliable": QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE),
+    "system_default": qos_profile_system_default,
+}
+
+
+class StatePublisherConfigError(RobotStateFormatError):
+    """The node was started without a usable configuration (no description, both given...)."""
+
+
+@dataclass
+class LoadedDescription:
+    """A robot description read and expanded: the text published on ``robot_description``."""
+
+    text: str
+    model: Model
+    source: str
+
+
+def parse_xacro_args(text: str) -> dict[str, str]:
+    """``"a:=1 b:=two"`` → ``{"a": "1", "b": "two"}`` (shell quoting allowed)."""
+    out: dict[str, str] = {}
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise StatePublisherConfigError(f"xacro_args: {exc}") from None
+    for word in words:
+        key, sep, value = word.partition(":=")
+        if not sep or not key:
+            raise StatePublisherConfigError(f"xacro_args: {word!r} is not of the form name:=value")
+        out[key] = value
+    return out
+
+
+def load_description(description: str, model_file: str, xacro_args: str) -> LoadedDescription:
+    """Read exactly one of a description text or a model file (xacro expanded)."""
+    from robot_state_format.model.loader import detect_format, load_model
+
+    if bool(description.strip()) == bool(model_file.strip()):
+        raise StatePublisherConfigError(
+            "give exactly one of the parameters robot_description (URDF, SDFormat or xacro text) or "
+            "model_file (path to a .urdf, .sdf, .world or .xacro file)"
+            + ("; both are set" if description.strip() else "; neither is set"))
+    args = parse_xacro_args(xacro_args)
+    if model_file.strip():
+        path = Path(model_file).expanduser()
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise StatePublisherConfigError(f"model_file {str(path)!r}: cannot read: {exc.strerror or exc}") \
+                from None
+        if detect_format(data, str(path)) == "xacro":
+            from robot_state_format.model.xacro import expand_xacro_file
+
+            text = expand_xacro_file(path, args=args)
+        else:
+            text = data.decode("utf-8", "replace")
+        return LoadedDescription(text, load_model(text, file=str(path)), str(path))
+    text = description
+    if detect_format(text) == "xacro":
+        from robot_state_format.model.xacro import expand_xacro
+
+        text = expand_xacro(text, file="<robot_description>", args=args)
+    return LoadedDescription(text, load_model(text, file="<robot_description>"), "robot_description")
+
+
+def _error_text(exc: BaseException) -> str:
+    if isinstance(exc, DiagnosticError):
+        lines = [d.format() for d in exc.errors] or [d.format() for d in exc.diagnostics]
+        more = f" (+{len(lines) - 3} more)" if len(lines) > 3 else ""
+        return "; ".join(lines[:3]) + more
+    return str(exc) or type(exc).__name__
+
+
+class Runtime:
+    """One compiled model with everything the hot path needs; replaced as a whole on a model change."""
+
+    def __init__(self, loaded: LoadedDescription, frame_prefix: str, publish_period_ns: int,
+                 ignore_timestamp: bool) -> None:
+        from robot_state_format.kinematics.tree import compile_model
+
+        self.loaded = loaded
+        self.model = model = loaded.model
+        self.tree = tree = compile_model(model)
+        self.cache = JointStateCache(model, tree, publish_period_ns=publish_period_ns,
+                                     ignore_timestamp=ignore_timestamp)
+        self.prefix = frame_prefix
+        frames: list[tuple[str, str]] = []
+        world_parent: list[int] = []
+        fixed: list[int] = []
+        for i, name in enumerate(tree.joint_names):
+            joint = model.joints[name]
+            if joint.parent == WORLD:
+                world_parent.append(i)
+                parent = WORLD
+            else:
+                parent = frame_prefix + joint.parent
+            frames.append((parent, frame_prefix + joint.child))
+            if joint.type is JointType.FIXED:
+                fixed.append(i)
+        self.frames = frames
+        self.world_parent = np.array(world_parent, dtype=np.intp)
+        self.world_pose = np.asarray(model.pose, dtype=np.float64)
+        self.fixed = np.array(fixed, dtype=np.intp)
+        self.encoder = TfEncoder(frames)
+        self.root_link = tree.link_names[0] if tree.link_names else ""
+        root = model.links.get(self.root_link)
+        self.X_root_rootlink = np.asarray(root.pose, dtype=np.float64) if root is not None else np.eye(4)
+        self.tree_joint_index = {n: i for i, n in enumerate(tree.joint_names)}
+
+    def joint_transforms(self) -> NDArray[np.float64]:
+        from robot_state_format.kinematics.fk import joint_transforms
+
+        x = joint_transforms(self.tree, self.cache.q)
+        if len(self.world_parent):
+            x = x.copy()
+            x[self.world_parent] = self.world_pose @ x[self.world_parent]
+        return x
+
+    def static_transforms(self) -> tuple[list[tuple[str, str]], NDArray[np.float64]]:
+        x = self.joint_transforms()
+        return [self.frames[i] for i in self.fixed.tolist()], x[self.fixed]
+
+
+class _TfTree:
+    """Latest transform per child frame from /tf and /tf_static (other publishers only).
+
+    Enough to find the model's pose in ``model_parent_frame`` without tf2_ros (not on PyPI): the
+    chain from the root link up to that frame, using the newest transform of each edge.
+    """
+
+    def __init__(self) -> None:
+        self.edges: dict[str, tuple[str, NDArray[np.float64]]] = {}
+        self.version = 0
+
+    def add(self, msg: Any) -> None:
+        for t in msg.transforms:
+            child = t.child_frame_id.lstrip("/")
+            self.edges[child] = (t.header.frame_id.lstrip("/"), transform_msg_to_matrix(t.transform))
+        self.version += 1
+
+    def lookup(self, target: str, source: str) -> NDArray[np.float64] | None:
+        """X_target_source by walking parents from ``source`` up to ``target``."""
+        x = np.eye(4)
+        frame = source
+        for _ in range(256):
+            if frame == target:
+                return x
+            edge = self.edges.get(frame)
+            if edge is None:
+                return None
+            frame, x_pf = edge[0], edge[1]
+            x = x_pf @ x
+        return None
+
+
+class StatePublisher(Node):
+    """Publishes TF and USDF snapshots of one robot from its joint states (composable Node)."""
+
+    def __init__(self, node_name: str = "state_publisher", **kwargs: Any) -> None:
+        super().__init__(node_name, **kwargs)
+        self._warned: dict[str, tuple[float, int]] = {}
+        self._declare_parameters()
+        p = self._params()
+        self._rt: Runtime | None = None
+        self._pending: Runtime | None = None
+        self._dirty = False
+        self._snapshot_timer: Any = None
+        self._last_model_pose: tuple[float, ...] | None = None
+        self._own_tf_gids: set[bytes] = set()
+        self._foreign_tf_gids: set[bytes] = set()
+        self._tf_tree = _TfTree()
+        self._tf_tree_seen = -1
+
+        from robot_state_format.ros.tf_publisher import TfPublisher
+
+        self._tf = TfPublisher(self)
+        self._send_tf = _serialized_tf_sender(self._tf)
+        self._world_pub = self.create_publisher(String, "world_state", LATCHED)
+        self._description_pub = None
+        if not p["use_robot_description_topic"]:
+            self._description_pub = self.create_publisher(String, "robot_description", LATCHED)
+        qos_name = p["joint_states_qos"]
+        self._js_sub = self.create_subscription(
+            JointState, "joint_states", self._on_joint_state, JOINT_STATES_QOS[qos_name],
+            qos_overriding_options=QoSOverridingOptions.with_default_policies())
+        self._tf_subs = [
+            self.create_subscription(_tf_message_type(), "/tf", self._on_tf, TF_QOS, raw=True),
+            self.create_subscription(_tf_message_type(), "/tf_static", self._on_tf, TF_STATIC_QOS, raw=True),
+        ]
+        if p["use_robot_description_topic"]:
+            self._description_sub = self.create_subscription(String, "robot_description",
+                                                             self._on_description_topic, LATCHED)
+
+        if p["robot_description"].strip() or p["model_file"].strip():
+            loaded = load_description(p["robot_description"], p["model_file"], p["xacro_args"])
+            self._swap(self._build_runtime(loaded, p))
+        elif not p["use_robot_description_topic"]:
+            load_description("", "", "")  # raises the clear "give exactly one" error
+        else:
+            self.get_logger().info("waiting for a robot description on the robot_description topic")
+        self._restart_snapshot_timer(p["snapshot_frequency"])
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        if hasattr(self, "add_post_set_parameters_callback"):
+            self.add_post_set_parameters_callback(self._after_set_parameters)
+
+    # -- parameters --------------------------------------------------------------------------
+    def _declare_parameters(self) -> None:
+        def desc(text: str, kind: int, *, read_only: bool = False, lo: float | None = None,
+                 hi: float | None = None) -> ParameterDescriptor:
+            d = ParameterDescriptor(description=text, type=kind, read_only=read_only)
+            if lo is not None and hi is not None:
+                d.floating_point_range = [FloatingPointRange(from_value=lo, to_value=hi, step=0.0)]
+            return d
+
+        s, d, b = ParameterType.PARAMETER_STRING, ParameterType.PARAMETER_DOUBLE, ParameterType.PARAMETER_BOOL
+        self.declare_parameters("", [
+            ("robot_description", "", desc("robot description text: URDF, SDFormat or xacro", s)),
+            ("model_file", "", desc("path to a .urdf, .sdf, .world or .xacro file (instead of robot_description)", s)),
+            ("xacro_args", "", desc("xacro arguments for a xacro description: 'name:=value ...'", s)),
+            ("publish_frequency", 20.0, desc("max rate (Hz) of /tf per joint; 0 = every message", d, lo=0.0,
+                                             hi=1000.0)),
+            ("ignore_timestamp", False, desc("publish every joint state, stamped with the receive time", b)),
+            ("frame_prefix", "", desc("prefix of every published frame id", s)),
+            ("snapshot_frequency", 10.0, desc("rate (Hz) of world_state snapshots; 0 = off", d, lo=0.0, hi=1000.0)),
+            ("model_parent_frame", "world", desc("frame the world_state model pose is given in", s)),
+            ("use_robot_description_topic", False,
+             desc("read the description from the robot_description topic instead of publishing it", b,
+                  read_only=True)),
+            ("joint_states_qos", "sensor_data",
+             desc("QoS of the joint_states subscription: sensor_data, reliable or system_default", s,
+                  read_only=True)),
+        ])
+        qos = self.get_parameter("joint_states_qos").value
+        if qos not in JOINT_STATES_QOS:
+            raise StatePublisherConfigError(f"joint_states_qos {qos!r}: expected one of {', '.join(JOINT_STATES_QOS)}")
+
+    def _params(self, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+        names = ("robot_description", "model_file", "xacro_args", "publish_frequency", "ignore_timestamp",
+                 "frame_prefix", "snapshot_frequency", "model_parent_frame", "use_robot_description_topic",
+                 "joint_states_qos")
+        out = {n: self.get_parameter(n).value for n in names}
+        out.update(overrides or {})
+        return out
+
+    @staticmethod
+    def _period_ns(freq: float) -> int:
+        return int(round(1e9 / freq)) if freq > 0 else 0
+
+    def _build_runtime(self, loaded: LoadedDescription, p: dict[str, Any]) -> Runtime:
+        return Runtime(loaded, p["frame_prefix"], self._period_ns(p["publish_frequency"]), p["ignore_timestamp"])
+
+    def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
+        changes = {prm.name: prm.value for prm in params}
+        p = self._params(changes)
+        for key in ("publish_frequency", "snapshot_frequency"):
+            if key in changes:
+                value = changes[key]
+                if not isinstance(value, float) or not math.isfinite(value) or not 0.0 <= value <= 1000.0:
+                    return SetParametersResult(successful=False, reason=f"{key} must be a number in 0..1000 Hz, "
+                                               f"got {value!r}")
+        frame = p["model_parent_frame"]
+        if "model_parent_frame" in changes and (not isinstance(frame, str) or not frame.strip()):
+            return SetParametersResult(successful=False, reason="model_parent_frame must be a non-empty frame id")
+        if "frame_prefix" in changes and (not isinstance(p["frame_prefix"], str) or p["frame_prefix"] != p[
+                "frame_prefix"].strip()):
+            return SetParametersResult(successful=False, reason="frame_prefix must not have surrounding white space")
+        self._pending = None
+        if changes.keys() & {"robot_description", "model_file", "xacro_args", "frame_prefix"}:
+            try:
+                if changes.keys() & {"robot_description", "model_file", "xacro_args"} or self._rt is None:
+                    if not (p["robot_description"].strip() or p["model_file"].strip()) and \
+                            p["use_robot_description_topic"] and self._rt is None:
+                        return SetParametersResult(successful=True)
+                    loaded = load_description(p["robot_description"], p["model_file"], p["xacro_args"])
+                else:
+                    loaded = self._rt.loaded
+                self._pending = self._build_runtime(loaded, p)
+            except Exception as exc:  # a bad description never stops the node
+                reason = f"description refused, the current model keeps publishing: {_error_text(exc)}"
+                self.get_logger().warning(reason)
+                return SetParametersResult(successful=False, reason=reason)
+        if not hasattr(self, "add_post_set_parameters_callback"):
+            self._after_set_parameters(params)
+        return SetParametersResult(successful=True)
+
+    def _after_set_parameters(self, params: list[Parameter]) -> None:
+        changes = {prm.name: prm.value for prm in params}
+        if self._pending is not None:
+            pending, self._pending = self._pending, None
+            self._swap(pending)
+        rt = self._rt
+        if rt is not None:
+            if "publish_frequency" in changes:
+                rt.cache.publish_period_ns = self._period_ns(changes["publish_frequency"])
+            if "ignore_timestamp" in changes:
+                rt.cache.ignore_timestamp = bool(changes["ignore_timestamp"])
+        if "snapshot_frequency" in changes:
+            self._restart_snapshot_timer(changes["snapshot_frequency"])
+        if "model_parent_frame" in changes:
+            self._last_model_pose = None
+            self._dirty = True
+
+    def _on_description_topic(self, msg: String) -> None:
+        p = self._params()
+        try:
+            loaded = load_description(msg.data, "", p["xacro_args"])
+            rt = self._build_runtime(loaded, p)
+        except Exception as exc:
+            self.get_logger().warning(f"robot_description from the topic refused, the current model keeps "
+                                      f"publishing: {_error_text(exc)}")
+            return
+        self._swap(rt)
+
+    # -- model swap ---------------------------------------------------------------------------
+    def _swap(self, rt: Runtime) -> None:
+        """Install a new runtime (one reference assignment) and republish what depends on the model."""
+        old = self._rt
+        if old is not None:
+            # keep the values of the joints the new model still has (same name and type)
+            for name in rt.cache.moving_names:
+                if name not in old.cache.moving_names or name not in old.model.joints:
+                    continue
+                if old.model.joints[name].type is not rt.model.joints[name].type:
+                    continue
+                if old.cache.has_value[old.cache.moving_names.index(name)]:
+                    q, v, e = old.cache.joint_values(name)
+                    rt.cache.q[rt.tree.q_slice(name)] = q
+                    rt.cache.v[rt.tree.v_slice(name)] = v
+                    rt.cache.effort[rt.tree.v_slice(name)] = e
+                    rt.cache.has_value[rt.cache.moving_names.index(name)] = True
+            rt.cache.refresh_has_value()
+            rt.cache.stamp_ns = old.cache.stamp_ns
+        self._rt = rt
+        frames, x = rt.static_transforms()
+        stamp = self.get_clock().now().nanoseconds
+        self._tf.replace_static(transforms_to_msgs(frames, x, stamp))
+        if self._description_pub is not None:
+            self._description_pub.publish(String(data=rt.loaded.text))
+        self._last_model_pose = None
+        self._dirty = True
+        self.get_logger().info(f"model {rt.model.name!r} from {rt.loaded.source}: {len(rt.tree.link_names)} links, "
+                               f"{len(rt.cache.moving_names)} moving joints, {len(rt.fixed)} fixed")
+
+    # -- hot path -------------------------------------------------------------------------------
+    def _on_joint_state(self, msg: JointState) -> None:
+        rt = self._rt
+        if rt is None:
+            return
+        try:
+            names, pos, vel, eff, stamp = joint_state_arrays(msg)
+        except (TypeError, ValueError) as exc:
+            self._warn(Problem("decode", f"JointState unreadable: {exc}"))
+            return
+        try:
+            up = rt.cache.update(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
+            if len(up.send):
+                x = rt.joint_transforms()
+                self._send_tf(rt.encoder.encode(up.send, x[up.send], up.stamp_ns))
+        except Exception as exc:  # noqa: BLE001 - no input may stop the node
+            self._warn(Problem("internal", f"JointState dropped: {type(exc).__name__}: {exc}"))
+            return
+        if up.reset is not None:
+            self.get_logger().info(up.reset)
+        if up.problems:
+            for problem in up.problems:
+                self._warn(problem)
+        if up.changed:
+            self._dirty = True
+
+    def _warn(self, problem: Problem) -> None:
+        now = time.monotonic()
+        last, suppressed = self._warned.get(problem.key, (-math.inf, 0))
+        if now - last < WARN_PERIOD_S:
+            self._warned[problem.key] = (last, suppressed + 1)
+            return
+        extra = f" ({suppressed} more like this in the last {WARN_PERIOD_S:.0f} s)" if suppressed else ""
+        self.get_logger().warning(problem.text + extra)
+        self._warned[problem.key] = (now, 0)
+
+    # -- model pose from TF ----------------------------------------------------------------------
+    def _on_tf(self, raw: bytes, info: Any) -> None:
+        gid = _gid_key(info)
+        if gid is not None:
+            if gid in self._own_tf_gids:
+                return
+            if gid not in self._foreign_tf_gids:
+                self._classify_tf_gids()
+                if gid in self._own_tf_gids:
+                    return
+                self._foreign_tf_gids.add(gid)
+        from rclpy.serialization import deserialize_message
+
+        try:
+            msg = deserialize_message(raw, _tf_message_type())
+        except Exception as exc:  # noqa: BLE001 - foreign bytes never stop the node
+            self._warn(Problem("tf-decode", f"TF message unreadable: {exc}"))
+            return
+        rt = self._rt
+        # Drop our own frames should the gid check be unavailable.
+        if rt is not None:
+            own = {c for _, c in rt.frames}
+            if any(t.child_frame_id in own for t in msg.transforms):
+                msg.transforms = [t for t in msg.transforms if t.child_frame_id not in own]
+        self._tf_tree.add(msg)
+
+    def _classify_tf_gids(self) -> None:
+        me, ns = self.get_name(), self.get_namespace()
+        for topic in ("/tf", "/tf_static"):
+            for info in self.get_publishers_info_by_topic(topic):
+                key = bytes(info.endpoint_gid)
+                if info.node_name == me and info.node_namespace == ns:
+                    self._own_tf_gids.add(key)
+
+    def model_pose(self) -> NDArray[np.float64] | None:
+        """X_parent_model from TF, or None when TF does not know it."""
+        rt = self._rt
+        if rt is None:
+            return None
+        parent = self.get_parameter("model_parent_frame").value.lstrip("/")
+        if len(rt.world_parent) and parent == WORLD:
+            return rt.world_pose  # the model is attached to the world by its own joint
+        root = rt.prefix + rt.root_link
+        x = self._tf_tree.lookup(parent, root)
+        if x is None:
+            return None
+        return x @ tfm.inverse(rt.X_root_rootlink)
+
+    # -- snapshots -------------------------------------------------------------------------------
+    def _restart_snapshot_timer(self, freq: float) -> None:
+        if self._snapshot_timer is not None:
+            self.destroy_timer(self._snapshot_timer)
+            self._snapshot_timer = None
+        if freq > 0:
+            self._snapshot_timer = self.create_timer(1.0 / freq, self._on_snapshot_timer)
+
+    def _on_snapshot_timer(self) -> None:
+        rt = self._rt
+        if rt is None:
+            return
+        if self._tf_tree.version != self._tf_tree_seen:
+            self._tf_tree_seen = self._tf_tree.version
+            pose = self.model_pose()
+            key = tuple(np.round(pose, 12).ravel()) if pose is not None else None
+            if key != self._last_model_pose:
+                self._last_model_pose = key
+                self._dirty = True
+        if not self._dirty:
+            return
+        self._dirty = False
+        try:
+            text = self.snapshot_text()
+        except RobotStateFormatError as exc:
+            self._warn(Problem("snapshot", f"world_state snapshot not published: {exc}"))
+            return
+        self._world_pub.publish(String(data=text))
+
+    def snapshot_text(self) -> str:
+        """The USDF ``<world_state>`` of the current state."""
+        from robot_state_format.usdf.writer import write_world_state
+
+        rt = self._rt
+        assert rt is not None
+        pose = self.model_pose()
+        parent = self.get_parameter("model_parent_frame").value.lstrip("/") if pose is not None else None
+        return write_world_state(build_world_state(rt.model, rt.tree, rt.cache, pose, parent))
+
+
+def build_world_state(model: Model, tree: Any, cache: JointStateCache, pose: NDArray[np.float64] | None,
+                      parent: str | None) -> Any:
+    """USDF WorldState of the cached state: link poses (model frame) and twists, joint states.
+
+    For a model file: one model_state named after the model, its pose in ``parent`` when known.
+    For a world file: one model_state per top-level model, posed in the world.
+    """
+    from robot_state_format.kinematics.fk import forward, link_twists
+    from robot_state_format.usdf.types import JointState as UJointState
+    from robot_state_format.usdf.types import LinkState, ModelState, Stamp, WorldState
+
+    x = forward(tree, cache.q)
+    tw = link_twists(tree, cache.q, cache.v)
+    positions = tree.all_joint_positions(cache.q)
+    moving = set(cache.moving_names)
+    vel_cache: dict[str, NDArray[np.float64]] = {}
+
+    def velocities(name: str, depth: int = 0) -> NDArray[np.float64]:
+        if name in vel_cache:
+            return vel_cache[name]
+        joint = model.joints[name]
+        if name in moving:
+            out = cache.v[tree.v_slice(name)].copy()
+        else:
+            out = np.zeros(joint.nv)
+            for m in joint.mimic:
+                if depth < 64 and m.joint in model.joints:
+                    lead = velocities(m.joint, depth + 1)
+                    if m.leader_dof < len(lead) and m.dof < len(out):
+                        out[m.dof] = m.multiplier * lead[m.leader_dof]
+        vel_cache[name] = out
+        return out
+
+    def joint_state(name: str, local: str) -> Any:
+        torques = tuple(map(float, cache.effort[tree.v_slice(name)])) if name in moving else None
+        return UJointState(local, positions=tuple(map(float, positions[name])),
+                           velocities=tuple(map(float, velocities(name))), torques=torques)
+
+    link_index = {n: i for i, n in enumerate(tree.link_names)}
+    stamp = Stamp(*divmod(int(cache.stamp_ns), 1_000_000_000)) if cache.stamp_ns > 0 else None
+    if not model.is_world:
+        links = [LinkState(n, pose=tfm.transform_to_pose6(x[i]), twist=tuple(map(float, tw[i])))  # type: ignore
+                 for i, n in enumerate(tree.link_names)]
+        joints = [joint_state(n, n) for n in tree.joint_names if model.joints[n].nq > 0]
+        ms = ModelState(model.name, parent=parent if pose is not None else None,
+                        pose=tfm.transform_to_pose6(pose) if pose is not None else None,
+                        link_states=links, joint_states=joints)
+        return WorldState(model.name, stamp=stamp, model_states=[ms])
+    states = []
+    for mname, frame in model.models.items():
+        if not mname or "::" in mname:
+            continue
+        if frame.attached_to == WORLD:
+            x_wm = np.asarray(frame.pose)
+        elif frame.attached_to in link_index:
+            x_wm = x[link_index[frame.attached_to]] @ np.asarray(frame.pose)
+        else:
+            continue
+        x_mw = tfm.inverse(x_wm)
+        pre = mname + "::"
+        links = [LinkState(n[len(pre):], pose=tfm.transform_to_pose6(x_mw @ x[i]),  # type: ignore[arg-type]
+                           twist=tuple(map(float, tw[i])))  # type: ignore[arg-type]
+                 for i, n in enumerate(tree.link_names) if n.startswith(pre)]
+        joints = [joint_state(n, n[len(pre):]) for n in tree.joint_names
+                  if n.startswith(pre) and model.joints[n].nq > 0]
+        states.append(ModelState(mname, pose=tfm.transform_to_pose6(x_wm), link_states=links, joint_states=joints))
+    return WorldState(model.name, stamp=stamp, model_states=states)
+
+
+def _serialized_tf_sender(tf: Any) -> Any:
+    """A function publishing TFMessage CDR bytes on /tf through ``tf`` (a TfPublisher).
+
+    Uses ``TfPublisher.send_serialized`` when it exists; otherwise the TfPublisher's own /tf publisher
+    (rclpy publishers accept serialised bytes); as a last resort the bytes are decoded and sent.
+    """
+    direct = getattr(tf, "send_serialized", None)
+    if callable(direct):
+        return direct
+    pub = getattr(tf, "_tf_pub", None) or getattr(getattr(tf, "_broadcaster", None), "pub_tf", None)
+    if pub is not None:
+        return pub.publish
+
+    def decode_and_send(data: bytes) -> None:
+        from rclpy.serialization import deserialize_message
+
+        tf.send(deserialize_message(data, _tf_message_type()).transforms)
+
+    return decode_and_send
+
+
+def _tf_message_type() -> Any:
+    from tf2_msgs.msg import TFMessage
+
+    return TFMessage
+
+
+def _gid_key(info: Any) -> bytes | None:
+    if not info:
+        return None
+    gid = info.get("publisher_gid") if isinstance(info, dict) else None
+    if not gid:
+        return None
+    data = gid.get("data") if isinstance(gid, dict) else gid
+    try:
+        return bytes(data)
+    except (TypeError, ValueError):
+        return None
+
+
+def main(args: list[str] | None = None) -> int:
+    """Console script ``state_publisher``: spin the node until SIGINT/SIGTERM."""
+    rclpy.init(args=args if args is not None else sys.argv)
+    node: StatePublisher | None = None
+    code = 0
+    try:
+        node = StatePublisher()
+        rclpy.spin(node)
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        pass
+    except StatePublisherConfigError as exc:
+        print(f"state_publisher: error: {exc}", file=sys.stderr)
+        code = 2
+    except RobotStateFormatError as exc:
+        print(f"state_publisher: error: cannot load the robot description:\n{exc}", file=sys.stderr)
+        code = 1
+    finally:
+        if node is not None:
+            node.destroy_node()
+        if rclpy.ok():
+            rclpy.try_shutdown()
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,318 @@
+"""state_publisher over real DDS: node processes started by the harness, checked by an in-process listener.
+
+All node processes start once for the module, each in its own namespace with its own frame_prefix so
+their frames never mix on the shared /tf and /tf_static.  Expected transforms are derived by hand
+from the sample files (rotation about y by q: quaternion (0, sin q/2, 0, cos q/2)).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
+
+from builtin_interfaces.msg import Time  # noqa: E402
+from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue  # noqa: E402
+from rcl_interfaces.srv import SetParameters  # noqa: E402
+from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy,  # noqa: E402
+                       qos_profile_sensor_data)
+from ros_harness import RosHarness  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import String  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+SAMPLES = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
+S = 1_000_000_000
+LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
+STATIC_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
+
+LIM = '<limit lower="-3" upper="3" effort="1" velocity="1"/>'
+MIMIC_URDF = f"""<robot name="mimicry">
+ <link name="base"/><link name="a"/><link name="b"/><link name="c"/>
+ <joint name="ja" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 1 0"/>{LIM}</joint>
+ <joint name="jb" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0 0 1"/><axis xyz="0 1 0"/>
+   <mimic joint="ja" multiplier="2" offset="0.1"/>{LIM}</joint>
+ <joint name="jc" type="prismatic"><parent link="b"/><child link="c"/><axis xyz="1 0 0"/>
+   <mimic joint="jb" multiplier="-0.5"/>{LIM}</joint>
+</robot>"""
+
+
+def pendulum(extra: str = "") -> str:
+    """The double pendulum sample, optionally with extra fixed links (for the runtime change test)."""
+    text = (SAMPLES / "double_pendulum.urdf").read_text()
+    return text.replace("</robot>", extra + "</robot>")
+
+
+CAMERA = ('<link name="camera"/><joint name="cam_mount" type="fixed"><parent link="link A"/>'
+          '<child link="camera"/><origin xyz="0.1 0 0.2"/></joint>')
+TOOL = ('<link name="tool"/><joint name="tool_mount" type="fixed"><parent link="link C"/>'
+        '<child link="tool"/><origin xyz="0 0 -1"/></joint>')
+
+
+def ry_quat(q: float) -> tuple[float, float, float, float]:
+    return (0.0, math.sin(q / 2), 0.0, math.cos(q / 2))
+
+
+def stamp(ns: int) -> Time:
+    return Time(sec=ns // S, nanosec=ns % S)
+
+
+def ns_of(t: Any) -> int:
+    return t.sec * S + t.nanosec
+
+
+class Rig:
+    """The module's harness, node processes, joint-state publishers and a /tf recorder."""
+
+    def __init__(self, ros: RosHarness) -> None:
+        self.ros = ros
+        self.tf: list[Any] = []  # every TransformStamped received on /tf
+        ros.node.create_subscription(TFMessage, "/tf", lambda m: self.tf.extend(m.transforms), TF_QOS)
+        self.pubs: dict[str, Any] = {}
+        self.procs: dict[str, Any] = {}
+        self.base = (int(time.time()) - 1000) * S  # stamps well in the past, distinct per test
+
+    def start(self, ns: str, params: dict[str, Any]) -> None:
+        params = {"frame_prefix": f"{ns}/", **params}
+        self.procs[ns] = self.ros.start_node("state_publisher", params, ros_args=["-r", f"__ns:=/{ns}"],
+                                             name=ns)
+        self.pubs[ns] = self.ros.node.create_publisher(JointState, f"/{ns}/joint_states", qos_profile_sensor_data)
+
+    def ready(self, ns: str) -> None:
+        self.ros.wait_for_matched(self.pubs[ns], timeout=20.0)
+        self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=20.0)
+
+    def send(self, ns: str, names: list[str], pos: list[float], t_ns: int, vel: list[float] | None = None,
+             eff: list[float] | None = None) -> None:
+        msg = JointState()
+        msg.header.stamp = stamp(t_ns)
+        msg.name = names
+        msg.position = [float(x) for x in pos]
+        msg.velocity = [float(x) for x in vel or []]
+        msg.effort = [float(x) for x in eff or []]
+        self.pubs[ns].publish(msg)
+
+    def find(self, child: str, t_ns: int | None = None) -> list[Any]:
+        return [t for t in self.tf if t.child_frame_id == child and (t_ns is None or ns_of(t.header.stamp) == t_ns)]
+
+    def wait_tf(self, child: str, t_ns: int, timeout: float = 10.0) -> Any:
+        self.ros.spin_until(lambda: bool(self.find(child, t_ns)), timeout, f"/tf {child} at {t_ns}")
+        return self.find(child, t_ns)[0]
+
+    def output(self, ns: str) -> str:
+        return self.procs[ns].output()
+
+    def next_stamp(self) -> int:
+        self.base += 10 * S
+        return self.base
+
+    def set_params(self, ns: str, **values: Any) -> Any:
+        client = self.ros.wait_for_service(f"/{ns}/state_publisher/set_parameters", SetParameters, timeout=20.0)
+        req = SetParameters.Request()
+        for name, value in values.items():
+            pv = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=value) if isinstance(value, str) \
+                else ParameterValue(type=ParameterType.PARAMETER_DOUBLE, double_value=float(value))
+            req.parameters.append(Parameter(name=name, value=pv))
+        return self.ros.call(client, req, timeout=30.0).results
+
+
+@pytest.fixture(scope="module")
+def rig(ros_context: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
+    ros = RosHarness(ros_context, tmp_path_factory.mktemp("state_publisher"))
+    r = Rig(ros)
+    try:
+        r.start("pend", {"robot_description": pendulum()})
+        r.start("sdf", {"model_file": str(SAMPLES / "two_links_orthogonal_1.sdf"), "publish_frequency": 0.0})
+        r.start("change", {"robot_description": pendulum(CAMERA), "publish_frequency": 0.0})
+        r.start("mimic", {"robot_description": MIMIC_URDF, "publish_frequency": 0.0})
+        r.start("ign", {"robot_description": pendulum(), "ignore_timestamp": True})
+        r.start("r1", {"robot_description": pendulum(), "publish_frequency": 0.0})
+        r.start("r2", {"robot_description": pendulum(), "publish_frequency": 0.0})
+        for ns in list(r.procs):
+            r.ready(ns)
+        yield r
+    finally:
+        ros.close()
+
+
+def assert_tf(t: Any, xyz: tuple[float, float, float], quat: tuple[float, float, float, float]) -> None:
+    tr, ro = t.transform.translation, t.transform.rotation
+    np.testing.assert_allclose([tr.x, tr.y, tr.z], xyz, atol=1e-9)
+    np.testing.assert_allclose([ro.x, ro.y, ro.z, ro.w], quat, atol=1e-9)
+
+
+def test_pendulum_tf_equals_hand_derived(rig: Rig) -> None:
+    for qa, qb in ((0.0, 0.0), (0.5, -1.2), (2.0, 3.0)):
+        t = rig.next_stamp()
+        rig.send("pend", ["joint A", "joint B"], [qa, qb], t)
+        a, b = rig.wait_tf("pend/link B", t), rig.wait_tf("pend/link C", t)
+        assert a.header.frame_id == "pend/link A" and b.header.frame_id == "pend/link B"
+        assert_tf(a, (0, 0, -0.05), ry_quat(qa))
+        assert_tf(b, (0, 0, -1), ry_quat(qb))
+
+
+def test_sdf_tf_and_static_for_a_late_subscriber(rig: Rig) -> None:
+    for q in (0.0, 0.7, -1.4):
+        t = rig.next_stamp()
+        rig.send("sdf", ["jointAB"], [q], t)
+        # joint at (0.1, 0, 0) in linkA, child 0.1 above the joint: t = (0.1 + 0.1 sin q, 0, 0.1 cos q)
+        assert_tf(rig.wait_tf("sdf/linkB", t), (0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)), ry_quat(q))
+    # the node has run for seconds: a new /tf_static subscriber still gets the fixed joint to the world
+    static = rig.ros.collect("/tf_static", TFMessage, STATIC_QOS, count=1,
+                             predicate=lambda m: any(t.child_frame_id == "sdf/linkA" for t in m.transforms))
+    t = next(t for t in static[0].transforms if t.child_frame_id == "sdf/linkA")
+    assert t.header.frame_id == "world"
+    assert_tf(t, (0, 0, 0), (0, 0, 0, 1))
+
+
+def test_tf_static_reaches_subscriber_started_2s_later(rig: Rig) -> None:
+    rig.ros.spin_for(2.0)
+    static = rig.ros.collect("/tf_static", TFMessage, STATIC_QOS, count=1,
+                             predicate=lambda m: any(t.child_frame_id == "change/camera" for t in m.transforms))
+    t = next(t for t in static[0].transforms if t.child_frame_id == "change/camera")
+    assert t.header.frame_id == "change/link A"
+    assert_tf(t, (0.1, 0, 0.2), (0, 0, 0, 1))
+
+
+def test_world_state_parses_and_matches_kinematics(rig: Rig) -> None:
+    from robot_state_format.kinematics.transforms import pose6_to_transform, pose_to_transform
+    from robot_state_format.usdf.reader import read_world_state
+
+    qa, qb, va, vb = 0.4, -0.9, 0.3, -0.2
+    t = rig.next_stamp()
+    rig.send("pend", ["joint A", "joint B"], [qa, qb], t, vel=[va, vb], eff=[1.5, -2.5])
+
+    def parsed(m: Any) -> bool:
+        ws = read_world_state(m.data)
+        return ws.stamp is not None and ws.stamp.sec * S + ws.stamp.nanosec == t
+
+    msg = rig.ros.collect("/pend/world_state", String, LATCHED, count=1, predicate=parsed)[0]
+    ws = read_world_state(msg.data)
+    ms = ws.model("linkage")
+    assert ms is not None
+    x_b = pose_to_transform((0, 0, -0.05), (0, qa, 0))
+    x_c = x_b @ pose_to_transform((0, 0, -1), (0, qb, 0))
+    for name, want in (("link A", np.eye(4)), ("link B", x_b), ("link C", x_c)):
+        ls = ms.link(name)
+        assert ls is not None and ls.pose is not None
+        np.testing.assert_allclose(pose6_to_transform(ls.pose), want, atol=1e-9)
+    # link C's origin swings about joint A's axis: v = (0, va, 0) x R_y(qa)(0, 0, -1)
+    twist_c = ms.link("link C").twist  # type: ignore[union-attr]
+    np.testing.assert_allclose(twist_c, [-va * math.cos(qa), 0, va * math.sin(qa), 0, va + vb, 0], atol=1e-9)
+    ja = ms.joint("joint A")
+    assert ja is not None and ja.positions == (qa,) and ja.velocities == (va,) and ja.torques == (1.5,)
+    # a late subscriber gets the latest snapshot (transient_local)
+    late = rig.ros.collect("/pend/world_state", String, LATCHED, count=1)[0]
+    assert read_world_state(late.data).stamp is not None
+
+
+def test_bad_inputs_never_stop_the_node(rig: Rig) -> None:
+    t0 = rig.next_stamp()
+    bad = [
+        (["joint A", "joint B"], [math.nan, 0.1]),
+        (["joint A", "joint B"], [0.1]),  # length mismatch
+        (["no such joint"], [1.0]),
+        ([], []),  # empty
+        (["joint A", "joint B"], [math.inf, -math.inf]),
+    ]
+    for i, (names, pos) in enumerate(bad):
+        rig.send("pend", names, pos, t0 + i * S // 10)
+        rig.ros.spin_for(0.05)
+    t = t0 + S
+    rig.send("pend", ["joint A", "joint B"], [0.25, 0.75], t)
+    assert_tf(rig.wait_tf("pend/link B", t), (0, 0, -0.05), ry_quat(0.25))
+    assert_tf(rig.wait_tf("pend/link C", t), (0, 0, -1), ry_quat(0.75))
+    rig.ros.spin_until(lambda: all(w in rig.output("pend") for w in (
+        "non-finite position(s) dropped for joint A", "position has 1 values for 2 names",
+        "not in the model ignored: no such joint", "empty JointState")), 10.0, "one warning per bad input")
+    assert rig.procs["pend"].alive()
+
+
+def test_throttle_and_repeated_stamps(rig: Rig) -> None:
+    t = rig.next_stamp()  # default publish_frequency 20 Hz: at most one transform per joint per 50 ms
+    for dt_ms, q in ((0, 0.1), (0, 0.2), (10, 0.3), (30, 0.4), (60, 0.5), (60, 0.6)):
+        rig.send("pend", ["joint A"], [q], t + dt_ms * 1_000_000)
+        rig.ros.spin_for(0.05)  # the joint_states queue is SensorDataQoS (keep last 5): no bursts
+    rig.wait_tf("pend/link B", t + 60_000_000)
+    rig.ros.spin_for(0.3)
+    got = sorted((ns_of(x.header.stamp) - t) // 1_000_000 for x in rig.tf
+                 if x.child_frame_id == "pend/link B" and 0 <= ns_of(x.header.stamp) - t < S)
+    assert got == [0, 60]
+    assert_tf(rig.find("pend/link B", t)[0], (0, 0, -0.05), ry_quat(0.1))
+    assert_tf(rig.find("pend/link B", t + 60_000_000)[0], (0, 0, -0.05), ry_quat(0.5))
+
+
+def test_ignore_timestamp_publishes_every_message_at_receive_time(rig: Rig) -> None:
+    old = rig.next_stamp()
+    before = time.time_ns()
+    for q in (0.1, 0.2, 0.3):
+        rig.send("ign", ["joint A", "joint B"], [q, 0.0], old)  # the same old stamp three times
+    rig.ros.spin_until(lambda: len([x for x in rig.tf if x.child_frame_id == "ign/link B"]) >= 3, 10.0,
+                       "three ign/link B transforms")
+    stamps = [ns_of(x.header.stamp) for x in rig.tf if x.child_frame_id == "ign/link B"]
+    assert len(set(stamps)) == len(stamps) and all(s >= before - S for s in stamps)
+
+
+def test_mimic_chain_and_leader_in_an_earlier_message(rig: Rig) -> None:
+    t = rig.next_stamp()
+    rig.send("mimic", ["ja"], [0.3], t)
+    # jb = 2 * 0.3 + 0.1 = 0.7 about y, 1 m above a; jc = -0.5 * 0.7 along x
+    assert_tf(rig.wait_tf("mimic/b", t), (0, 0, 1), ry_quat(0.7))
+    assert_tf(rig.wait_tf("mimic/c", t), (-0.35, 0, 0), (0, 0, 0, 1))
+    # a message naming only a follower: its value is ignored, computed from the earlier leader value
+    rig.send("mimic", ["jc"], [5.0], t + S)
+    assert_tf(rig.wait_tf("mimic/c", t + S), (-0.35, 0, 0), (0, 0, 0, 1))
+    assert not rig.find("mimic/a", t + S)
+
+
+def test_time_jump_backwards_resets_with_one_info_line(rig: Rig) -> None:
+    t = rig.next_stamp()
+    rig.send("mimic", ["ja"], [0.1], t)
+    rig.wait_tf("mimic/a", t)
+    back = t - 100 * S
+    rig.send("mimic", ["ja"], [0.2], back)
+    assert_tf(rig.wait_tf("mimic/a", back), (0, 0, 0), ry_quat(0.2))
+    rig.ros.spin_until(lambda: "jumped backwards" in rig.output("mimic"), 10.0, "the reset info line")
+    assert rig.output("mimic").count("jumped backwards") == 1
+
+
+def test_two_robots_side_by_side(rig: Rig) -> None:
+    t = rig.next_stamp()
+    rig.send("r1", ["joint A", "joint B"], [0.1, 0.2], t)
+    rig.send("r2", ["joint A", "joint B"], [-0.3, 0.4], t)
+    assert_tf(rig.wait_tf("r1/link B", t), (0, 0, -0.05), ry_quat(0.1))
+    assert_tf(rig.wait_tf("r2/link B", t), (0, 0, -0.05), ry_quat(-0.3))
+    assert rig.find("r2/link C", t)[0].header.frame_id == "r2/link B"
+    desc = rig.ros.collect("/r2/robot_description", String, LATCHED, count=1)[0]
+    assert '<robot name = "linkage">' in desc.data
+
+
+def test_runtime_description_change(rig: Rig) -> None:
+    results = rig.set_params("change", robot_description=pendulum(TOOL))
+    assert results[0].successful, results[0].reason
+    rig.ros.spin_for(0.5)
+    static = rig.ros.collect("/tf_static", TFMessage, STATIC_QOS, count=1,
+                             predicate=lambda m: any(t.child_frame_id.startswith("change/") for t in m.transforms))
+    children = {t.child_frame_id for t in static[0].transforms}
+    assert "change/tool" in children and "change/camera" not in children
+    tool = next(t for t in static[0].transforms if t.child_frame_id == "change/tool")
+    assert tool.header.frame_id == "change/link C"
+    assert_tf(tool, (0, 0, -1), (0, 0, 0, 1))
+
+    results = rig.set_params("change", robot_description="<robot name='broken'><link name='a'></robot>")
+    assert not results[0].successful and "refused" in results[0].reason
+    t = rig.next_stamp()
+    rig.send("change", ["joint A", "joint B"], [0.6, -0.6], t)
+    assert_tf(rig.wait_tf("change/link C", t), (0, 0, -1), ry_quat(-0.6))
+    desc = rig.ros.collect("/change/robot_description", String, LATCHED, count=1)[0]
+    assert "tool_mount" in desc.data
