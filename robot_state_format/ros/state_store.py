@@ -119,6 +119,8 @@ class StateStore(Node):
                ("stop_playback", self._srv_stop_playback)]
         self._trigger_services = [self.create_service(Trigger, f"~/{name}", cb) for name, cb in srv]
         self._flush_timer = self.create_timer(0.2, self._on_flush_timer)
+        for topic in ("world_state", "joint_states"):  # created early: discovery is done when replay starts
+            self._publisher(topic)
         self._clean_stray_temporaries()
         self._restart_checkpoint_timer(self._p("checkpoint_period"))
         self.add_on_set_parameters_callback(self._on_set_parameters)
