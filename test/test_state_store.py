@@ -261,3 +261,29 @@ def test_replay_publishes_the_file_to_late_subscribers(ros: RosHarness, tmp_path
     # joint transforms: link B in link A, link C in link B, by hand
     assert np.allclose(edges[("link A", "link B")], pose6_to_transform((0, 0, -0.05, 0, a, 0)), atol=1e-12)
     assert np.allclose(edges[("link B", "link C")], pose6_to_transform((0, 0, -1, 0, b, 0)), atol=1e-12)
+
+
+def test_snapshot_built_from_joint_states_when_none_is_published(ros: RosHarness, tmp_path: Path) -> None:
+    from sensor_msgs.msg import JointState as JointStateMsg
+
+    model = load_model_file(MODEL_FILE)
+    ros.start_node("state_store", {"output_dir": str(tmp_path), "model_file": MODEL_FILE})
+    pub = ros.node.create_publisher(JointStateMsg, "joint_states", 10)
+    ros.wait_for_matched(pub)
+    a, b = -0.6, 0.9
+    msg = JointStateMsg(name=["joint A", "joint B"], position=[a, b], velocity=[0.5, -0.25])
+    msg.header.stamp.sec, msg.header.stamp.nanosec = 1234, 5678
+
+    def saved() -> bool:
+        pub.publish(msg)
+        return _trigger(ros, "save").success
+
+    ros.spin_until(saved, timeout=10, what="a save from joint_states")
+    files = sorted(tmp_path.glob("*.usdf"))
+    state = _valid(files[-1], model)
+    ms = state.model("linkage")
+    assert ms is not None and state.stamp == Stamp(1234, 5678)
+    assert ms.joint("joint A").positions == (a,) and ms.joint("joint B").positions == (b,)  # type: ignore[union-attr]
+    assert ms.joint("joint A").velocities == (0.5,)  # type: ignore[union-attr]
+    want_c = (-math.sin(a), 0.0, -0.05 - math.cos(a), 0.0, a + b, 0.0)
+    assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12)  # type: ignore[union-attr]

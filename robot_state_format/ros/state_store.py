@@ -213,6 +213,7 @@ class StateStore(Node):
     def _install_model(self, model: Model | None) -> None:
         self._model = model
         self._tree = self._cache = None
+        self._builder = None
         self._model_error = None
         if model is None:
             return
@@ -220,7 +221,8 @@ class StateStore(Node):
         from robot_state_format.state_cache import JointStateCache
 
         self._tree = compile_model(model)
-        self._cache = JointStateCache(model, self._tree, ignore_timestamp=True)
+        self._cache = JointStateCache(model, self._tree)
+        self._builder: Any = None
         self._js_built_seq = -1
         self.get_logger().info(f"model {model.name!r}: {len(model.joints)} joints")
 
@@ -286,15 +288,15 @@ class StateStore(Node):
         if self._cache is None or self._js_seq == 0:
             return None
         if self._js_built_seq != self._js_seq:
-            from robot_state_format.ros.snapshot import build_world_state
+            from robot_state_format.usdf.build import SnapshotBuilder
+            from robot_state_format.usdf.types import Stamp
             from robot_state_format.usdf.writer import write_world_state
 
-            stamp = self._cache.stamp_ns if getattr(self._cache, "stamp_ns", 0) else self.get_clock().now().nanoseconds
-            state = build_world_state(self._model, self._tree, self._cache, None, None)
-            if state.stamp is None:
-                from robot_state_format.usdf.types import Stamp
-
-                state.stamp = Stamp(*divmod(int(stamp), 1_000_000_000))
+            if self._builder is None:
+                self._builder = SnapshotBuilder(self._model, self._tree)
+            stamp = int(self._cache.stamp_ns) or self.get_clock().now().nanoseconds
+            state = self._builder.state(self._cache.q, self._cache.v, self._cache.effort,
+                                        stamp=Stamp(*divmod(stamp, 1_000_000_000)))
             self._built_text = write_world_state(state)
             self._js_built_seq = self._js_seq
         return self._built_text
