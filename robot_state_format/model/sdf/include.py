@@ -32,15 +32,13 @@ def search_dirs(search_paths: Sequence[str]) -> list[Path]:
 
 def package_share(package: str, search_paths: Sequence[str] = ()) -> Path | None:
     """The share directory of a ROS package (ament index, then ``ROS_PACKAGE_PATH``-style dirs)."""
-    try:  # the project-wide resolver, when present
-        from robot_state_format.model import packages as _packages  # type: ignore[attr-defined]
+    try:  # the project-wide resolver (ament index and ROS_PACKAGE_PATH)
+        from robot_state_format.model.packages import find_package
 
-        finder = getattr(_packages, "find_package_share", None) or getattr(_packages, "package_share", None)
-        if finder is not None:
-            found = finder(package)
-            if found:
-                return Path(found)
-    except (ImportError, RobotStateFormatError):
+        found = find_package(package, tuple(search_paths))
+        if found is not None:
+            return Path(found)
+    except (ImportError, RobotStateFormatError, OSError):
         pass
     for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
         if prefix and (Path(prefix) / "share" / "ament_index" / "resource_index" / "packages" / package).exists():
