@@ -24,7 +24,7 @@ from robot_state_format.model.types import (
     Mimic, Model, SafetyController, Shape, Source,
 )
 from robot_state_format.model.urdf_validate import validate_urdf_model
-from robot_state_format.model.xml import describe, parse_xml
+from robot_state_format.model.xml import parse_xml
 
 DRAKE_NS = "http://drake.mit.edu"
 _D = "{" + DRAKE_NS + "}"
@@ -51,6 +51,17 @@ def _tag_name(tag: str) -> str:
     if tag.startswith(_D):
         return "drake:" + tag[len(_D):]
     return tag
+
+
+def describe(el: etree._Element) -> str:
+    """``tag[name=value]`` for messages, with ``drake:`` for Drake's namespace."""
+    tag = el.tag
+    if not isinstance(tag, str):
+        return "comment"
+    if tag.startswith(_D):
+        tag = "drake:" + tag[len(_D):]
+    name = el.get("name")
+    return f"{tag}[name={name}]" if name is not None else tag
 
 
 def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: float) -> Transform:
@@ -96,7 +107,7 @@ class _Reader:
         text = el.get(attr)
         if text is None:
             if required:
-                self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs a '{attr}' attribute", el)
+                self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
         try:
             value = float(text)
@@ -113,7 +124,7 @@ class _Reader:
         text = el.get(attr)
         if text is None:
             if required:
-                self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs a '{attr}' attribute", el)
+                self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
         parts = text.split()
         if allow_one and len(parts) == 1:
@@ -233,7 +244,7 @@ class _Reader:
         if tag == "mesh":
             filename = g.get("filename")
             if not filename:
-                self.error("URDF_MISSING_ATTRIBUTE", "<mesh> needs a 'filename' attribute", g)
+                self.error("URDF_MISSING_ATTRIBUTE", "<mesh> needs attribute 'filename'", g)
             scale = self.vec3(g, "scale", _ONE3) if g.get("scale", "").count(" ") >= 2 else \
                 self.vector(g, "scale", 3, _ONE3, allow_one=True)
             assert scale is not None
@@ -326,7 +337,7 @@ class _Reader:
         name = el.get("name")
         if not name:
             self.error("URDF_MISSING_NAME", "<link> needs a name", el)
-            return
+            name = f"<unnamed link, line {el.sourceline}>"  # keeps the graph checks meaningful
         link = Link(name, _IDENTITY.copy(), source=self.source(el))
         for c in el:
             tag = c.tag
@@ -366,17 +377,17 @@ class _Reader:
         tag = "drake:joint" if drake else "joint"
         if not name:
             self.error("URDF_MISSING_NAME", f"<{tag}> needs a name", el)
-            return
+            name = f"<unnamed joint, line {el.sourceline}>"  # keeps the graph checks meaningful
         type_text = el.get("type")
         table = DRAKE_JOINT_TYPES if drake else JOINT_TYPES
+        jtype = table.get(type_text) if type_text is not None else None
         if type_text is None:
             self.error("URDF_MISSING_JOINT_TYPE", f"joint {name!r} has no type", el)
-            return
-        jtype = table.get(type_text)
-        if jtype is None:
+        elif jtype is None:
             self.error("URDF_BAD_JOINT_TYPE", f"joint {name!r} has unknown type {type_text!r} "
                        f"(expected one of {', '.join(table)})", el)
-            return
+        if jtype is None:  # reported above; read on as a fixed joint for the graph checks
+            jtype, type_text = JointType.FIXED, "fixed"
         parent = child = None
         axis_el = limit_el = None
         joint = Joint(name, jtype, "", "", _IDENTITY.copy(), _IDENTITY.copy(), source=self.source(el))
@@ -395,11 +406,11 @@ class _Reader:
             if ctag == "parent":
                 parent = c.get("link")
                 if not parent:
-                    self.error("URDF_MISSING_ATTRIBUTE", f"<parent> of joint {name!r} needs a 'link' attribute", c)
+                    self.error("URDF_MISSING_ATTRIBUTE", f"<parent> of joint {name!r} needs attribute 'link'", c)
             elif ctag == "child":
                 child = c.get("link")
                 if not child:
-                    self.error("URDF_MISSING_ATTRIBUTE", f"<child> of joint {name!r} needs a 'link' attribute", c)
+                    self.error("URDF_MISSING_ATTRIBUTE", f"<child> of joint {name!r} needs attribute 'link'", c)
             elif ctag == "origin":
                 joint.origin = self.origin(c)
             elif ctag == "axis":
@@ -421,7 +432,7 @@ class _Reader:
             elif ctag == "mimic":
                 leader = c.get("joint")
                 if not leader:
-                    self.error("URDF_MISSING_ATTRIBUTE", f"<mimic> of joint {name!r} needs a 'joint' attribute", c)
+                    self.error("URDF_MISSING_ATTRIBUTE", f"<mimic> of joint {name!r} needs attribute 'joint'", c)
                 else:
                     joint.mimic.append(Mimic(leader, self.number(c, "multiplier", 1.0) or 0.0,
                                              self.number(c, "offset", 0.0) or 0.0))
@@ -478,7 +489,7 @@ class _Reader:
         if name in model.joints:
             prev = model.joints[name].source.line
             self.error("URDF_DUPLICATE_JOINT", f"joint name {name!r} is already used (line {prev})", el)
-            return
+            name = joint.name = f"{name} <duplicate, line {el.sourceline}>"  # still checked as an edge
         model.joints[name] = joint
 
     # -- robot ---------------------------------------------------------------------------------
@@ -544,7 +555,8 @@ def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
     reader.diags.extend(xml_warnings)
     reader.diags.extend(pre)
     if not isinstance(root.tag, str):
-        raise ModelError(Diagnostic("URDF_NOT_ROBOT", "the root element is not <robot>", file, root.sourceline))
+        raise ModelError(Diagnostic("URDF_NOT_ROBOT", "the root element is not <robot>", file,
+                                    root.sourceline))
     if root.tag.startswith("{") and not root.tag.startswith(_D):
         _strip_default_namespace(root)
     if root.tag != "robot":

@@ -96,7 +96,7 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
             bad = True
         if not j.parent or not j.child:
             bad = True
-        if j.child in links:
+        if j.child in links and j.child != j.parent:
             first = parent_joint.get(j.child)
             if first is not None:
                 diags.append(_diag(
