@@ -1,0 +1,231 @@
+"""USDF states from Models: hand-derived poses and twists, SnapshotBuilder text, model validation."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robot_state_format.errors import Severity
+from robot_state_format.kinematics.transforms import pose6_to_transform, pose_to_transform, transform_to_pose6
+from robot_state_format.model.types import WORLD, Joint, JointType, Limits, Link, Mimic, Model
+from robot_state_format.usdf.build import SnapshotBuilder, state_from_model, world_poses
+from robot_state_format.usdf.reader import read_world_state, read_world_state_file
+from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, WorldState
+from robot_state_format.usdf.validate import validate_against_model, validate_schema
+from robot_state_format.usdf.writer import write_world_state
+
+SAMPLES = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
+FIX = Path(__file__).parent / "fixtures" / "usdf"
+S45 = math.sqrt(0.5)
+
+
+def _t(xyz: tuple[float, float, float], rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> np.ndarray:
+    return pose_to_transform(xyz, rpy)
+
+
+def bot() -> Model:
+    """Floating base, prismatic, ball, revolute and a mimic follower (hand-built)."""
+    m = Model(name="bot", format="urdf")
+    for n in ("base", "carriage", "head", "arm", "tip"):
+        m.links[n] = Link(n)
+    m.joints["free"] = Joint("free", JointType.FLOATING, WORLD, "base")
+    m.joints["slider"] = Joint("slider", JointType.PRISMATIC, "base", "carriage", origin=_t((1, 0, 0)),
+                               axis=(0.0, 0.0, 1.0), limits=Limits(-0.5, 0.5))
+    m.joints["neck"] = Joint("neck", JointType.BALL, "carriage", "head", origin=_t((0, 0, 0.5)))
+    m.joints["hinge"] = Joint("hinge", JointType.REVOLUTE, "base", "arm", origin=_t((0, 1, 0)),
+                              axis=(1.0, 0.0, 0.0), limits=Limits(-1.0, 1.0))
+    m.joints["finger"] = Joint("finger", JointType.REVOLUTE, "arm", "tip", origin=_t((0, 0, 1)),
+                               axis=(1.0, 0.0, 0.0), mimic=[Mimic("hinge", 2.0, 0.1)])
+    return m
+
+
+POSITIONS = {"free": [1.0, 2.0, 3.0, 0.0, 0.0, S45, S45], "slider": 0.3, "neck": [S45, 0.0, 0.0, S45],
+             "hinge": 0.2}
+
+
+def _close(pose: tuple[float, ...] | None, expected: tuple[float, ...], tol: float = 1e-12) -> None:
+    assert pose is not None
+    a, b = pose6_to_transform(pose), pose6_to_transform(expected)
+    assert np.allclose(a, b, atol=tol, rtol=0), (pose, expected)
+
+
+def test_hand_derived_link_poses_and_joint_values() -> None:
+    s = state_from_model(bot(), POSITIONS, stamp=(7, 8))
+    assert s.stamp == Stamp(7, 8)
+    (ms,) = s.model_states
+    assert ms.name == "bot" and ms.parent is None
+    _close(ms.pose, (0, 0, 0, 0, 0, 0))
+    assert ms.twist is None  # no velocities given: absent, not zero
+    half_pi = math.pi / 2
+    # base: x y z = 1 2 3, yaw 90 deg (quaternion 0 0 s45 s45)
+    _close(ms.link("base").pose, (1, 2, 3, 0, 0, half_pi))  # type: ignore[union-attr]
+    # carriage: base ∘ T(1,0,0) ∘ T(0,0,0.3) → (1,2,3) + Rz90 (1,0,0.3) = (1,3,3.3)
+    _close(ms.link("carriage").pose, (1, 3, 3.3, 0, 0, half_pi))  # type: ignore[union-attr]
+    # head: carriage ∘ T(0,0,0.5) ∘ Rx(90)
+    _close(ms.link("head").pose, (1, 3, 3.8, half_pi, 0, half_pi))  # type: ignore[union-attr]
+    # arm: base ∘ T(0,1,0) ∘ Rx(0.2) → (1,2,3) + Rz90 (0,1,0) = (0,2,3)
+    _close(ms.link("arm").pose, (0, 2, 3, 0.2, 0, half_pi))  # type: ignore[union-attr]
+    # tip: finger = 2 * 0.2 + 0.1 = 0.5; position (0,2,3) + Rz90 Rx(0.2) (0,0,1) = (sin .2, 2, 3 + cos .2)
+    _close(ms.link("tip").pose, (math.sin(0.2), 2, 3 + math.cos(0.2), 0.7, 0, half_pi))  # type: ignore[union-attr]
+    assert ms.joint("finger").positions == pytest.approx((0.5,), abs=1e-15)  # type: ignore[union-attr]
+    assert ms.joint("neck").positions == pytest.approx((S45, 0, 0, S45))  # type: ignore[union-attr]
+    assert ms.joint("free").positions == pytest.approx((1, 2, 3, 0, 0, S45, S45))  # type: ignore[union-attr]
+    assert all(js.velocities is None and js.torques is None for js in ms.joint_states)
+    assert {ls.name for ls in ms.link_states} == {"base", "carriage", "head", "arm", "tip"}
+
+
+def test_hand_derived_twists_and_torques() -> None:
+    s = state_from_model(bot(), POSITIONS, {"hinge": 1.0}, {"slider": 4.0})
+    (ms,) = s.model_states
+    assert ms.twist == (0.0,) * 6  # the model frame of a robot file is fixed in the world
+    # arm spins about its x axis = world y (Rz90 x); the origin is on the axis
+    assert ms.link("arm").twist == pytest.approx((0, 0, 0, 0, 1, 0), abs=1e-12)  # type: ignore[union-attr]
+    # tip: omega = 1 + 2 (mimic rate) about world y; v = omega_arm x (p_tip - p_arm)
+    assert ms.link("tip").twist == pytest.approx(  # type: ignore[union-attr]
+        (math.cos(0.2), 0, -math.sin(0.2), 0, 3, 0), abs=1e-12)
+    assert ms.link("base").twist == pytest.approx((0,) * 6)  # type: ignore[union-attr]
+    assert ms.joint("finger").velocities == pytest.approx((2.0,))  # type: ignore[union-attr]
+    assert ms.joint("slider").torques == (4.0,)  # type: ignore[union-attr]
+    assert ms.joint("hinge").torques is None  # type: ignore[union-attr]  # not given: absent
+
+
+@pytest.mark.parametrize("pretty", [True, False])
+@pytest.mark.parametrize("with_v, with_e, stamp", [(False, False, None), (True, False, (1, 2)), (True, True, None)])
+def test_snapshot_builder_text_equals_writer(pretty: bool, with_v: bool, with_e: bool,
+                                             stamp: tuple[int, int] | None) -> None:
+    from robot_state_format.kinematics.fk import forward, link_twists
+
+    model = bot()
+    b = SnapshotBuilder(model, pretty=pretty)
+    t = b.tree
+    q = t.q_from_mapping(POSITIONS)
+    v = t.v_from_mapping({"hinge": 0.5, "free": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "neck": [1, 2, 3]}) \
+        if with_v else None
+    e = np.arange(t.nv, dtype=float) if with_e else None
+    text = b.build(q, v, e, stamp=stamp)
+    assert text == write_world_state(b.state(q, v, e, stamp=stamp), pretty=pretty)
+    # precomputed poses/twists (what the node passes) give the same text
+    pre = b.build(q, v, e, link_poses=forward(t, q), link_twists=link_twists(t, q, v) if v is not None else None,
+                  stamp=stamp)
+    assert pre == text
+    assert validate_schema(text) == []
+    back = read_world_state(text)
+    assert validate_against_model(back, model, check_poses=True) == []
+
+
+def test_snapshot_builder_refuses_non_finite() -> None:
+    from robot_state_format.errors import UsdfError
+
+    b = SnapshotBuilder(bot())
+    q = b.tree.q_from_mapping(POSITIONS)
+    e = np.full(b.tree.nv, np.nan)
+    with pytest.raises(UsdfError) as exc:
+        b.build(q, np.zeros(b.tree.nv), e)
+    assert exc.value.code == "USDF_NON_FINITE"
+
+
+# --------------------------------------------------------------------------------------------
+# samples (readers by the URDF/SDFormat engineers)
+
+
+def test_double_pendulum_sample() -> None:
+    from robot_state_format.model import load_model_file
+
+    model = load_model_file(SAMPLES / "double_pendulum.urdf")
+    s = state_from_model(model, {"joint A": 0.5, "joint B": -0.25}, {"joint A": 1.0})
+    ms = s.model_states[0]
+    # joint A at (0,0,-0.05) about y; joint B 1 m below link B's origin, about y
+    _close(ms.link("link C").pose, (-math.sin(0.5), 0, -0.05 - math.cos(0.5), 0, 0.25, 0))  # type: ignore[union-attr]
+    assert ms.link("link C").twist == pytest.approx(  # type: ignore[union-attr]
+        (-math.cos(0.5), 0, math.sin(0.5), 0, 1, 0), abs=1e-12)
+
+
+def test_nested_world_sample_world_poses_match_hand_derivation() -> None:
+    from robot_state_format.model import load_model_file
+
+    model = load_model_file(SAMPLES / "nested_world.sdf")
+    s = state_from_model(model, {})
+    assert [m.name for m in s.model_states] == ["robot", "box"]
+    assert [m.name for m in s.model("robot").model_states] == ["arm", "gripper"]  # type: ignore[union-attr]
+    wp = world_poses(s)
+    pi = math.pi
+    # the sample's header lists these world poses, derived by hand
+    expected = {"robot::arm": (1, 0.2, 0.5, 0, 0, pi / 2), "robot::arm::upper": (1, 0.2, 0.6, 0, 0, pi / 2),
+                "robot::arm::lower": (1, 0.2, 1.1, 0, 0, pi), "robot::gripper::palm": (1, 0.2, 1.15, 0, 0, pi),
+                "box::body": (2, 0, 0, 0, 0, 0)}
+    for name, pose in expected.items():
+        assert np.allclose(wp[name], pose6_to_transform(pose), atol=1e-12), name
+    text = write_world_state(s)
+    assert validate_against_model(read_world_state(text), model, check_poses=True) == []
+
+
+# --------------------------------------------------------------------------------------------
+# world poses of hand-written states
+
+
+def test_world_poses_through_frames_models_and_links() -> None:
+    s = read_world_state_file(FIX / "valid" / "full.xml")
+    wp = world_poses(s)
+    odom = pose6_to_transform((1.5, -2, 0, 0, 0, math.pi / 2))
+    assert np.allclose(wp["odom"], odom)
+    assert np.allclose(wp["pr2"], odom)  # pose zero in odom
+    # r_shoulder_pan_link at (-0.05, -0.188, 0.959) yaw 0.3 in pr2 = odom: rotate by 90 deg, add (1.5, -2, 0)
+    link = wp["pr2::r_shoulder_pan_link"]
+    assert np.allclose(link[:3, 3], (1.5 + 0.188, -2 - 0.05, 0.959))
+    assert transform_to_pose6(link)[5] == pytest.approx(math.pi / 2 + 0.3)
+    # the cup sits 0.1 m along that link's x axis
+    yaw = math.pi / 2 + 0.3
+    assert np.allclose(wp["cup"][:3, 3], link[:3, 3] + 0.1 * np.array([math.cos(yaw), math.sin(yaw), 0]))
+    assert np.allclose(wp["pr2::gripper"][:3, 3], (1.5 + 0.188, -2 + 0.8, 0.79))
+    assert "pr2::gripper::finger" not in wp  # absent pose is not zero
+    assert "pr2::base_link" in wp
+
+
+# --------------------------------------------------------------------------------------------
+# validation against a model
+
+
+def _codes(diags: list) -> list[tuple[str, str | None, Severity]]:  # type: ignore[type-arg]
+    return [(d.code, d.element, d.severity) for d in diags]
+
+
+def test_validate_against_model_reports_each_problem() -> None:
+    model = bot()
+    s = WorldState("w", model_states=[ModelState("bot", link_states=[LinkState("base"), LinkState("ghost")],
+                                                  joint_states=[
+                                                      JointState("slider", (0.9,)),
+                                                      JointState("neck", (0.0, 0.0, 0.0)),
+                                                      JointState("hinge", (0.1,), (1.0, 2.0)),
+                                                      JointState("free", (0, 0, 0, 0, 0, 0, 2.0)),
+                                                      JointState("nope", (1.0,)),
+                                                  ])])
+    got = _codes(validate_against_model(s, model))
+    assert ("USDF_UNKNOWN_LINK", "link_state[name=ghost]", Severity.ERROR) in got
+    assert ("USDF_UNKNOWN_JOINT", "joint_state[name=nope]", Severity.ERROR) in got
+    assert ("USDF_POSITION_LIMIT", "joint_state[name=slider]", Severity.WARNING) in got
+    assert ("USDF_DOF_MISMATCH", "joint_state[name=neck]", Severity.ERROR) in got
+    assert ("USDF_DOF_MISMATCH", "joint_state[name=hinge]", Severity.ERROR) in got
+    assert ("USDF_BAD_QUATERNION", "joint_state[name=free]", Severity.ERROR) in got
+    assert len(got) == 6
+
+
+def test_validate_pose_consistency() -> None:
+    model = bot()
+    s = state_from_model(model, POSITIONS)
+    assert validate_against_model(s, model, check_poses=True) == []
+    arm = s.model_states[0].link("arm")
+    assert arm is not None and arm.pose is not None
+    arm.pose = (arm.pose[0] + 1e-3, *arm.pose[1:])  # type: ignore[assignment]
+    got = _codes(validate_against_model(s, model, check_poses=True))
+    assert got == [("USDF_POSE_MISMATCH", "link_state[name=arm]", Severity.ERROR)]
+    assert validate_against_model(s, model, check_poses=True, tolerance=1e-2) == []
+
+
+def test_validate_other_model_state_is_a_warning() -> None:
+    s = state_from_model(bot(), POSITIONS)
+    s.model_states.append(ModelState("table"))
+    got = _codes(validate_against_model(s, bot()))
+    assert got == [("USDF_MODEL_NOT_DESCRIBED", "model_state[name=table]", Severity.WARNING)]
