@@ -117,6 +117,7 @@ class Rig:
         return self.base
 
     def set_params(self, ns: str, **values: Any) -> Any:
+        """Set parameters through the node's service; ``results`` of the call."""
         client = self.ros.wait_for_service(f"/{ns}/state_publisher/set_parameters", SetParameters, timeout=20.0)
         req = SetParameters.Request()
         for name, value in values.items():
@@ -138,6 +139,8 @@ def rig(ros_context: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         r.start("ign", {"robot_description": pendulum(), "ignore_timestamp": True})
         r.start("r1", {"robot_description": pendulum(), "publish_frequency": 0.0})
         r.start("r2", {"robot_description": pendulum(), "publish_frequency": 0.0})
+        r.start("pose", {"robot_description": pendulum(), "model_parent_frame": "odom", "snapshot_frequency": 50.0})
+        r.start("topic", {"use_robot_description_topic": True, "publish_frequency": 0.0})
         for ns in list(r.procs):
             r.ready(ns)
         yield r
@@ -316,3 +319,60 @@ def test_runtime_description_change(rig: Rig) -> None:
     assert_tf(rig.wait_tf("change/link C", t), (0, 0, -1), ry_quat(-0.6))
     desc = rig.ros.collect("/change/robot_description", String, LATCHED, count=1)[0]
     assert "tool_mount" in desc.data
+
+
+def test_model_pose_in_model_parent_frame_from_tf(rig: Rig) -> None:
+    from geometry_msgs.msg import TransformStamped
+
+    from robot_state_format.usdf.reader import read_world_state
+
+    pub = rig.ros.node.create_publisher(TFMessage, "/tf", TF_QOS)
+    rig.ros.wait_for_matched(pub, count=len(rig.procs))
+    t = rig.next_stamp()
+    tf = TransformStamped()
+    tf.header.stamp = stamp(t)
+    tf.header.frame_id = "odom"
+    tf.child_frame_id = "pose/link A"  # the root link, frame_prefix applied
+    tf.transform.translation.x, tf.transform.translation.y = 1.0, 2.0
+    tf.transform.rotation.z, tf.transform.rotation.w = math.sin(0.25), math.cos(0.25)  # yaw 0.5
+    rig.send("pose", ["joint A", "joint B"], [0.1, 0.2], t)
+
+    def posed(m: Any) -> bool:
+        ms = read_world_state(m.data).model("linkage")
+        return ms is not None and ms.pose is not None
+
+    msg = rig.ros.collect("/pose/world_state", String, LATCHED, count=1, predicate=posed,
+                          every=lambda: pub.publish(TFMessage(transforms=[tf])))[0]
+    ms = read_world_state(msg.data).model("linkage")
+    assert ms is not None and ms.parent == "odom"
+    np.testing.assert_allclose(ms.pose, (1, 2, 0, 0, 0, 0.5), atol=1e-12)
+
+
+def test_rejected_parameter_updates_say_why_and_keep_the_old_value(rig: Rig) -> None:
+    res = rig.set_params("pose", publish_frequency=2000.0)
+    assert not res[0].successful and res[0].reason
+    res = rig.set_params("pose", model_file=str(SAMPLES / "double_pendulum.urdf"))  # description also set
+    assert not res[0].successful and "exactly one" in res[0].reason
+    res = rig.set_params("pose", model_parent_frame="")
+    assert not res[0].successful and "model_parent_frame" in res[0].reason
+    t = rig.next_stamp()
+    rig.send("pose", ["joint A"], [0.3], t)
+    rig.wait_tf("pose/link B", t)
+    rig.send("pose", ["joint A"], [0.4], t + 20_000_000)  # 20 ms later: still throttled at 20 Hz
+    rig.ros.spin_for(0.3)
+    assert not rig.find("pose/link B", t + 20_000_000)
+
+
+def test_description_from_the_robot_description_topic(rig: Rig) -> None:
+    pub = rig.ros.node.create_publisher(String, "/topic/robot_description", LATCHED)
+    pub.publish(String(data=pendulum(CAMERA)))
+    t = rig.next_stamp()
+    rig.ros.spin_until(lambda: bool(rig.find("topic/link B", t)), 15.0, "TF from the topic's model",
+                       every=lambda: rig.send("topic", ["joint A", "joint B"], [0.2, 0.3], t))
+    assert_tf(rig.find("topic/link B", t)[0], (0, 0, -0.05), ry_quat(0.2))
+    pub.publish(String(data="<robot name='x'><joint/></robot>"))
+    rig.ros.spin_until(lambda: "robot_description from the topic refused" in rig.output("topic"), 10.0,
+                       "the refusal warning")
+    t2 = t + S
+    rig.send("topic", ["joint A", "joint B"], [0.5, 0.3], t2)
+    assert_tf(rig.wait_tf("topic/link B", t2), (0, 0, -0.05), ry_quat(0.5))

@@ -508,19 +508,24 @@ class StatePublisher(Node):
         assert rt is not None
         pose = self.model_pose()
         parent = self.get_parameter("model_parent_frame").value.lstrip("/") if pose is not None else None
-        return write_world_state(build_world_state(rt.model, rt.tree, rt.cache, pose, parent))
+        parent_pose = None
+        if parent is not None and parent != WORLD:
+            x = self._tf_tree.lookup(WORLD, parent)
+            parent_pose = tfm.transform_to_pose6(x) if x is not None else None
+        return write_world_state(build_world_state(rt.model, rt.tree, rt.cache, pose, parent, parent_pose))
 
 
 def build_world_state(model: Model, tree: Any, cache: JointStateCache, pose: NDArray[np.float64] | None,
-                      parent: str | None) -> Any:
+                      parent: str | None, parent_pose: tuple[float, ...] | None = None) -> Any:
     """USDF WorldState of the cached state: link poses (model frame) and twists, joint states.
 
-    For a model file: one model_state named after the model, its pose in ``parent`` when known.
+    For a model file: one model_state named after the model, its pose in ``parent`` when known
+    (``parent`` is then declared as a ``<frame>``, posed in the world by ``parent_pose`` if given).
     For a world file: one model_state per top-level model, posed in the world.
     """
     from robot_state_format.kinematics.fk import forward, link_twists
     from robot_state_format.usdf.types import JointState as UJointState
-    from robot_state_format.usdf.types import LinkState, ModelState, Stamp, WorldState
+    from robot_state_format.usdf.types import FrameState, LinkState, ModelState, Stamp, WorldState
 
     x = forward(tree, cache.q)
     tw = link_twists(tree, cache.q, cache.v)
@@ -558,7 +563,11 @@ def build_world_state(model: Model, tree: Any, cache: JointStateCache, pose: NDA
         ms = ModelState(model.name, parent=parent if pose is not None else None,
                         pose=tfm.transform_to_pose6(pose) if pose is not None else None,
                         link_states=links, joint_states=joints)
-        return WorldState(model.name, stamp=stamp, model_states=[ms])
+        frames = []
+        if pose is not None and parent not in (None, "", WORLD):
+            # the parent must be declared in the document; its own pose in the world is left unknown
+            frames.append(FrameState(parent, parent=None, pose=parent_pose))
+        return WorldState(model.name, stamp=stamp, frames=frames, model_states=[ms])
     states = []
     for mname, frame in model.models.items():
         if not mname or "::" in mname:
