@@ -76,6 +76,7 @@ def load_mujoco_model(path: str | os.PathLike[str], *, free_base: bool = False,
         comp.set("discardvisual", "false")
         comp.set("boundmass", comp.get("boundmass", "1e-6"))
         comp.set("boundinertia", comp.get("boundinertia", "1e-9"))
+        comp.set("balanceinertia", "true")  # real URDFs break the triangle inequality; poses unaffected
         text = etree.tostring(root, encoding="unicode")
     try:
         spec = mujoco.MjSpec.from_string(text)

@@ -1,0 +1,167 @@
+"""MuJoCo restart from an exported USDF keyframe: every body's pose equals ours within 1e-9.
+
+MuJoCo is the independent reference: it loads the robot (MJCF, or URDF through its own
+importer), takes the exported ``<key>``, runs ``mj_resetDataKeyframe`` + ``mj_forward``, and its
+body poses are compared with the world poses our kinematics put in the USDF state.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+mujoco = pytest.importorskip("mujoco", reason="the mujoco package is not installed")
+
+from robot_state_format.kinematics.transforms import pose_to_transform  # noqa: E402
+from robot_state_format.model.types import WORLD, Joint, JointType, Link, Model  # noqa: E402
+from robot_state_format.usdf.build import state_from_model, world_poses  # noqa: E402
+from robot_state_format.usdf.export.mujoco import (  # noqa: E402
+    load_mujoco_model,
+    mujoco_keyframe,
+    parse_keyframe,
+)
+from robot_state_format.usdf.reader import read_world_state  # noqa: E402
+from robot_state_format.usdf.types import WorldState  # noqa: E402
+from robot_state_format.usdf.writer import write_world_state  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+from real_robots import SKIP_REASON, real_urdf  # noqa: E402
+
+ROBOTS = Path(__file__).parent / "fixtures" / "usdf" / "robots"
+SAMPLES = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
+
+
+def _restore(spec: Any, state: WorldState) -> tuple[Any, Any, list[str]]:
+    """Compile, add the exported key, reset to it, forward: MuJoCo's view of the state."""
+    text, warnings = mujoco_keyframe(state, spec.compile())
+    qpos, qvel, time = parse_keyframe(text)
+    key = spec.add_key()
+    key.name = "usdf"
+    key.qpos = qpos
+    key.qvel = qvel
+    key.time = time
+    m = spec.compile()
+    d = mujoco.MjData(m)
+    mujoco.mj_resetDataKeyframe(m, d, mujoco.mj_name2id(m, mujoco.mjtObj.mjOBJ_KEY, "usdf"))
+    mujoco.mj_forward(m, d)
+    return m, d, warnings
+
+
+def _compare_bodies(m: Any, d: Any, state: WorldState, model_state: str) -> int:
+    wp = world_poses(state)
+    compared = 0
+    for b in range(1, m.nbody):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)
+        ours = wp[f"{model_state}::{name}"]
+        assert np.abs(d.xpos[b] - ours[:3, 3]).max() < 1e-9, name
+        assert np.abs(d.xmat[b].reshape(3, 3) - ours[:3, :3]).max() < 1e-9, name
+        compared += 1
+    return compared
+
+
+def _random_positions(model: Model, seed: int) -> dict[str, Any]:
+    from robot_state_format.kinematics.tree import compile_model
+
+    tree = compile_model(model)
+    rng = np.random.default_rng(seed)
+    out: dict[str, Any] = {}
+    for n in tree.moving_joint_names:
+        j = model.joints[n]
+        if j.type in (JointType.BALL, JointType.FLOATING):
+            quat = rng.normal(size=4)
+            quat /= np.linalg.norm(quat)
+            out[n] = ([*rng.uniform(-1, 1, 3)] if j.type is JointType.FLOATING else []) + quat.tolist()
+            continue
+        lo = j.limits.lower if j.limits and j.limits.lower is not None else -math.pi
+        hi = j.limits.upper if j.limits and j.limits.upper is not None else math.pi
+        out[n] = [float(rng.uniform(lo, hi)) for _ in range(j.type.nq)] if hi > lo else [lo] * j.type.nq
+    return out
+
+
+def toy_model() -> Model:
+    """test/fixtures/usdf/robots/toy.xml, by hand."""
+    m = Model(name="toy", format="urdf")
+    for n in ("base", "carriage", "head", "arm", "tip"):
+        m.links[n] = Link(n)
+    m.joints["free"] = Joint("free", JointType.FLOATING, WORLD, "base")
+    m.joints["slider"] = Joint("slider", JointType.PRISMATIC, "base", "carriage",
+                               origin=pose_to_transform((1, 0, 0), (0, 0, 0)), axis=(0.0, 0.0, 1.0))
+    m.joints["neck"] = Joint("neck", JointType.BALL, "carriage", "head",
+                             origin=pose_to_transform((0, 0, 0.5), (0, 0, 0)))
+    m.joints["hinge"] = Joint("hinge", JointType.REVOLUTE, "base", "arm",
+                              origin=pose_to_transform((0, 1, 0), (0.1, 0.2, 0.3)), axis=(1.0, 0.0, 0.0))
+    m.joints["finger"] = Joint("finger", JointType.REVOLUTE, "arm", "tip",
+                               origin=pose_to_transform((0, 0, 1), (0, 0, 0)), axis=(0.6, 0.0, 0.8))
+    return m
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_mjcf_free_ball_slide_hinge(seed: int) -> None:
+    model = toy_model()
+    rng = np.random.default_rng(100 + seed)
+    velocities = {"free": rng.normal(size=6).tolist(), "slider": 0.7, "neck": rng.normal(size=3).tolist(),
+                  "hinge": -1.3, "finger": 0.4}
+    state = state_from_model(model, _random_positions(model, seed), velocities)
+    state = read_world_state(write_world_state(state))  # through the file format
+    m, d, warnings = _restore(load_mujoco_model(ROBOTS / "toy.xml"), state)
+    assert warnings == []
+    assert _compare_bodies(m, d, state, "toy") == 5
+    # velocities: MuJoCo's world-frame body velocities equal our link twists (model frame = world here)
+    ms = state.model_states[0]
+    res = np.zeros(6)
+    for b in range(1, m.nbody):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)
+        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, b, res, 0)  # [angular, linear], world axes
+        twist = ms.link(name).twist  # type: ignore[union-attr]
+        assert twist is not None
+        assert np.abs(res[3:] - twist[:3]).max() < 1e-9, name
+        assert np.abs(res[:3] - twist[3:]).max() < 1e-9, name
+
+
+def test_planar_cart_urdf() -> None:
+    from robot_state_format.model import load_model_file
+
+    path = ROBOTS / "planar_cart.urdf"
+    model = load_model_file(path)
+    state = state_from_model(model, {"plane": [0.4, -0.3, 2.0], "pole_joint": 0.8, "slide_joint": -0.35})
+    m, d, warnings = _restore(load_mujoco_model(path), state)
+    assert warnings == []
+    assert _compare_bodies(m, d, state, "planar_cart") == 4
+
+
+def test_double_pendulum_sample_continuous() -> None:
+    from robot_state_format.model import load_model_file
+
+    path = SAMPLES / "double_pendulum.urdf"
+    model = load_model_file(path)
+    state = state_from_model(model, {"joint A": 2.5, "joint B": -4.0})
+    m, d, _ = _restore(load_mujoco_model(path, strip_geometry=True), state)
+    assert _compare_bodies(m, d, state, model.name) == 3
+
+
+@pytest.mark.parametrize("relative, free_base", [
+    ("panda_description/urdf/panda.urdf", False),  # revolute, prismatic fingers with a mimic, fixed
+    ("kinova_description/robots/kinova.urdf", False),  # continuous, revolute, fixed
+    ("pr2_description/urdf/pr2.urdf", True),  # 82 links: continuous, prismatic, revolute, fixed
+    ("talos_data/robots/talos_reduced.urdf", True),  # floating base (free joint), 32 revolute
+    ("solo_description/robots/solo12.urdf", True),
+])
+def test_real_robots(relative: str, free_base: bool) -> None:
+    from robot_state_format.model import load_model_file
+
+    path = real_urdf(relative)
+    if path is None:
+        pytest.skip(SKIP_REASON)
+    model = load_model_file(path)
+    state = state_from_model(model, _random_positions(model, 7))
+    if free_base:  # the robot floats: its model_state pose is the base pose in the world
+        state.model_states[0].pose = (0.3, -0.2, 0.9, 0.1, -0.2, 0.7)
+    state = read_world_state(write_world_state(state))
+    m, d, warnings = _restore(load_mujoco_model(path, free_base=free_base, strip_geometry=True), state)
+    assert warnings == []
+    assert _compare_bodies(m, d, state, model.name) == len(model.links)
