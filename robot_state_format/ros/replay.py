@@ -109,8 +109,8 @@ def joint_state_fields(state: WorldState, model: Model) -> JointStateFields:
     eff: list[float | None] = []
     for name, js in joints.items():
         joint = model.joints.get(name)
-        if joint is None or not joint.is_moving or js.positions is None:
-            continue
+        if joint is None or not joint.is_moving or joint.mimic or js.positions is None:
+            continue  # mimic followers follow their leader in every consumer
         suffixes = MULTI_DOF_SUFFIXES.get(joint.type)
         if suffixes is None:
             names.append(name)
