@@ -1,0 +1,182 @@
+"""Benchmark: state_store playback timing at 1 kHz and save latency (real processes, real DDS).
+
+Run: ``.venv/bin/python bench/bench_replay.py [--messages 2000]``.
+
+* playback: a 1 kHz MCAP of JointState messages is played by a ``state_store`` process; this
+  process receives them and compares arrival times with the recorded stamps:
+  ``error_i = (recv_i - recv_0) - (stamp_i - stamp_0)``, centred on its median (the constant DDS
+  latency), p50/p99 of ``|error|``.  Goal: p99 <= 1 ms.  Anchor, same run: a plain
+  ``time.sleep``-paced loop at 1 kHz in this process (the scheduler's own jitter).
+* save latency: ``~/save`` service call → response (the file is on disk, fsynced, when the
+  response is sent), p50/p99 over repeated saves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+
+def _env(tmp: Path) -> None:
+    from robot_state_format.demo import FASTDDS_PROFILE
+
+    (tmp / "fastdds.xml").write_text(FASTDDS_PROFILE)
+    os.environ["ROS_DOMAIN_ID"] = str(201 + os.getpid() % 30)
+    os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+    os.environ["FASTDDS_DEFAULT_PROFILES_FILE"] = str(tmp / "fastdds.xml")
+
+
+def _write_mcap(directory: Path, n: int, period_ns: int) -> None:
+    from robot_state_format.recording import JOINT_STATE_TYPE, RecordingWriter
+
+    w = RecordingWriter(directory)
+    w.add_topic("/joint_states", JOINT_STATE_TYPE)
+    names = [f"joint{i}" for i in range(7)]
+    for i in range(n):
+        t = 10**9 + i * period_ns
+        w.write_message("/joint_states", {"header": {"stamp": {"sec": t // 10**9, "nanosec": t % 10**9},
+                                                     "frame_id": ""},
+                                          "name": names, "position": [0.001 * i] * 7, "velocity": [],
+                                          "effort": []}, t)
+    w.close()
+
+
+def _stats(err_s: np.ndarray) -> tuple[float, float]:
+    e = np.abs(err_s - np.median(err_s)) * 1e3
+    return float(np.percentile(e, 50)), float(np.percentile(e, 99))
+
+
+def anchor(n: int, period: float) -> tuple[float, float]:
+    t0 = time.monotonic()
+    times = []
+    for i in range(n):
+        target = t0 + i * period
+        left = target - time.monotonic()
+        if left > 0:
+            time.sleep(left)
+        times.append(time.monotonic())
+    err = np.array(times) - t0 - np.arange(n) * period
+    return _stats(err)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--messages", type=int, default=2000)
+    parser.add_argument("--saves", type=int, default=50)
+    args = parser.parse_args()
+    tmp = Path(tempfile.mkdtemp(prefix="rsf_bench_replay_"))
+    _env(tmp)
+    import rclpy
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+    from std_srvs.srv import Trigger
+
+    from robot_state_format.usdf.types import JointState as UJ
+    from robot_state_format.usdf.types import ModelState, Stamp, WorldState
+    from robot_state_format.usdf.writer import write_world_state
+
+    period_ns = 1_000_000
+    _write_mcap(tmp / "bag", args.messages, period_ns)
+    out = tmp / "out"
+    out.mkdir()
+    params = tmp / "params.yaml"
+    params.write_text(f"/**:\n  ros__parameters:\n    playback_path: {tmp / 'bag'}\n    output_dir: {out}\n")
+    proc = subprocess.Popen([sys.executable, "-m", "robot_state_format.ros.state_store", "--ros-args",
+                             "--params-file", str(params)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    rclpy.init()
+    node = rclpy.create_node("bench_replay")
+    try:
+        recv: list[tuple[float, int]] = []
+
+        def on_js(msg: JointState) -> None:
+            recv.append((time.monotonic(), msg.header.stamp.sec * 10**9 + msg.header.stamp.nanosec))
+
+        sub = node.create_subscription(JointState, "joint_states", on_js,
+                                       QoSProfile(depth=5000, reliability=ReliabilityPolicy.RELIABLE))
+
+        def spin_until(cond, timeout: float) -> None:  # type: ignore[no-untyped-def]
+            deadline = time.monotonic() + timeout
+            while not cond():
+                if time.monotonic() > deadline:
+                    raise SystemExit("bench: timed out")
+                rclpy.spin_once(node, timeout_sec=0.01)
+
+        def trigger(name: str) -> tuple[bool, str, float]:
+            client = node.create_client(Trigger, f"/state_store/{name}")
+            spin_until(client.service_is_ready, 15)
+            t = time.perf_counter()
+            fut = client.call_async(Trigger.Request())
+            spin_until(fut.done, 15)
+            dt = time.perf_counter() - t
+            r = fut.result()
+            node.destroy_client(client)
+            return r.success, r.message, dt
+
+        spin_until(lambda: sub.get_publisher_count() >= 1, 15)
+        ok, msg, _ = trigger("play")
+        assert ok, msg
+        spin_until(lambda: len(recv) >= args.messages - 5 or (recv and time.monotonic() - recv[-1][0] > 1.0),
+                   args.messages / 1000 + 10)
+        spin_until(lambda: False if time.monotonic() - recv[-1][0] < 0.3 else True, 5)
+        wall = np.array([r[0] for r in recv])
+        stamps = np.array([r[1] for r in recv], dtype=np.int64)
+        err = (wall - wall[0]) - (stamps - stamps[0]) / 1e9
+        p50, p99 = _stats(err)
+        a50, a99 = anchor(min(args.messages, 2000), 0.001)
+        # the player alone, in this process (publish side, no DDS): what the node's scheduling adds
+        from robot_state_format.ros.replay import Player, timeline_from_recording
+
+        events = timeline_from_recording(tmp / "bag")
+        sent: list[float] = []
+        player = Player(events, lambda topic, data: sent.append(time.monotonic()))
+        player.start()
+        player.wait()
+        perr = (np.array(sent) - sent[0]) - (np.array([e.t_ns for e in events]) - events[0].t_ns) / 1e9
+        q50, q99 = _stats(perr)
+        lost = args.messages - len(recv)
+        print(f"playback 1 kHz: {len(recv)} received ({lost} lost); timing error p50 {p50:.3f} ms, "
+              f"p99 {p99:.3f} ms (goal p99 <= 1 ms: {'met' if p99 <= 1.0 else 'NOT met'})")
+        print(f"player alone (publish side, in process): p50 {q50:.3f} ms, p99 {q99:.3f} ms")
+        print(f"anchor (time.sleep-paced loop, this process): p50 {a50:.3f} ms, p99 {a99:.3f} ms; "
+              f"ratio playback/anchor p99 = {p99 / a99 if a99 > 0 else float('inf'):.2f}")
+
+        # save latency
+        pub = node.create_publisher(String, "world_state", QoSProfile(
+            depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        state = WorldState("w", stamp=Stamp(5, 0), model_states=[ModelState(
+            "arm", joint_states=[UJ(f"joint{i}", (0.1 * i,), (0.0,)) for i in range(7)])])
+        pub.publish(String(data=write_world_state(state)))
+        spin_until(lambda: trigger("save")[0], 10)
+        lat = []
+        for _ in range(args.saves):
+            ok, path, dt = trigger("save")
+            assert ok and Path(path).exists(), path
+            lat.append(dt * 1e3)
+        lat_a = np.array(lat)
+        print(f"save latency (service call -> fsynced file, {args.saves} saves): p50 {np.percentile(lat_a, 50):.2f} ms, "
+              f"p99 {np.percentile(lat_a, 99):.2f} ms")
+    finally:
+        node.destroy_node()
+        rclpy.try_shutdown()
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
