@@ -1,0 +1,273 @@
+"""``robot-state-format state ...``: USDF world_state files (docs/usdf-spec.md, docs/usdf.md).
+
+  state validate FILE [--model MODEL] [--lenient] [--check-poses]
+  state from-model MODEL --positions JSON [--velocities JSON] [--efforts JSON] [-o FILE]
+  state export FILE --model MODEL --to mujoco-keyframe|sdf-state [-o OUT]
+  state import FILE --from sdf-state [-o OUT]
+  state plot FILE [--model MODEL] -o OUT.png
+
+Exit codes (as ``check``): 0 valid / done, 1 invalid document, 2 usage or I/O error.
+Errors go to stderr as ``FILE:LINE: error: [CODE] text``; warnings likewise as ``warning``.
+JSON arguments are JSON text or the path of a JSON file: ``{"joint": 0.5, "ball": [0, 0, 0, 1]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from robot_state_format.errors import (
+    ConversionError,
+    Diagnostic,
+    DiagnosticError,
+    KinematicsError,
+    ModelIOError,
+    Severity,
+)
+
+PROG = "robot-state-format state"
+
+
+class _Usage(Exception):
+    """A usage or I/O problem: exit code 2."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("state", help="USDF world_state files: validate, build, export, import, plot",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="state_command", metavar="ACTION")
+    p.set_defaults(func=lambda a: (p.print_help(sys.stderr), 2)[1])
+
+    v = sub.add_parser("validate", help="validate a world_state file (optionally against a model)")
+    v.add_argument("file", metavar="FILE")
+    v.add_argument("--model", metavar="MODEL", help="robot description to check names, DOFs and limits against")
+    v.add_argument("--lenient", action="store_true", help="accept the proposal's spellings (root <world>)")
+    v.add_argument("--check-poses", action="store_true",
+                   help="with --model: link poses must match the kinematics of the joint positions")
+    v.add_argument("--tolerance", type=float, default=1e-6, help="pose tolerance (m, rad) [1e-6]")
+    v.add_argument("--schema", action="store_true", help="also validate against the published XSD")
+    v.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    v.set_defaults(func=_validate)
+
+    f = sub.add_parser("from-model", help="a world_state of a model at given joint values")
+    f.add_argument("model", metavar="MODEL")
+    f.add_argument("--positions", required=True, metavar="JSON", help="joint positions {name: value|[values]}")
+    f.add_argument("--velocities", metavar="JSON", help="joint velocities (link twists are then written)")
+    f.add_argument("--efforts", metavar="JSON", help="joint efforts (torques)")
+    f.add_argument("--stamp", metavar="SEC[.NSEC]", help="time stamp, e.g. 12.000000500")
+    f.add_argument("--name", help="world_state name (default: the model's)")
+    f.add_argument("--compact", action="store_true", help="no indentation")
+    f.add_argument("-o", "--output", metavar="FILE", help="write atomically to FILE (default: stdout)")
+    f.set_defaults(func=_from_model)
+
+    e = sub.add_parser("export", help="export a world_state to a simulator format")
+    e.add_argument("file", metavar="FILE")
+    e.add_argument("--model", required=True, metavar="MODEL",
+                   help="mujoco-keyframe: the MJCF or URDF MuJoCo loads; sdf-state: unused but checked")
+    e.add_argument("--to", required=True, choices=("mujoco-keyframe", "sdf-state"))
+    e.add_argument("--model-state", metavar="NAME", help="which model_state (when the state holds several)")
+    e.add_argument("--free-base", action="store_true", help="mujoco: give a URDF's root body a free joint")
+    e.add_argument("-o", "--output", metavar="OUT")
+    e.set_defaults(func=_export)
+
+    i = sub.add_parser("import", help="import a simulator state into USDF")
+    i.add_argument("file", metavar="FILE")
+    i.add_argument("--from", dest="source", required=True, choices=("sdf-state",))
+    i.add_argument("-o", "--output", metavar="OUT")
+    i.set_defaults(func=_import)
+
+    pl = sub.add_parser("plot", help="draw a world_state's links and frames to a PNG")
+    pl.add_argument("file", metavar="FILE")
+    pl.add_argument("--model", metavar="MODEL", help="robot description (adds parent → child link edges)")
+    pl.add_argument("--lenient", action="store_true")
+    pl.add_argument("-o", "--output", required=True, metavar="OUT.png")
+    pl.set_defaults(func=_plot)
+
+
+# --------------------------------------------------------------------------------------------
+
+
+def _guard(func: Any) -> Any:
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return int(func(args))
+        except _Usage as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return 2
+        except DiagnosticError as exc:
+            if exc.code.endswith("_IO"):
+                for d in exc.diagnostics:
+                    print(d.format(), file=sys.stderr)
+                return 2
+            _print(exc.diagnostics)
+            return 1
+        except (ModelIOError, OSError) as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return 2
+        except (KinematicsError, ConversionError) as exc:
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return 1
+    return run
+
+
+def _print(diags: list[Diagnostic]) -> None:
+    errors = [d for d in diags if d.severity is Severity.ERROR]
+    for d in errors + [d for d in diags if d.severity is not Severity.ERROR]:
+        print(d.format(), file=sys.stderr)
+
+
+def _load_model(path: str) -> Any:
+    from robot_state_format.model.loader import load_model_file
+
+    if not Path(path).is_file():
+        raise _Usage(f"{path}: no such model file")
+    return load_model_file(path)
+
+
+def _read_state(path: str, lenient: bool = False) -> Any:
+    from robot_state_format.usdf.reader import read_world_state_file_ex
+
+    res = read_world_state_file_ex(path, lenient=lenient)
+    for w in res.warnings:
+        print(w.format(), file=sys.stderr)
+    return res.state
+
+
+def _json_arg(text: str | None, what: str) -> dict[str, Any] | None:
+    if text is None:
+        return None
+    source = text
+    p = Path(text)
+    if not text.lstrip().startswith("{") and p.is_file():
+        try:
+            source = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise _Usage(f"--{what}: cannot read {text}: {exc.strerror}") from None
+    try:
+        value = json.loads(source)
+    except json.JSONDecodeError as exc:
+        raise _Usage(f"--{what}: not JSON ({exc.msg} at column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise _Usage(f"--{what}: expected a JSON object {{joint: value}}")
+    return value
+
+
+def _emit(text: str, output: str | None) -> None:
+    if output is None:
+        sys.stdout.write(text)
+        return
+    from robot_state_format.usdf.atomic import atomic_write
+
+    atomic_write(output, text.encode("utf-8"))
+
+
+# --------------------------------------------------------------------------------------------
+
+
+@_guard
+def _validate(args: argparse.Namespace) -> int:
+    from robot_state_format.usdf.validate import validate_against_model, validate_schema
+
+    if not Path(args.file).is_file():
+        raise _Usage(f"{args.file}: no such file")
+    model = _load_model(args.model) if args.model else None
+    state = _read_state(args.file, args.lenient)
+    diags: list[Diagnostic] = []
+    if args.schema:
+        diags += validate_schema(Path(args.file).read_bytes(), file=args.file)
+    if model is not None:
+        diags += [Diagnostic(d.code, d.message, args.file, d.line, d.element, d.severity)
+                  for d in validate_against_model(state, model, file=args.file, check_poses=args.check_poses,
+                                                  tolerance=args.tolerance)]
+    _print(diags)
+    if any(d.severity is Severity.ERROR for d in diags):
+        return 1
+    if not args.quiet:
+        n_links = sum(len(m.link_states) for m in state.model_states)
+        print(f"{args.file}: valid world_state {state.name!r}: {len(state.model_states)} model_states, "
+              f"{n_links} link_states, {len(state.frames)} frames"
+              + (f", consistent with {args.model}" if model is not None else ""))
+    return 0
+
+
+def _parse_stamp(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    sec, _, frac = text.partition(".")
+    if not sec.isdigit() or (frac and (not frac.isdigit() or len(frac) > 9)):
+        raise _Usage(f"--stamp {text!r}: expected SEC or SEC.FRACTION (up to 9 digits)")
+    return int(sec), int(frac.ljust(9, "0")) if frac else 0
+
+
+@_guard
+def _from_model(args: argparse.Namespace) -> int:
+    from robot_state_format.usdf.build import state_from_model
+    from robot_state_format.usdf.writer import write_world_state
+
+    positions = _json_arg(args.positions, "positions") or {}
+    velocities = _json_arg(args.velocities, "velocities")
+    efforts = _json_arg(args.efforts, "efforts")
+    stamp = _parse_stamp(args.stamp)
+    model = _load_model(args.model)
+    try:
+        state = state_from_model(model, positions, velocities, efforts, stamp, name=args.name)
+    except KinematicsError as exc:  # a joint name or value in the arguments
+        raise _Usage(str(exc)) from None
+    _emit(write_world_state(state, pretty=not args.compact), args.output)
+    return 0
+
+
+@_guard
+def _export(args: argparse.Namespace) -> int:
+    state = _read_state(args.file)
+    if args.to == "sdf-state":
+        from robot_state_format.usdf.export.sdf_state import state_to_sdf
+
+        text, warnings = state_to_sdf(state)
+        _print(warnings)
+        _emit(text, args.output)
+        return 0
+    from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
+
+    if not Path(args.model).is_file():
+        raise _Usage(f"{args.model}: no such model file")
+    spec = load_mujoco_model(args.model, free_base=args.free_base, strip_geometry=True)
+    try:
+        mj = spec.compile()
+    except Exception as exc:  # MuJoCo's compiler errors are ValueError
+        raise ConversionError(f"{args.model}: MuJoCo cannot compile it: {exc}") from None
+    text, warnings = mujoco_keyframe(state, mj, model_state=args.model_state)
+    for w in warnings:
+        print(f"{args.file}:0: warning: [USDF_MUJOCO_UNMAPPED] {w}", file=sys.stderr)
+    _emit(text, args.output)
+    return 0
+
+
+@_guard
+def _import(args: argparse.Namespace) -> int:
+    from robot_state_format.usdf.export.sdf_state import sdf_to_state
+    from robot_state_format.usdf.writer import write_world_state
+
+    try:
+        data = Path(args.file).read_bytes()
+    except OSError as exc:
+        raise _Usage(f"{args.file}: cannot read: {exc.strerror}") from None
+    state = sdf_to_state(data, file=args.file)
+    _emit(write_world_state(state), args.output)
+    return 0
+
+
+@_guard
+def _plot(args: argparse.Namespace) -> int:
+    from robot_state_format.usdf.plot import plot_world_state
+
+    if not Path(args.file).is_file():
+        raise _Usage(f"{args.file}: no such file")
+    model = _load_model(args.model) if args.model else None
+    state = _read_state(args.file, args.lenient)
+    out = plot_world_state(state, args.output, model=model)
+    print(f"wrote {out}")
+    return 0
