@@ -178,6 +178,8 @@ class JointStateCache:
         self.newest_ns: int | None = None
         self.last_now_ns: int | None = None
         self.stamp_ns: int = 0  # stamp of the newest applied state
+        self.seen_velocity = False  # any velocity / effort received since the last reset
+        self.seen_effort = False
 
     def joint_has_value(self, name: str) -> bool:
         i = self._tree_index.get(name)
@@ -290,8 +292,12 @@ class JointStateCache:
             self.has_value[entry_moving] = True
             self.value_stamp[entry_moving] = stamp
             if len(plan.vsrc):
-                self._merge(self.v, vel, plan.vsrc, plan.vdst, names, src if subset else None)
-                self._merge(self.effort, eff, plan.vsrc, plan.vdst, names, src if subset else None)
+                if len(vel):
+                    self.seen_velocity = True
+                    self._merge(self.v, vel, plan.vsrc, plan.vdst, names, src if subset else None)
+                if len(eff):
+                    self.seen_effort = True
+                    self._merge(self.effort, eff, plan.vsrc, plan.vdst, names, src if subset else None)
             if stamp > self.stamp_ns:
                 self.stamp_ns = stamp
         if self.newest_ns is None or stamp > self.newest_ns:

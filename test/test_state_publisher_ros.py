@@ -88,9 +88,16 @@ class Rig:
                                              name=ns)
         self.pubs[ns] = self.ros.node.create_publisher(JointState, f"/{ns}/joint_states", qos_profile_sensor_data)
 
-    def ready(self, ns: str) -> None:
-        self.ros.wait_for_matched(self.pubs[ns], timeout=20.0)
-        self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=20.0)
+    def ready(self, ns: str, joint: str | None, child: str | None) -> None:
+        """Wait until the node is up; with ``joint``, until a joint state has made a round trip to /tf."""
+        self.ros.wait_for_matched(self.pubs[ns], timeout=30.0)
+        self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=30.0)
+        if joint is not None and child is not None:
+            t = self.next_stamp()
+            any_stamp = ns == "ign"  # ignore_timestamp: stamped with the receive time
+            self.ros.spin_until(lambda: bool(self.find(f"{ns}/{child}", None if any_stamp else t)), 30.0,
+                                f"first /tf from {ns}",
+                                every=lambda: self.send(ns, [joint], [0.0], t), every_period=0.5)
 
     def send(self, ns: str, names: list[str], pos: list[float], t_ns: int, vel: list[float] | None = None,
              eff: list[float] | None = None) -> None:
@@ -105,7 +112,7 @@ class Rig:
     def find(self, child: str, t_ns: int | None = None) -> list[Any]:
         return [t for t in self.tf if t.child_frame_id == child and (t_ns is None or ns_of(t.header.stamp) == t_ns)]
 
-    def wait_tf(self, child: str, t_ns: int, timeout: float = 10.0) -> Any:
+    def wait_tf(self, child: str, t_ns: int, timeout: float = 20.0) -> Any:
         self.ros.spin_until(lambda: bool(self.find(child, t_ns)), timeout, f"/tf {child} at {t_ns}")
         return self.find(child, t_ns)[0]
 
@@ -141,8 +148,9 @@ def rig(ros_context: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         r.start("r2", {"robot_description": pendulum(), "publish_frequency": 0.0})
         r.start("pose", {"robot_description": pendulum(), "model_parent_frame": "odom", "snapshot_frequency": 50.0})
         r.start("topic", {"use_robot_description_topic": True, "publish_frequency": 0.0})
+        warm = {"sdf": ("jointAB", "linkB"), "mimic": ("ja", "a"), "topic": (None, None)}
         for ns in list(r.procs):
-            r.ready(ns)
+            r.ready(ns, *warm.get(ns, ("joint A", "link B")))
         yield r
     finally:
         ros.close()
@@ -258,12 +266,15 @@ def test_throttle_and_repeated_stamps(rig: Rig) -> None:
 def test_ignore_timestamp_publishes_every_message_at_receive_time(rig: Rig) -> None:
     old = rig.next_stamp()
     before = time.time_ns()
+    n0 = len(rig.find("ign/link B"))
     for q in (0.1, 0.2, 0.3):
         rig.send("ign", ["joint A", "joint B"], [q, 0.0], old)  # the same old stamp three times
-    rig.ros.spin_until(lambda: len([x for x in rig.tf if x.child_frame_id == "ign/link B"]) >= 3, 10.0,
-                       "three ign/link B transforms")
-    stamps = [ns_of(x.header.stamp) for x in rig.tf if x.child_frame_id == "ign/link B"]
+        rig.ros.spin_for(0.05)
+    rig.ros.spin_until(lambda: len(rig.find("ign/link B")) >= n0 + 3, 20.0, "three ign/link B transforms")
+    new = rig.find("ign/link B")[n0:]
+    stamps = [ns_of(x.header.stamp) for x in new]
     assert len(set(stamps)) == len(stamps) and all(s >= before - S for s in stamps)
+    assert_tf(new[-1], (0, 0, -0.05), ry_quat(0.3))
 
 
 def test_mimic_chain_and_leader_in_an_earlier_message(rig: Rig) -> None:

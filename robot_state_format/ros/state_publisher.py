@@ -152,6 +152,7 @@ class Runtime:
         root = model.links.get(self.root_link)
         self.X_root_rootlink = np.asarray(root.pose, dtype=np.float64) if root is not None else np.eye(4)
         self.tree_joint_index = {n: i for i, n in enumerate(tree.joint_names)}
+        self._snapshots: Any = None
 
     def joint_transforms(self) -> NDArray[np.float64]:
         from robot_state_format.kinematics.fk import joint_transforms
@@ -161,6 +162,14 @@ class Runtime:
             x = x.copy()
             x[self.world_parent] = self.world_pose @ x[self.world_parent]
         return x
+
+    def snapshots(self) -> Any:
+        """The USDF SnapshotBuilder of this model (made on first use, off the joint-state path)."""
+        if self._snapshots is None:
+            from robot_state_format.usdf.build import SnapshotBuilder
+
+            self._snapshots = SnapshotBuilder(self.model, self.tree)
+        return self._snapshots
 
     def static_transforms(self) -> tuple[list[tuple[str, str]], NDArray[np.float64]]:
         x = self.joint_transforms()
@@ -376,6 +385,7 @@ class StatePublisher(Node):
                     rt.cache.has_value[rt.cache.moving_names.index(name)] = True
             rt.cache.refresh_has_value()
             rt.cache.stamp_ns = old.cache.stamp_ns
+            rt.cache.seen_velocity, rt.cache.seen_effort = old.cache.seen_velocity, old.cache.seen_effort
         self._rt = rt
         frames, x = rt.static_transforms()
         stamp = self.get_clock().now().nanoseconds
@@ -501,92 +511,36 @@ class StatePublisher(Node):
         self._world_pub.publish(String(data=text))
 
     def snapshot_text(self) -> str:
-        """The USDF ``<world_state>`` of the current state."""
+        """The USDF ``<world_state>`` of the current state (built with the USDF SnapshotBuilder).
+
+        Link poses and twists are in the model frame; the top-level model_state is posed in
+        ``model_parent_frame`` (declared as a ``<frame>``) when TF knows that transform, posed in the
+        world when the model is attached to the world by its own joint, and has no pose otherwise.
+        """
+        from robot_state_format.usdf.types import FrameState
         from robot_state_format.usdf.writer import write_world_state
 
         rt = self._rt
         assert rt is not None
-        pose = self.model_pose()
-        parent = self.get_parameter("model_parent_frame").value.lstrip("/") if pose is not None else None
-        parent_pose = None
-        if parent is not None and parent != WORLD:
-            x = self._tf_tree.lookup(WORLD, parent)
-            parent_pose = tfm.transform_to_pose6(x) if x is not None else None
-        return write_world_state(build_world_state(rt.model, rt.tree, rt.cache, pose, parent, parent_pose))
-
-
-def build_world_state(model: Model, tree: Any, cache: JointStateCache, pose: NDArray[np.float64] | None,
-                      parent: str | None, parent_pose: tuple[float, ...] | None = None) -> Any:
-    """USDF WorldState of the cached state: link poses (model frame) and twists, joint states.
-
-    For a model file: one model_state named after the model, its pose in ``parent`` when known
-    (``parent`` is then declared as a ``<frame>``, posed in the world by ``parent_pose`` if given).
-    For a world file: one model_state per top-level model, posed in the world.
-    """
-    from robot_state_format.kinematics.fk import forward, link_twists
-    from robot_state_format.usdf.types import JointState as UJointState
-    from robot_state_format.usdf.types import FrameState, LinkState, ModelState, Stamp, WorldState
-
-    x = forward(tree, cache.q)
-    tw = link_twists(tree, cache.q, cache.v)
-    positions = tree.all_joint_positions(cache.q)
-    moving = set(cache.moving_names)
-    vel_cache: dict[str, NDArray[np.float64]] = {}
-
-    def velocities(name: str, depth: int = 0) -> NDArray[np.float64]:
-        if name in vel_cache:
-            return vel_cache[name]
-        joint = model.joints[name]
-        if name in moving:
-            out = cache.v[tree.v_slice(name)].copy()
-        else:
-            out = np.zeros(joint.nv)
-            for m in joint.mimic:
-                if depth < 64 and m.joint in model.joints:
-                    lead = velocities(m.joint, depth + 1)
-                    if m.leader_dof < len(lead) and m.dof < len(out):
-                        out[m.dof] = m.multiplier * lead[m.leader_dof]
-        vel_cache[name] = out
-        return out
-
-    def joint_state(name: str, local: str) -> Any:
-        torques = tuple(map(float, cache.effort[tree.v_slice(name)])) if name in moving else None
-        return UJointState(local, positions=tuple(map(float, positions[name])),
-                           velocities=tuple(map(float, velocities(name))), torques=torques)
-
-    link_index = {n: i for i, n in enumerate(tree.link_names)}
-    stamp = Stamp(*divmod(int(cache.stamp_ns), 1_000_000_000)) if cache.stamp_ns > 0 else None
-    if not model.is_world:
-        links = [LinkState(n, pose=tfm.transform_to_pose6(x[i]), twist=tuple(map(float, tw[i])))  # type: ignore
-                 for i, n in enumerate(tree.link_names)]
-        joints = [joint_state(n, n) for n in tree.joint_names if model.joints[n].nq > 0]
-        ms = ModelState(model.name, parent=parent if pose is not None else None,
-                        pose=tfm.transform_to_pose6(pose) if pose is not None else None,
-                        link_states=links, joint_states=joints)
-        frames = []
-        if pose is not None and parent not in (None, "", WORLD):
-            # the parent must be declared in the document; its own pose in the world is left unknown
-            frames.append(FrameState(parent, parent=None, pose=parent_pose))
-        return WorldState(model.name, stamp=stamp, frames=frames, model_states=[ms])
-    states = []
-    for mname, frame in model.models.items():
-        if not mname or "::" in mname:
-            continue
-        if frame.attached_to == WORLD:
-            x_wm = np.asarray(frame.pose)
-        elif frame.attached_to in link_index:
-            x_wm = x[link_index[frame.attached_to]] @ np.asarray(frame.pose)
-        else:
-            continue
-        x_mw = tfm.inverse(x_wm)
-        pre = mname + "::"
-        links = [LinkState(n[len(pre):], pose=tfm.transform_to_pose6(x_mw @ x[i]),  # type: ignore[arg-type]
-                           twist=tuple(map(float, tw[i])))  # type: ignore[arg-type]
-                 for i, n in enumerate(tree.link_names) if n.startswith(pre)]
-        joints = [joint_state(n, n[len(pre):]) for n in tree.joint_names
-                  if n.startswith(pre) and model.joints[n].nq > 0]
-        states.append(ModelState(mname, pose=tfm.transform_to_pose6(x_wm), link_states=links, joint_states=joints))
-    return WorldState(model.name, stamp=stamp, model_states=states)
+        cache = rt.cache
+        stamp = divmod(int(cache.stamp_ns), 1_000_000_000) if cache.stamp_ns > 0 else None
+        state = rt.snapshots().state(cache.q, cache.v if cache.seen_velocity else None,
+                                     cache.effort if cache.seen_effort else None, stamp=stamp)
+        if not rt.model.is_world and state.model_states:
+            top = state.model_states[0]
+            pose = self.model_pose()
+            parent = self.get_parameter("model_parent_frame").value.lstrip("/")
+            if pose is None:
+                top.pose = None
+                top.twist = None
+            else:
+                top.pose = tfm.transform_to_pose6(pose)
+                if parent != WORLD:
+                    top.parent = parent
+                    top.twist = None  # not known from TF
+                    x = self._tf_tree.lookup(WORLD, parent)
+                    state.frames.append(FrameState(parent, None, tfm.transform_to_pose6(x) if x is not None else None))
+        return write_world_state(state)
 
 
 def _serialized_tf_sender(tf: Any) -> Any:
