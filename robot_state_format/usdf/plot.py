@@ -104,7 +104,7 @@ def plot_world_state(state: WorldState, out: str | os.PathLike[str], *, model: M
     ax.set_zlabel("z [m]")
     stamp = f"  t={state.stamp.sec}.{state.stamp.nanosec:09d}" if state.stamp else ""
     ax.set_title(title or f"world_state {state.name!r}{stamp}: {len(links)} links, "
-                 f"{len(models)} models, {len(frames)} frames", fontsize=9)
+                 f"{len(models)} model_states, {len(frames)} frames", fontsize=9)
     out_path = Path(out)
     fig.savefig(out_path, dpi=dpi)
     plt.close(fig)

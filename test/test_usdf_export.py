@@ -1,0 +1,178 @@
+"""SDFormat 1.12 <state> export/import, and the ``state`` command line."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from lxml import etree
+
+from robot_state_format.cli import main
+from robot_state_format.kinematics.transforms import pose6_to_transform
+from robot_state_format.usdf.build import state_from_model
+from robot_state_format.usdf.export.sdf_state import sdf_to_state, state_to_sdf
+from robot_state_format.usdf.reader import read_world_state, read_world_state_file
+from robot_state_format.usdf.validate import validate_schema
+from robot_state_format.usdf.writer import write_world_state
+
+from test_usdf_build import POSITIONS, bot
+
+FIX = Path(__file__).parent / "fixtures" / "usdf"
+SAMPLES = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
+
+
+def _pose_close(a: tuple[float, ...] | None, b: tuple[float, ...] | None, tol: float = 1e-12) -> bool:
+    assert a is not None and b is not None
+    return bool(np.allclose(pose6_to_transform(a), pose6_to_transform(b), atol=tol, rtol=0))
+
+
+def test_sdf_state_structure_and_hand_derived_model_pose() -> None:
+    text, warnings = state_to_sdf(read_world_state_file(FIX / "valid" / "full.xml"))
+    root = etree.fromstring(text.encode())
+    assert root.tag == "sdf" and root.get("version") == "1.12"
+    st = root.find("world/state")
+    assert st is not None and st.get("world_name") == "lab"
+    assert st.findtext("sim_time") == "1700000000 250000000"
+    assert st.findtext("iterations") == "0"
+    pr2 = st.find("model_state[@name='pr2']")
+    assert pr2 is not None
+    # pr2 sits at odom: (1.5, -2, 0) yaw 90 deg, so its SDFormat (world) pose is that
+    pose = tuple(float(v) for v in pr2.findtext("pose").split())  # type: ignore[union-attr]
+    assert _pose_close(pose, (1.5, -2, 0, 0, 0, math.pi / 2))
+    angles = pr2.findall("joint_state[@name='head_ball']/angle")
+    assert [a.get("axis") for a in angles] == ["0", "1", "2", "3"]
+    link = pr2.find("link_state[@name='r_shoulder_pan_link']")
+    assert link is not None and link.find("pose").get("relative_to") == "__model__"  # type: ignore[union-attr]
+    # the wrench (0 0 -9.81 | 0 0.5 0) in the link frame, rotated to the world: link yaw = 90 deg + 0.3
+    yaw = math.pi / 2 + 0.3
+    force = [float(v) for v in link.findtext("linear_wrench").split()]  # type: ignore[union-attr]
+    torque = [float(v) for v in link.findtext("angular_wrench").split()]  # type: ignore[union-attr]
+    assert force == pytest.approx([0, 0, -9.81], abs=1e-12)
+    assert torque == pytest.approx([-0.5 * math.sin(yaw), 0.5 * math.cos(yaw), 0], abs=1e-12)
+    codes = {w.code for w in warnings}
+    assert {"USDF_SDF_FRAMES_FOLDED", "USDF_SDF_JOINT_RATES_DROPPED", "USDF_SDF_VELOCITY_DROPPED"} <= codes
+
+
+def test_sdf_state_round_trip() -> None:
+    state = state_from_model(bot(), POSITIONS, {"hinge": 1.0, "slider": -0.5}, stamp=(3, 4))
+    state.model_states[0].pose = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
+    state.model_states[0].link_states[1].wrench = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
+    text, _ = state_to_sdf(state)
+    back = sdf_to_state(text)
+    assert back.name == state.name and back.stamp == state.stamp
+    (a,), (b,) = state.model_states, back.model_states
+    assert _pose_close(a.pose, b.pose)
+    assert [j.positions for j in a.joint_states] == [j.positions for j in b.joint_states]  # exact
+    for la, lb in zip(a.link_states, b.link_states, strict=True):
+        assert la.name == lb.name
+        assert la.pose == lb.pose  # model-relative, written verbatim
+        assert np.allclose(la.twist, lb.twist, atol=1e-12)  # type: ignore[arg-type]
+        if la.wrench is not None:
+            assert np.allclose(la.wrench, lb.wrench, atol=1e-12)  # type: ignore[arg-type]
+    assert validate_schema(write_world_state(back)) == []
+
+
+def test_sdf_import_world_relative_link_pose() -> None:
+    # Gazebo-classic style: link pose without relative_to is a world pose
+    text = """<sdf version="1.12"><world name="w"><state world_name="w">
+      <sim_time>1 2</sim_time><iterations>5</iterations>
+      <model_state name="m"><pose>1 0 0 0 0 1.5707963267948966</pose>
+        <link_state name="l"><pose>1 1 0 0 0 1.5707963267948966</pose></link_state>
+      </model_state></state></world></sdf>"""
+    s = sdf_to_state(text)
+    assert _pose_close(s.model_states[0].link_states[0].pose, (1, 0, 0, 0, 0, 0))  # 1 m along the model's x
+
+
+def test_sdf_import_refuses_missing_state_and_bad_numbers() -> None:
+    from robot_state_format.errors import UsdfError
+
+    with pytest.raises(UsdfError) as exc:
+        sdf_to_state("<sdf version='1.12'><world name='w'/></sdf>")
+    assert exc.value.code == "USDF_SDF_NO_STATE"
+    with pytest.raises(UsdfError) as exc:
+        sdf_to_state("<state world_name='w'><model_state name='m'><pose>1 2 x</pose></model_state></state>")
+    assert exc.value.code == "USDF_SDF_BAD_VALUE" and exc.value.diagnostics[0].line == 1
+
+
+# --------------------------------------------------------------------------------------------
+# command line
+
+
+def test_cli_validate_exit_codes(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert main(["state", "validate", str(FIX / "valid" / "full.xml"), "--schema"]) == 0
+    assert "valid world_state 'lab'" in capsys.readouterr().out
+    bad = FIX / "invalid" / "proposal_unrepaired.xml"
+    assert main(["state", "validate", str(bad)]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith(f"{bad}:6: error: [USDF_XML_SYNTAX]")
+    assert err[1].startswith(f"{bad}:9: error: [USDF_XML_SYNTAX]")
+    assert main(["state", "validate", str(tmp_path / "missing.usdf")]) == 2
+    assert main(["state", "validate", str(FIX / "lenient" / "proposal_repaired.xml")]) == 1
+    assert main(["state", "validate", str(FIX / "lenient" / "proposal_repaired.xml"), "--lenient"]) == 0
+    assert "USDF_ROOT_SPELLING" in capsys.readouterr().err
+    assert main(["state", "validate"]) == 2  # usage
+
+
+def test_cli_from_model_validate_against_model(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    model = SAMPLES / "double_pendulum.urdf"
+    out = tmp_path / "s.usdf"
+    assert main(["state", "from-model", str(model), "--positions", '{"joint A": 0.5, "joint B": -0.25}',
+                 "--velocities", '{"joint A": 1.0}', "--stamp", "12.000000500", "-o", str(out)]) == 0
+    s = read_world_state_file(out)
+    assert s.stamp == (12, 500)
+    assert s.model_states[0].joint("joint B").positions == (-0.25,)  # type: ignore[union-attr]
+    assert main(["state", "validate", str(out), "--model", str(model), "--check-poses"]) == 0
+    capsys.readouterr()
+    # a state of another robot: unknown joint -> invalid (1)
+    other = tmp_path / "o.usdf"
+    other.write_text('<world_state name="w" version="1.0"><model_state name="linkage">'
+                     '<joint_state name="elbow"><positions>1</positions></joint_state>'
+                     '</model_state></world_state>')
+    assert main(["state", "validate", str(other), "--model", str(model)]) == 1
+    assert "[USDF_UNKNOWN_JOINT]" in capsys.readouterr().err
+    # bad arguments -> usage (2)
+    assert main(["state", "from-model", str(model), "--positions", "{nope"]) == 2
+    assert main(["state", "from-model", str(model), "--positions", '{"no such joint": 1}']) == 2
+    assert main(["state", "from-model", str(tmp_path / "none.urdf"), "--positions", "{}"]) == 2
+    # JSON from a file
+    js = tmp_path / "q.json"
+    js.write_text('{"joint A": 1.5}')
+    assert main(["state", "from-model", str(model), "--positions", str(js), "--compact"]) == 0
+    text = capsys.readouterr().out
+    assert "\n  " not in text and read_world_state(text).model_states[0].joint("joint A").positions == (1.5,)  # type: ignore[union-attr]
+
+
+def test_cli_export_import(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    src = FIX / "valid" / "full.xml"
+    sdf = tmp_path / "s.sdf"
+    assert main(["state", "export", str(src), "--model", str(SAMPLES / "double_pendulum.urdf"),
+                 "--to", "sdf-state", "-o", str(sdf)]) == 0
+    assert main(["state", "import", str(sdf), "--from", "sdf-state", "-o", str(tmp_path / "back.usdf")]) == 0
+    back = read_world_state_file(tmp_path / "back.usdf")
+    assert back.model("pr2").joint("torso_lift_joint").positions == (0.1,)  # type: ignore[union-attr]
+    assert main(["state", "import", str(src), "--from", "sdf-state"]) == 1  # no <state> in a USDF file
+    capsys.readouterr()
+
+
+def test_cli_export_mujoco_keyframe(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("mujoco", reason="the mujoco package is not installed")
+    model = SAMPLES / "double_pendulum.urdf"
+    state = tmp_path / "s.usdf"
+    assert main(["state", "from-model", str(model), "--positions", '{"joint A": 0.5, "joint B": -0.25}',
+                 "-o", str(state)]) == 0
+    assert main(["state", "export", str(state), "--model", str(model), "--to", "mujoco-keyframe"]) == 0
+    key = etree.fromstring(capsys.readouterr().out.encode()).find("key")
+    assert key is not None
+    assert [float(v) for v in key.get("qpos").split()] == [0.5, -0.25]  # type: ignore[union-attr]
+
+
+def test_cli_plot_writes_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib", reason="matplotlib is not installed")
+    out = tmp_path / "s.png"
+    assert main(["state", "plot", str(FIX / "valid" / "full.xml"), "-o", str(out)]) == 0
+    data = out.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
+    assert main(["state", "plot", str(tmp_path / "nope.usdf"), "-o", str(out)]) == 2
+    capsys.readouterr()
