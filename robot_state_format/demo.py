@@ -174,26 +174,24 @@ def tf_error(a: Any, b: Any) -> tuple[float, float]:
 def write_png(state: Any, model: Any, path: Path) -> str:
     """A picture of the saved state: the USDF plot when available, else link origins and joints."""
     try:
-        from robot_state_format.usdf import plot as usdf_plot
-
-        for fn_name in ("plot_world_state_file", "plot_world_state", "plot_state", "save_png"):
-            fn = getattr(usdf_plot, fn_name, None)
-            if fn is None:
-                continue
-            try:
-                fn(state, path) if "file" not in fn_name else fn(state, path)
-                if path.exists():
-                    return f"usdf.plot.{fn_name}"
-            except TypeError:
-                continue
+        from robot_state_format.usdf.plot import plot_world_state
     except ImportError:
         pass
+    else:
+        import copy
+
+        shown = copy.deepcopy(state)
+        unposed = [ms for ms in shown.model_states if ms.pose is None]
+        for ms in unposed:  # no model pose in the snapshot (no TF to the world): draw it at the origin
+            ms.pose = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        plot_world_state(shown, path, model=model)
+        return "usdf.plot" + (", model placed at the world origin" if unposed else "")
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from robot_state_format.usdf.build import world_poses
+    from robot_state_format.usdf.resolve import world_poses
 
     poses = world_poses(state)
     ms = state.model(model.name) or state.model_states[0]
