@@ -287,3 +287,34 @@ def test_snapshot_built_from_joint_states_when_none_is_published(ros: RosHarness
     assert ms.joint("joint A").velocities == (0.5,)  # type: ignore[union-attr]
     want_c = (-math.sin(a), 0.0, -0.05 - math.cos(a), 0.0, a + b, 0.0)
     assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12)  # type: ignore[union-attr]
+
+
+def test_save_from_live_state_publisher_matches_published_joints(ros: RosHarness, tmp_path: Path) -> None:
+    """joint_states → state_publisher → world_state → state_store ~/save: values and poses as sent."""
+    from sensor_msgs.msg import JointState as JointStateMsg
+
+    model = load_model_file(MODEL_FILE)
+    ros.start_node("state_publisher", {"model_file": MODEL_FILE, "snapshot_frequency": 50.0})
+    ros.start_node("state_store", {"output_dir": str(tmp_path), "model_file": MODEL_FILE})
+    pub = ros.node.create_publisher(JointStateMsg, "joint_states", 10)
+    ros.wait_for_matched(pub, count=2)
+    a, b = 0.45, 0.35
+
+    def saved_with_values() -> bool:
+        msg = JointStateMsg(name=["joint A", "joint B"], position=[a, b])
+        msg.header.stamp = ros.node.get_clock().now().to_msg()
+        pub.publish(msg)
+        r = _trigger(ros, "save")
+        if not r.success:
+            return False
+        ms = read_world_state_file(r.message).model("linkage")
+        return ms is not None and ms.joint("joint A").positions == (a,)  # type: ignore[union-attr]
+
+    ros.spin_until(saved_with_values, timeout=15, what="a saved snapshot holding the published values")
+    newest = max(tmp_path.glob("*.usdf"), key=lambda p: p.stat().st_mtime_ns)
+    ms = _valid(newest, model).model("linkage")
+    assert ms is not None
+    assert ms.joint("joint A").positions == (a,) and ms.joint("joint B").positions == (b,)  # type: ignore[union-attr]
+    assert np.allclose(ms.link("link B").pose, (0.0, 0.0, -0.05, 0.0, a, 0.0), atol=1e-12)  # type: ignore[union-attr]
+    want_c = (-math.sin(a), 0.0, -0.05 - math.cos(a), 0.0, a + b, 0.0)
+    assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12)  # type: ignore[union-attr]
