@@ -71,6 +71,7 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> Any:
     from robot_state_format.ros.state_store import StateStore
 
     rclpy.init(args=[sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
+    _catch_signals()
     if args.model:
         params = {"model_file": str(Path(args.model).resolve()), **params}
     overrides = [Parameter(k, value=v) for k, v in params.items()]
@@ -80,33 +81,52 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> Any:
 def _stop(node: Any) -> None:
     import rclpy
 
-    node.shutdown()
-    node.destroy_node()
-    if rclpy.ok():
-        rclpy.try_shutdown()
+    try:
+        node.shutdown()
+        node.destroy_node()
+        if rclpy.ok():
+            rclpy.try_shutdown()
+    finally:
+        _restore_signals()
+
+
+_STOP = {"flag": False}
+_OLD_HANDLERS: dict[int, Any] = {}
+
+
+def _on_signal(signum: int, frame: Any) -> None:
+    _STOP["flag"] = True
+
+
+def _catch_signals() -> None:
+    """SIGINT/SIGTERM end the command cleanly (exit 0) from the moment the node exists."""
+    _STOP["flag"] = False
+    for s in (signal.SIGINT, signal.SIGTERM):
+        _OLD_HANDLERS[s] = signal.signal(s, _on_signal)
+
+
+def _restore_signals() -> None:
+    for s, h in _OLD_HANDLERS.items():
+        signal.signal(s, h)
+    _OLD_HANDLERS.clear()
 
 
 def _spin(node: Any, until: float | None, done: Any = None) -> bool:
     """Spin until the deadline, ``done()``, or SIGINT/SIGTERM; True when interrupted."""
     import rclpy
 
-    stop = {"flag": False}
-
-    def on_signal(signum: int, frame: Any) -> None:
-        stop["flag"] = True
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        while rclpy.ok() and not stop["flag"]:
+        while rclpy.ok() and not _STOP["flag"]:
             if until is not None and time.monotonic() >= until:
                 break
             if done is not None and done():
                 break
             rclpy.spin_once(node, timeout_sec=0.05)
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
-    return stop["flag"]
+        if not rclpy.ok():  # rclpy's own signal handler shut the context down
+            _STOP["flag"] = True
+    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
+        _STOP["flag"] = True
+    return _STOP["flag"]
 
 
 def run_save(args: argparse.Namespace) -> int:
