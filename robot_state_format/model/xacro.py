@@ -126,8 +126,11 @@ def expand_xacro(text: str | bytes, *, file: str = "<string>", args: Mapping[str
                                             f"$(find {cause.name}): package {cause.name!r} not found in "
                                             "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", file, None)) from None
             name = type(exc).__name__
-            code = "XACRO_UNDEFINED_ARG" if name == "ArgException" else "XACRO_ERROR"
-            msg = f"undefined xacro argument {exc}" if code == "XACRO_UNDEFINED_ARG" else f"xacro: {exc or name}"
+            if name == "ArgException" or type(cause).__name__ == "ArgException":
+                arg = cause if type(cause).__name__ == "ArgException" else exc
+                code, msg = "XACRO_UNDEFINED_ARG", f"undefined xacro argument {arg} (pass it as {arg}:=VALUE)"
+            else:
+                code, msg = "XACRO_ERROR", f"xacro: {exc or name}"
             raise ModelError(Diagnostic(code, msg, file, None)) from None
         finally:
             xacro.root_dir = saved_root

@@ -1,0 +1,248 @@
+"""URDF reader: every element of the XML reference, Drake's extensions, and the tolerances
+real files need (XML version 0.0, trailing NUL, misplaced declaration)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robot_state_format.errors import ModelError
+from robot_state_format.kinematics.transforms import rpy_to_matrix
+from robot_state_format.model.loader import load_model, load_model_file
+from robot_state_format.model.types import JointType
+from robot_state_format.model.urdf import read_urdf
+
+SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
+
+FULL = """<?xml version="1.0"?>
+<robot name="full">
+  <material name="red"><color rgba="1 0 0 1"/></material>
+  <material name="tex"><texture filename="package://pkg/t.png"/></material>
+  <link name="base">
+    <inertial>
+      <origin xyz="0.1 0.2 0.3" rpy="0 0 1.5707963267948966"/>
+      <mass value="2.5"/>
+      <inertia ixx="1" ixy="0.1" ixz="0.2" iyy="2" iyz="0.3" izz="3"/>
+    </inertial>
+    <visual name="v1">
+      <origin xyz="1 2 3"/>
+      <geometry><box size="0.1 0.2 0.3"/></geometry>
+      <material name="red"/>
+    </visual>
+    <visual>
+      <geometry><mesh filename="package://pkg/m.stl" scale="2 3 4"/></geometry>
+      <material name="inline"><color rgba="0 0 1 0.5"/></material>
+    </visual>
+    <visual>
+      <geometry><sphere radius="0.5"/></geometry>
+      <material name="tex"/>
+    </visual>
+    <collision name="c1">
+      <geometry><cylinder radius="0.2" length="0.7"/></geometry>
+    </collision>
+  </link>
+  <link name="l1"/>
+  <link name="l2"/>
+  <link name="l3"/>
+  <link name="l4"/>
+  <link name="l5"/>
+  <link name="l6"/>
+  <joint name="rev" type="revolute">
+    <origin xyz="0 0 1" rpy="0.1 0.2 0.3"/>
+    <parent link="base"/>
+    <child link="l1"/>
+    <axis xyz="0 3 4"/>
+    <calibration rising="0.25" falling="-0.25"/>
+    <dynamics damping="0.7" friction="0.2"/>
+    <limit lower="-1.5" upper="2" effort="30" velocity="4"/>
+    <safety_controller soft_lower_limit="-1.4" soft_upper_limit="1.9" k_position="15" k_velocity="20"/>
+  </joint>
+  <joint name="cont" type="continuous">
+    <parent link="l1"/><child link="l2"/>
+    <limit effort="5" velocity="6"/>
+  </joint>
+  <joint name="pri" type="prismatic">
+    <parent link="l2"/><child link="l3"/>
+    <axis xyz="0 0 -2"/>
+    <limit lower="0" upper="0.3" effort="100" velocity="0.5"/>
+    <mimic joint="rev" multiplier="-0.5" offset="0.1"/>
+  </joint>
+  <joint name="fix" type="fixed"><parent link="l3"/><child link="l4"/><axis xyz="0 0 1"/></joint>
+  <joint name="flo" type="floating"><parent link="l4"/><child link="l5"/></joint>
+  <joint name="pla" type="planar"><parent link="l5"/><child link="l6"/><axis xyz="0 0 1"/></joint>
+  <gazebo reference="base"><mu1>0.5</mu1></gazebo>
+  <transmission name="t"><type>x</type></transmission>
+  <ros2_control name="rc" type="system"><hardware/></ros2_control>
+</robot>
+"""
+
+
+@pytest.fixture(scope="module")
+def full():
+    return read_urdf(FULL, file="full.urdf")
+
+
+def test_links_inertial_and_shapes(full) -> None:
+    base = full.links["base"]
+    assert full.name == "full" and full.format == "urdf" and full.version is None
+    assert base.source.line == 5 and base.source.file == "full.urdf"
+    i = base.inertial
+    assert i.mass == 2.5 and i.inertia == (1.0, 0.1, 0.2, 2.0, 0.3, 3.0)
+    assert np.allclose(i.origin[:3, 3], [0.1, 0.2, 0.3])
+    assert np.allclose(i.origin[:3, :3], [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)  # yaw 90 deg
+    v1, v2, v3 = base.visuals
+    assert v1.name == "v1" and v1.geometry.kind == "box" and v1.geometry.size == (0.1, 0.2, 0.3)
+    assert np.allclose(v1.origin[:3, 3], [1, 2, 3]) and v1.source.line == 11
+    assert v1.material.name == "red" and v1.material.rgba == (1.0, 0.0, 0.0, 1.0)
+    assert v2.geometry.kind == "mesh" and v2.geometry.filename == "package://pkg/m.stl"
+    assert v2.geometry.scale == (2.0, 3.0, 4.0)
+    assert v2.material.rgba == (0.0, 0.0, 1.0, 0.5)
+    assert v3.geometry.radius == 0.5 and v3.material.texture == "package://pkg/t.png"
+    (c1,) = base.collisions
+    assert c1.name == "c1" and c1.geometry.kind == "cylinder" and (c1.geometry.radius, c1.geometry.length) == (0.2, 0.7)
+    assert set(full.materials) == {"red", "tex"}
+    assert full.warnings == []
+
+
+def test_joint_elements(full) -> None:
+    rev = full.joints["rev"]
+    assert rev.type is JointType.REVOLUTE and (rev.parent, rev.child) == ("base", "l1")
+    assert rev.axis == pytest.approx((0.0, 0.6, 0.8))  # (0 3 4) normalised
+    expect = np.eye(4)
+    expect[:3, :3] = rpy_to_matrix(0.1, 0.2, 0.3)
+    expect[:3, 3] = [0, 0, 1]
+    assert np.allclose(rev.origin, expect)
+    assert np.array_equal(rev.child_offset, np.eye(4))
+    assert (rev.limits.lower, rev.limits.upper, rev.limits.effort, rev.limits.velocity) == (-1.5, 2.0, 30.0, 4.0)
+    assert (rev.dynamics.damping, rev.dynamics.friction) == (0.7, 0.2)
+    assert (rev.calibration.rising, rev.calibration.falling) == (0.25, -0.25)
+    sc = rev.safety_controller
+    assert (sc.soft_lower_limit, sc.soft_upper_limit, sc.k_position, sc.k_velocity) == (-1.4, 1.9, 15.0, 20.0)
+    cont = full.joints["cont"]
+    assert cont.axis == (1.0, 0.0, 0.0)  # the default axis
+    assert cont.limits.lower is None and cont.limits.upper is None and cont.limits.effort == 5.0
+    pri = full.joints["pri"]
+    assert pri.axis == (0.0, 0.0, -1.0)
+    assert [(m.joint, m.multiplier, m.offset) for m in pri.mimic] == [("rev", -0.5, 0.1)]
+    assert full.joints["fix"].axis is None and full.joints["flo"].axis is None
+    assert full.joints["flo"].type is JointType.FLOATING
+    pla = full.joints["pla"]
+    assert pla.type is JointType.PLANAR and pla.axis == (0.0, 0.0, 1.0)  # the plane normal
+
+
+def test_link_pose_is_zero_configuration_in_root(full) -> None:
+    # base at identity; l1 = origin of rev; l2 = l1 (cont has no origin)
+    assert np.array_equal(full.links["base"].pose, np.eye(4))
+    assert np.allclose(full.links["l1"].pose, full.joints["rev"].origin)
+    assert np.allclose(full.links["l6"].pose, full.joints["rev"].origin)
+
+
+def test_unknown_elements_are_kept_as_extensions(full) -> None:
+    tags = [(e.tag, e.owner) for e in full.extensions]
+    assert ("gazebo", "base") in tags and ("transmission", None) in tags and ("ros2_control", None) in tags
+    gz = next(e for e in full.extensions if e.tag == "gazebo")
+    assert "<mu1>0.5</mu1>" in gz.xml
+
+
+def test_drake_extensions_sample() -> None:
+    model = load_model_file(SAMPLES / "drake_ext.urdf")
+    j = model.joints
+    assert j["ball_joint"].type is JointType.BALL and j["ball_joint"].axis is None
+    assert j["ball_joint"].dynamics.damping == 0.1
+    assert j["planar_joint"].type is JointType.PLANAR and j["planar_joint"].axis == (0.0, 0.0, 1.0)
+    assert j["screw_joint"].type is JointType.SCREW and j["screw_joint"].screw_pitch == 0.04
+    assert j["screw_joint"].axis == (0.0, 0.0, 1.0)
+    # Drake's UniversalJoint: about x of the joint frame, then about y of the intermediate frame
+    assert (j["universal_joint"].axis, j["universal_joint"].axis2) == ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+    geo = {name: [s.geometry for s in link.visuals + link.collisions] for name, link in model.links.items()}
+    assert geo["ball_link"][0].kind == "ellipsoid" and geo["ball_link"][0].radii == (0.1, 0.2, 0.3)
+    assert (geo["planar_link"][0].kind, geo["planar_link"][0].radius, geo["planar_link"][0].length) == \
+        ("capsule", 0.05, 0.3)
+    assert (geo["screw_link"][0].kind, geo["screw_link"][0].radius) == ("capsule", 0.02)
+    tags = {e.tag for e in model.extensions}
+    assert tags == {"drake:proximity_properties", "drake:collision_filter_group", "drake:linear_bushing_rpy",
+                    "drake:ball_constraint"}
+    prox = next(e for e in model.extensions if e.tag == "drake:proximity_properties")
+    assert prox.owner == "base" and "mu_dynamic" in prox.xml
+    assert model.warnings == []
+
+
+def test_drake_joint_with_prefixed_children_and_undeclared_namespace() -> None:
+    text = """<robot name="r">
+  <link name="a"/><link name="b"/>
+  <drake:joint name="u" type="universal">
+    <drake:parent link="a"/>
+    <drake:child link="b"/>
+    <drake:origin xyz="0 0 2"/>
+  </drake:joint>
+</robot>"""
+    model = read_urdf(text)
+    assert model.joints["u"].parent == "a" and model.joints["u"].child == "b"
+    assert model.links["b"].pose[2, 3] == 2.0
+    assert [d.code for d in model.warnings] == ["URDF_UNDECLARED_DRAKE_NAMESPACE"]
+
+
+def test_screw_pitch_under_actuator() -> None:
+    text = """<robot name="r" xmlns:drake="http://drake.mit.edu"><link name="a"/><link name="b"/>
+  <drake:joint name="s" type="screw"><parent link="a"/><child link="b"/><axis xyz="1 0 0"/>
+    <actuator name="m"><drake:screw_thread_pitch value="-0.01"/></actuator></drake:joint></robot>"""
+    assert read_urdf(text).joints["s"].screw_pitch == -0.01
+
+
+def test_primer_double_pendulum_sample() -> None:
+    model = load_model_file(SAMPLES / "double_pendulum.urdf")
+    assert model.name == "linkage" and list(model.links) == ["link A", "link B", "link C"]
+    assert model.joints["joint B"].dynamics.damping == 0.002
+    assert model.links["link B"].inertial.origin[2, 3] == -0.5
+    assert model.links["link B"].visuals[0].material.name == "gray B"
+    assert model.root_links() == ["link A"]
+
+
+# -- tolerances real files need -------------------------------------------------------------------
+
+MINI = '<robot name="r"><link name="a"/></robot>'
+
+
+def test_xml_version_zero_is_a_warning() -> None:
+    model = read_urdf('<?xml version="0.0"?>\n' + MINI)
+    assert [d.code for d in model.warnings] == ["XML_BAD_VERSION"]
+
+
+def test_trailing_nul_is_a_warning() -> None:
+    model = read_urdf(MINI.encode() + b"\n\x00")
+    assert [d.code for d in model.warnings] == ["XML_TRAILING_NUL"]
+
+
+def test_misplaced_declaration_is_a_warning() -> None:
+    model = read_urdf('\n\n<?xml version="1.0"?>\n' + MINI)
+    assert [d.code for d in model.warnings] == ["XML_MISPLACED_DECLARATION"]
+    assert model.warnings[0].line == 3
+
+
+def test_default_namespace_is_accepted() -> None:
+    model = read_urdf('<robot xmlns="http://www.ros.org" name="r"><link name="a"/><link name="b"/>'
+                      '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>')
+    assert list(model.joints) == ["j"]
+
+
+def test_origin_quaternion() -> None:
+    s = math.sqrt(0.5)
+    model = read_urdf(f'<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="fixed">'
+                      f'<parent link="a"/><child link="b"/><origin xyz="1 0 0" quat_xyzw="0 0 {s} {s}"/>'
+                      f'</joint></robot>')
+    assert np.allclose(model.joints["j"].origin[:3, :3], [[0, -1, 0], [1, 0, 0], [0, 0, 1]])
+
+
+def test_entities_are_refused() -> None:
+    text = '<!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/hostname">]><robot name="r"><link name="a">&x;</link></robot>'
+    with pytest.raises(ModelError) as info:
+        read_urdf(text)
+    assert info.value.code == "XML_ENTITY"
+
+
+def test_loader_detects_urdf() -> None:
+    model = load_model(MINI)
+    assert model.format == "urdf" and list(model.links) == ["a"]

@@ -1,0 +1,156 @@
+"""Real robot descriptions from the installed example-robot-data package (never copied here):
+every file reads, ``check`` agrees with urdfdom's ``check_urdf`` on validity and on the tree it
+prints, and zero-configuration link poses agree with Pinocchio's URDF loader."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from real_robots import SKIP_REASON, real_urdfs, robots_dir, romeo_urdf
+
+from robot_state_format.cli import main
+from robot_state_format.errors import ModelError
+from robot_state_format.model.urdf import read_urdf
+
+URDFS = real_urdfs()
+pytestmark = pytest.mark.skipif(not URDFS, reason=SKIP_REASON)
+
+# Files where urdfdom says "valid" but the file breaks a rule of the URDF reference that urdfdom does
+# not check; the reader must reject them with exactly this code.
+URDFDOM_TOO_LENIENT = {
+    # <mimic joint="index_q1"> names joints that do not exist (the hand's joints are Left_index_q1 ...)
+    "alex_description/urdf/alex_psyonic_hands.urdf": "URDF_MIMIC_UNKNOWN_JOINT",
+}
+
+
+def _rel(path: Path) -> str:
+    root = robots_dir()
+    assert root is not None
+    return path.relative_to(root).as_posix()
+
+
+def _ids() -> list[str]:
+    return [_rel(p) for p in URDFS]
+
+
+def _is_elf(path: str) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return f.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _check_urdf() -> tuple[str, dict[str, str]] | None:
+    """urdfdom's check_urdf and its environment: Debian's liburdfdom-tools binary, or the one
+    cmeel-urdfdom (a pin dependency) ships under site-packages/cmeel.prefix (called directly, not
+    through its slow Python launcher)."""
+    env = dict(os.environ)
+    for directory in os.environ.get("PATH", "").split(os.pathsep):
+        candidate = os.path.join(directory, "check_urdf")
+        if os.access(candidate, os.X_OK) and _is_elf(candidate):
+            return candidate, env
+    for base in sys.path:
+        prefix = Path(base or ".") / "cmeel.prefix"
+        candidate = prefix / "bin" / "check_urdf"
+        if candidate.is_file() and _is_elf(str(candidate)):
+            env["LD_LIBRARY_PATH"] = os.pathsep.join(
+                p for p in (str(prefix / "lib"), os.environ.get("LD_LIBRARY_PATH", "")) if p)
+            return str(candidate), env
+    return None
+
+
+CHECK_URDF = _check_urdf()
+
+
+def _urdfdom_tree(output: str) -> tuple[str, set[tuple[str, str]]]:
+    """Root link and (parent, child) edges from check_urdf's indented tree."""
+    root_match = re.search(r"^root Link: (\S+) has", output, re.M)
+    assert root_match is not None, output
+    root = root_match.group(1)
+    stack: list[tuple[int, str]] = [(0, root)]
+    edges: set[tuple[str, str]] = set()
+    for line in output.splitlines():
+        m = re.match(r"^( *)child\(\d+\):\s+(\S+)\s*$", line)
+        if not m:
+            continue
+        depth = len(m.group(1)) // 4
+        while stack and stack[-1][0] >= depth:
+            stack.pop()
+        edges.add((stack[-1][1], m.group(2)))
+        stack.append((depth, m.group(2)))
+    return root, edges
+
+
+def test_there_are_enough_real_robots() -> None:
+    assert len(URDFS) >= 20
+    romeo = romeo_urdf()
+    assert romeo is not None
+    model = read_urdf(romeo.read_bytes(), file=str(romeo))
+    assert len(model.links) >= 80
+
+
+@pytest.mark.parametrize("path", URDFS, ids=_ids())
+def test_real_urdf_reads_or_fails_with_a_model_error(path: Path) -> None:
+    try:
+        model = read_urdf(path.read_bytes(), file=str(path))
+    except ModelError as exc:
+        assert exc.errors and all(d.file == str(path) for d in exc.errors)
+        return
+    assert model.links and len(model.root_links()) == 1
+    assert len(model.joints) == len(model.links) - 1
+    for link in model.links.values():
+        assert np.allclose(link.pose[3], [0, 0, 0, 1])
+        assert np.allclose(link.pose[:3, :3] @ link.pose[:3, :3].T, np.eye(3), atol=1e-9)
+
+
+@pytest.mark.skipif(CHECK_URDF is None, reason="urdfdom's check_urdf is not installed "
+                    "(apt-get install liburdfdom-tools, or pip install cmeel-urdfdom)")
+@pytest.mark.parametrize("path", URDFS, ids=_ids())
+def test_check_agrees_with_urdfdom(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert CHECK_URDF is not None
+    ref = subprocess.run([CHECK_URDF[0], str(path)], capture_output=True, text=True, timeout=60, env=CHECK_URDF[1])
+    urdfdom_valid = ref.returncode == 0 and "Successfully Parsed XML" in ref.stdout
+    ours = main(["check", "--quiet", str(path)])
+    out = capsys.readouterr()
+    rel = _rel(path)
+    if rel in URDFDOM_TOO_LENIENT:
+        assert urdfdom_valid and ours == 1
+        assert f"[{URDFDOM_TOO_LENIENT[rel]}]" in out.err
+        return
+    assert ours == (0 if urdfdom_valid else 1), (ref.stdout[-500:], ref.stderr[-500:], out.err[-2000:])
+    if urdfdom_valid:
+        root, edges = _urdfdom_tree(ref.stdout)
+        model = read_urdf(path.read_bytes(), file=str(path))
+        assert model.root_links() == [root]
+        assert {(j.parent, j.child) for j in model.joints.values()} == edges
+
+
+@pytest.mark.parametrize("path", URDFS, ids=_ids())
+def test_zero_configuration_poses_agree_with_pinocchio(path: Path) -> None:
+    pin = pytest.importorskip("pinocchio", reason="pin (Pinocchio) is not installed")
+    try:
+        model = read_urdf(path.read_bytes(), file=str(path))
+    except ModelError:
+        pytest.skip("invalid for this reader (see test_check_agrees_with_urdfdom)")
+    try:
+        pmodel = pin.buildModelFromUrdf(str(path))
+    except Exception as exc:  # noqa: BLE001 - Pinocchio refuses some files urdfdom accepts
+        pytest.skip(f"Pinocchio cannot load it: {exc}")
+    data = pmodel.createData()
+    pin.framesForwardKinematics(pmodel, data, pin.neutral(pmodel))
+    compared = 0
+    for name, link in model.links.items():
+        if not pmodel.existFrame(name, pin.BODY):
+            continue
+        oMf = data.oMf[pmodel.getFrameId(name, pin.BODY)]
+        assert np.allclose(link.pose[:3, 3], oMf.translation, atol=1e-9), name
+        assert np.allclose(link.pose[:3, :3], oMf.rotation, atol=1e-9), name
+        compared += 1
+    assert compared == len(model.links)

@@ -1,0 +1,155 @@
+"""xacro expansion: macros and name:=value arguments, $(find pkg) and package:// through the
+ament index and ROS_PACKAGE_PATH, and every failure as a ModelError."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from robot_state_format.errors import ModelError, ModelIOError
+from robot_state_format.model import packages
+from robot_state_format.model.loader import load_model, load_model_file
+from robot_state_format.model.xacro import expand_xacro, expand_xacro_file, parse_xacro_args
+
+ARM = """<?xml version="1.0"?>
+<robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:arg name="segments" default="2"/>
+  <xacro:arg name="prefix" default=""/>
+  <xacro:property name="length" value="0.5"/>
+  <xacro:macro name="segment" params="i">
+    <link name="$(arg prefix)link${i}"/>
+    <joint name="$(arg prefix)joint${i}" type="revolute">
+      <parent link="$(arg prefix)link${i-1}"/>
+      <child link="$(arg prefix)link${i}"/>
+      <origin xyz="0 0 ${length}"/>
+      <axis xyz="0 1 0"/>
+      <limit lower="${-pi/2}" upper="${pi/2}" effort="1" velocity="1"/>
+    </joint>
+  </xacro:macro>
+  <link name="$(arg prefix)link0"/>
+  <xacro:segment i="1"/>
+  <xacro:if value="${int('$(arg segments)') >= 2}"><xacro:segment i="2"/></xacro:if>
+  <xacro:if value="${int('$(arg segments)') >= 3}"><xacro:segment i="3"/></xacro:if>
+</robot>
+"""
+
+
+@pytest.fixture(autouse=True)
+def _clean_package_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("AMENT_PREFIX_PATH", raising=False)
+    monkeypatch.delenv("ROS_PACKAGE_PATH", raising=False)
+    packages.clear_cache()
+    yield
+    packages.clear_cache()
+
+
+def test_macros_properties_and_default_args() -> None:
+    model = load_model(ARM, fmt="xacro")
+    assert list(model.links) == ["link0", "link1", "link2"]
+    assert model.links["link2"].pose[2, 3] == pytest.approx(1.0)  # two segments of 0.5
+    assert model.joints["joint1"].limits.upper == pytest.approx(1.5707963267948966)
+
+
+def test_arguments_change_the_robot() -> None:
+    model = load_model(ARM, fmt="xacro", xacro_args={"segments": "3", "prefix": "left_"})
+    assert list(model.links) == ["left_link0", "left_link1", "left_link2", "left_link3"]
+    assert model.links["left_link3"].pose[2, 3] == pytest.approx(1.5)
+
+
+def test_detected_by_namespace_and_by_suffix(tmp_path: Path) -> None:
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text(ARM)
+    assert list(load_model_file(path, xacro_args={"segments": "1"}).links) == ["link0", "link1"]
+    assert list(load_model(ARM).links) == ["link0", "link1", "link2"]
+
+
+def _make_package(root: Path, name: str, ament: bool) -> Path:
+    """A package with a macro file; in an ament prefix (share/<pkg> + index marker) or a source tree."""
+    if ament:
+        share = root / "share" / name
+        (root / "share" / "ament_index" / "resource_index" / "packages").mkdir(parents=True, exist_ok=True)
+        (root / "share" / "ament_index" / "resource_index" / "packages" / name).write_text("")
+    else:
+        share = root / "src" / "nested" / name
+    (share / "urdf").mkdir(parents=True)
+    (share / "package.xml").write_text(f"<package format='3'><name>{name}</name></package>")
+    (share / "urdf" / "tool.xacro").write_text(
+        '<robot xmlns:xacro="http://www.ros.org/wiki/xacro">'
+        '<xacro:macro name="tool"><link name="tool"><visual><geometry>'
+        f'<mesh filename="package://{name}/meshes/tool.stl"/></geometry></visual></link>'
+        '<joint name="tool_joint" type="fixed"><parent link="base"/><child link="tool"/></joint>'
+        '</xacro:macro></robot>')
+    return share
+
+
+def _robot_including(spec: str) -> str:
+    return ('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">'
+            f'<xacro:include filename="{spec}"/><link name="base"/><xacro:tool/></robot>')
+
+
+def test_find_through_the_ament_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    share = _make_package(tmp_path / "install", "my_tools", ament=True)
+    monkeypatch.setenv("AMENT_PREFIX_PATH", str(tmp_path / "install"))
+    assert packages.find_package("my_tools") == share
+    model = load_model(_robot_including("$(find my_tools)/urdf/tool.xacro"), fmt="xacro")
+    assert set(model.links) == {"base", "tool"}
+    mesh = model.links["tool"].visuals[0].geometry.filename
+    assert mesh == "package://my_tools/meshes/tool.stl"
+    assert packages.resolve_package_uri(mesh) == share / "meshes" / "tool.stl"
+
+
+def test_find_through_ros_package_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    share = _make_package(tmp_path / "ws", "other_tools", ament=False)
+    monkeypatch.setenv("ROS_PACKAGE_PATH", str(tmp_path / "ws" / "src"))
+    assert packages.find_package("other_tools") == share
+    model = load_model(_robot_including("package://other_tools/urdf/tool.xacro"), fmt="xacro")
+    assert set(model.links) == {"base", "tool"}
+
+
+def test_relative_include_next_to_the_file(tmp_path: Path) -> None:
+    share = _make_package(tmp_path, "rel_tools", ament=False)
+    main = share / "urdf" / "robot.urdf.xacro"
+    main.write_text(_robot_including("tool.xacro"))
+    assert set(load_model_file(main).links) == {"base", "tool"}
+    assert "tool_joint" in expand_xacro_file(main)
+
+
+def test_unknown_package_is_a_model_error() -> None:
+    with pytest.raises(ModelError) as info:
+        expand_xacro(_robot_including("$(find no_such_pkg)/urdf/tool.xacro"), file="r.xacro")
+    assert info.value.code == "MODEL_PACKAGE_NOT_FOUND"
+    assert "no_such_pkg" in str(info.value)
+
+
+@pytest.mark.parametrize("text, code", [
+    ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="$(arg missing)"/></robot>',
+     "XACRO_UNDEFINED_ARG"),
+    ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="${1/0}"/></robot>', "XACRO_ERROR"),
+    ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:nosuchmacro/></robot>', "XACRO_ERROR"),
+    ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:include filename="/nonexistent/x.xacro"/>'
+     '</robot>', "XACRO_INCLUDE"),
+    ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link>\n</robot>', "XML_SYNTAX"),
+])
+def test_failures_are_model_errors(text: str, code: str) -> None:
+    with pytest.raises(ModelError) as info:
+        expand_xacro(text, file="bad.xacro")
+    assert info.value.code == code
+    assert info.value.diagnostics[0].file == "bad.xacro"
+
+
+def test_state_is_restored_after_a_failure() -> None:
+    with pytest.raises(ModelError):
+        expand_xacro('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="$(arg missing)"/></robot>')
+    assert list(load_model(ARM, fmt="xacro").links) == ["link0", "link1", "link2"]
+
+
+def test_missing_file_is_an_io_error(tmp_path: Path) -> None:
+    with pytest.raises(ModelIOError):
+        expand_xacro_file(tmp_path / "none.xacro")
+
+
+def test_parse_xacro_args() -> None:
+    assert parse_xacro_args(["a:=1", "b:=x:=y", "c:="]) == {"a": "1", "b": "x:=y", "c": ""}
+    with pytest.raises(ValueError):
+        parse_xacro_args(["a=1"])
