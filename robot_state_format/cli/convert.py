@@ -1,0 +1,77 @@
+"""``robot-state-format convert MODEL --to urdf|sdf [-o OUT]``: rewrite a model in the other format.
+
+Exit codes: 0 written (notes about the conversion on stderr), 1 the model is invalid or cannot
+be expressed in the target format (the reason on stderr), 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from robot_state_format.errors import ConversionError, DiagnosticError, ModelIOError, Severity
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("convert", help="convert a model between URDF and SDFormat",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf")
+    p.add_argument("--to", required=True, choices=("urdf", "sdf"), help="target format")
+    p.add_argument("-o", "--output", metavar="OUT", help="output file (default: standard output)")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse instead of moving a link frame to its joint frame (SDFormat to URDF)")
+    p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                   help="xacro argument (repeatable)")
+    p.add_argument("--search-path", action="append", default=[], metavar="DIR",
+                   help="extra directory for SDFormat includes (repeatable)")
+    p.set_defaults(func=run)
+
+
+def _err(msg: str) -> None:
+    print(f"robot-state-format convert: {msg}", file=sys.stderr)
+
+
+def run(args: argparse.Namespace) -> int:
+    from robot_state_format.model.convert import convert_model
+    from robot_state_format.model.loader import load_model_file
+
+    xacro_args: dict[str, str] = {}
+    for item in args.xacro_arg:
+        name, sep, value = item.partition(":=")
+        if not sep or not name:
+            _err(f"error: --xacro-arg {item!r} is not NAME:=VALUE")
+            return 2
+        xacro_args[name] = value
+    try:
+        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path)
+    except ModelIOError as exc:
+        _err(f"error: {exc}")
+        return 2
+    except DiagnosticError as exc:
+        for d in exc.diagnostics:
+            if d.severity is Severity.ERROR:
+                print(d.format(), file=sys.stderr)
+        return 1
+    try:
+        result = convert_model(model, args.to, strict=args.strict)
+    except ConversionError as exc:
+        _err(f"error: cannot convert {args.model} to {args.to}: {exc}")
+        return 1
+    for w in result.warnings:
+        _err(f"warning: {w}")
+    if not args.output:
+        sys.stdout.write(result.text)
+        return 0
+    out = Path(args.output)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=str(out.parent or Path(".")))
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(result.text)
+        os.replace(tmp, out)
+    except OSError as exc:
+        _err(f"error: cannot write {out}: {exc.strerror or exc}")
+        return 2
+    return 0
