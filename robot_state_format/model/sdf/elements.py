@@ -180,7 +180,7 @@ class ValueParser:
             if n < 1e-12:
                 self.report.error("SDF_BAD_VALUE", "<pose>: zero quaternion", self.file, el)
                 return np.eye(4)
-            return from_rotation_translation(quaternion_to_matrix(q / n), vals[:3])
+            return from_rotation_translation(quaternion_to_matrix([float(v) for v in q / n]), vals[:3])
         if fmt != "euler_rpy":
             self.report.error("SDF_BAD_VALUE", f"<pose>: unknown rotation_format {fmt!r}", self.file, el)
             return np.eye(4)
@@ -221,8 +221,8 @@ class ValueParser:
             scale = self.vec3_child(g, "scale", None)
             return Geometry("mesh", filename=uri, scale=scale)
         if kind == "plane":
-            size = self.floats(g, text_of(child(g, "size")) or "1 1", 2, "<plane><size>") or [1.0, 1.0]
-            return Geometry("plane", size=tuple(size))
+            plane = self.floats(g, text_of(child(g, "size")) or "1 1", 2, "<plane><size>") or [1.0, 1.0]
+            return Geometry("plane", size=tuple(plane))
         return Geometry("other")
 
     def _either(self, el: etree._Element, name: str, default: float) -> float:
@@ -251,9 +251,10 @@ class ValueParser:
     def inertial(self, el: etree._Element) -> Inertial:
         mass = self.float_child(el, "mass", 1.0) or 0.0
         inertia = child(el, "inertia")
-        vals = (1.0, 0.0, 0.0, 1.0, 0.0, 1.0)
+        defaults = (1.0, 0.0, 0.0, 1.0, 0.0, 1.0)
+        vals = list(defaults)
         if inertia is not None:
             names = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
-            vals = tuple(self.float_child(inertia, n, d) or 0.0  # type: ignore[misc]
-                         for n, d in zip(names, vals))
-        return Inertial(mass=mass, origin=self.pose(child(el, "pose")), inertia=vals)  # type: ignore[arg-type]
+            vals = [self.float_child(inertia, n, d) or 0.0 for n, d in zip(names, defaults)]
+        six = (vals[0], vals[1], vals[2], vals[3], vals[4], vals[5])
+        return Inertial(mass=mass, origin=self.pose(child(el, "pose")), inertia=six)
