@@ -35,7 +35,6 @@ VENV = ROOT / ".venv"
 STAMP = VENV / ".rsf-setup-stamp.json"
 REQ_DIR = ROOT / "requirements"
 TF2_SRC = ROOT / "scripts" / "tf2_msgs"
-STAMPED_FILES = ("setup.py", "setup.cfg", "package.xml", "scripts/setup.py")
 # Hard-coded paths of the wheel builder, found in the wheels' rosidl_generator_py export files.
 WHEEL_PY_INCLUDE = "/opt/python/cp311-cp311/include/python3.11"
 WHEEL_NUMPY_INCLUDE = "/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include"
@@ -66,24 +65,43 @@ def detect_mode() -> str:
     return "wheels"
 
 
-def fingerprint(mode: str) -> str:
-    """Hash of everything whose change requires re-running the set-up."""
+def _hash_files(*paths: Path) -> str:
     h = hashlib.sha256()
-    h.update(f"{mode}\n{sys.version}\n".encode())
-    files = sorted(REQ_DIR.glob("*.txt")) + [ROOT / f for f in STAMPED_FILES]
-    files += sorted(p for p in TF2_SRC.rglob("*") if p.is_file())
-    for path in files:
-        h.update(str(path.relative_to(ROOT)).encode())
+    for path in paths:
+        h.update(str(path.relative_to(ROOT)).encode() + b"\0")
         h.update(path.read_bytes() if path.exists() else b"<missing>")
+        h.update(b"\0")
     return h.hexdigest()
 
 
-def stamp_ok(digest: str) -> bool:
+def stage_digests(mode: str) -> dict[str, str]:
+    """One hash per set-up stage; a stage is redone when its hash (or the ``base`` one) changed."""
+    base = hashlib.sha256(f"{mode}\n{sys.version}\n{sys.executable}\n".encode())
+    base.update(Path(__file__).resolve().read_bytes())
+    return {
+        "base": base.hexdigest(),
+        "ros": _hash_files(REQ_DIR / "ros.txt") if mode == "wheels" else "",
+        "tf2": _hash_files(*sorted(p for p in TF2_SRC.rglob("*") if p.is_file())),
+        "reqs": _hash_files(REQ_DIR / "core.txt", REQ_DIR / "test.txt"),
+        "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml"))),
+    }
+
+
+def read_stamp() -> dict[str, str]:
     try:
         data = json.loads(STAMP.read_text())
     except (OSError, ValueError):
-        return False
-    return data.get("digest") == digest and venv_python().exists()
+        return {}
+    stages = data.get("stages") if isinstance(data, dict) else None
+    return stages if isinstance(stages, dict) else {}
+
+
+def write_stamp(stages: dict[str, str], mode: str) -> None:
+    STAMP.write_text(json.dumps({"stages": stages, "mode": mode, "time": time.time()}, indent=1))
+
+
+def stamp_ok(stages: dict[str, str]) -> bool:
+    return read_stamp() == stages and venv_python().exists()
 
 
 def run(cmd: list[str], what: str, logfile: Path, env: dict[str, str] | None = None,
@@ -154,8 +172,8 @@ def imports(module: str) -> bool:
 def fix_wheel_cmake_exports() -> int:
     """Point the wheels' rosidl_generator_py export files at this Python's and numpy's include dirs."""
     probe = subprocess.run(
-        [str(venv_python()), "-c", "import sysconfig, numpy; print(sysconfig.get_paths()['include']); "
-         "print(numpy.get_include())"],
+        [str(venv_python()), "-c",
+         "import sysconfig, numpy; print(sysconfig.get_paths()['include']); print(numpy.get_include())"],
         capture_output=True, text=True, check=False,
     )
     if probe.returncode != 0:
@@ -208,28 +226,46 @@ def requirement_files() -> list[str]:
     return args
 
 
-def set_up(mode: str, digest: str) -> None:
+def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     VENV.parent.mkdir(parents=True, exist_ok=True)
     logfile = Path(tempfile.gettempdir()) / f"rsf-setup-{os.getpid()}.log"
     logfile.write_text(f"robot_state_format set-up, mode {mode}\n")
     have_tf2 = venv_python().exists() and imports("tf2_msgs.msg")
     require_tools(mode, need_build=not have_tf2)
     create_venv(mode, logfile)
-    if mode == "wheels":
+    old = {} if force else read_stamp()
+    if old.get("base") != stages["base"]:
+        old = {}
+    done: dict[str, str] = {"base": stages["base"]}
+
+    def fresh(stage: str) -> bool:
+        return old.get(stage) == stages[stage]
+
+    if mode == "wheels" and not fresh("ros"):
         pip_install(["-r", str(REQ_DIR / "ros.txt")], "installing the ROS 2 kilted wheels (requirements/ros.txt)",
                     logfile)
-    reqs = requirement_files()
-    if reqs:
-        pip_install(reqs, "installing requirements/core.txt and requirements/test.txt", logfile)
+    done["ros"] = stages["ros"]
+    write_stamp(done, mode)  # a stage-by-stage stamp: an interrupted set-up resumes where it stopped
+    if not fresh("reqs"):
+        reqs = requirement_files()
+        if reqs:
+            pip_install(reqs, "installing requirements/core.txt and requirements/test.txt", logfile)
+    done["reqs"] = stages["reqs"]
+    write_stamp(done, mode)
     if not imports("rclpy"):
         raise SetupError(f"rclpy does not import in .venv after installing; see {logfile}")
-    if not imports("tf2_msgs.msg"):
+    # Build where tf2_msgs is missing, or rebuild our own build when scripts/tf2_msgs changed.
+    if not imports("tf2_msgs.msg") or (not fresh("tf2") and (VENV / "build" / "tf2_msgs").exists()):
         require_tools(mode, need_build=True)
         build_tf2_msgs(mode, logfile)
-    pip_install(["setuptools>=68", "wheel"], "installing build tools (setuptools, wheel)", logfile)
-    pip_install(["--no-deps", "--no-build-isolation", "--use-pep517", "-e", str(ROOT)],
-                "installing robot_state_format (editable)", logfile)
-    STAMP.write_text(json.dumps({"digest": digest, "mode": mode, "time": time.time()}))
+    done["tf2"] = stages["tf2"]
+    write_stamp(done, mode)
+    if not fresh("pkg"):
+        pip_install(["setuptools>=68", "wheel"], "installing build tools (setuptools, wheel)", logfile)
+        pip_install(["--no-deps", "--no-build-isolation", "--use-pep517", "-e", str(ROOT)],
+                    "installing robot_state_format (editable)", logfile)
+    done["pkg"] = stages["pkg"]
+    write_stamp(done, mode)
     logfile.unlink(missing_ok=True)
 
 
@@ -238,18 +274,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="redo every step even if the stamp matches")
     args = parser.parse_args(argv)
     mode = detect_mode()
-    digest = fingerprint(mode)
-    if not args.force and stamp_ok(digest):
+    stages = stage_digests(mode)
+    if not args.force and stamp_ok(stages):
         return 0
     lock_path = Path(tempfile.gettempdir()) / (
         "rsf-setup-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:16] + ".lock")
     with lock_path.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another set-up of this tree may be running: wait for it
-        if not args.force and stamp_ok(digest):
+        if not args.force and stamp_ok(stages):
             return 0
         start = time.monotonic()
         try:
-            set_up(mode, digest)
+            set_up(mode, stages, args.force)
         except SetupError as exc:
             log(f"error: {exc}")
             return 1

@@ -37,6 +37,9 @@ HERE = Path(__file__).resolve().parent
 FASTDDS_PROFILE = HERE / "fastdds_profile.xml"
 DOMAIN_RANGE = range(1, 101)
 DEFAULT_TIMEOUT = 10.0
+# Grace period per signal. A node normally exits 0.2-0.5 s after SIGINT; Fast DDS teardown on a loaded
+# 2-core machine has been seen to take over 5 s.
+STOP_TIMEOUT = 10.0
 
 _domain_lock: TextIO | None = None
 _domain_id: int | None = None
@@ -109,6 +112,7 @@ class NodeProcess:
     params_path: Path | None = None
     stopping: bool = False
     stopped_by: str | None = None
+    stop_seconds: float | None = None
 
     @property
     def pid(self) -> int:
@@ -132,17 +136,21 @@ class NodeProcess:
         lines = self.output().splitlines()
         shown = "\n".join(lines[-tail_lines:]) if lines else "<no output>"
         state = "running" if self.alive() else f"exited {self.returncode}"
+        if self.stopped_by:
+            state += f" after {self.stopped_by}, {self.stop_seconds:.1f} s"
         return (f"--- node process {self.name!r} (pid {self.pid}, {state}) ---\n"
                 f"$ {' '.join(self.command)}\n{shown}\n--- log: {self.log_path} ---")
 
-    def stop(self, timeout: float = 5.0) -> int:
+    def stop(self, timeout: float = STOP_TIMEOUT) -> int:
         """Stop with SIGINT, then SIGTERM after ``timeout`` s; SIGKILL only if it refuses both.
 
-        Returns the exit code; ``stopped_by`` names the signal that ended it (None if it had exited).
+        Returns the exit code; ``stopped_by`` names the signal that ended it (None if it had exited)
+        and ``stop_seconds`` how long that took.
         """
         self.stopping = True
         if self.proc.poll() is not None:
             return self.proc.returncode
+        start = time.monotonic()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
             try:
                 self.proc.send_signal(sig)
@@ -154,6 +162,7 @@ class NodeProcess:
                 continue
             self.stopped_by = signal.Signals(sig).name
             break
+        self.stop_seconds = time.monotonic() - start
         return self.proc.wait()
 
 
@@ -359,7 +368,7 @@ class RosHarness:
         self.processes.append(node_proc)
         return node_proc
 
-    def stop_all(self, timeout: float = 5.0) -> None:
+    def stop_all(self, timeout: float = STOP_TIMEOUT) -> None:
         """Stop every started process (SIGINT, then SIGTERM); called by the fixture after each test."""
         for p in reversed(self.processes):
             p.stop(timeout)

@@ -76,7 +76,7 @@ def test_joint_states_become_tf_in_another_process(ros: RosHarness) -> None:
     assert j2.transform.rotation.z == pytest.approx(math.sin(-0.625), abs=1e-12)
 
     assert node.stop() == 0
-    assert node.stopped_by == "SIGINT"
+    assert node.stopped_by == "SIGINT", node.describe()
 
 
 def test_tf_static_reaches_late_joiners_and_keeps_one_set(ros: RosHarness) -> None:

@@ -73,14 +73,21 @@ class TfEcho(Node):
 
 
 def main() -> int:
-    rclpy.init(args=sys.argv)
-    node = TfEcho()
+    rclpy.init(args=sys.argv)  # rclpy's handlers turn SIGINT/SIGTERM into a context shutdown
+    node = None
     try:
+        node = TfEcho()
         rclpy.spin(node)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        # The shutdown can race the executor and surface as RCLError ("context is not valid"):
+        # only an error raised while the context is still up is a real one.
+        if rclpy.ok():
+            raise
     finally:
-        node.destroy_node()
+        if node is not None:
+            node.destroy_node()
         rclpy.try_shutdown()
     return 0
 

@@ -1,0 +1,64 @@
+"""`colcon build` of this package into a temporary workspace puts things where ros2 run/launch look."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PKG = "robot_state_format"
+IGNORE = shutil.ignore_patterns(".venv", ".git", "build", "install", "log", "__pycache__", ".*_cache",
+                                "*.egg-info", ".hypothesis")
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(importlib.util.find_spec("colcon_core") is None or importlib.util.find_spec("colcon_ros") is None,
+                    reason="colcon-core / colcon-ros are not installed")
+def test_colcon_build_installs_executables_launch_files_and_marker(tmp_path: Path) -> None:
+    src = tmp_path / "src" / PKG
+    shutil.copytree(ROOT, src, symlinks=False, ignore=IGNORE)  # a plain copy: no symlinks into the repo
+    env = dict(os.environ)
+    result = subprocess.run(
+        [sys.executable, "-m", "colcon", "--log-base", str(tmp_path / "log"), "build",
+         "--base-paths", str(tmp_path / "src"), "--build-base", str(tmp_path / "build"),
+         "--install-base", str(tmp_path / "install"), "--event-handlers", "console_direct-"],
+        cwd=tmp_path, capture_output=True, text=True, env=env, timeout=240, check=False,
+    )
+    assert result.returncode == 0, result.stdout[-4000:] + result.stderr[-4000:]
+
+    prefix = tmp_path / "install" / PKG
+    # Only this package is built (scripts/ with the tf2_msgs helper carries COLCON_IGNORE).
+    assert sorted(p.name for p in (tmp_path / "install").iterdir() if p.is_dir()) == [PKG]
+    libexec = prefix / "lib" / PKG
+    for exe in ("state_publisher", "state_store", "robot-state-format"):
+        assert (libexec / exe).is_file(), f"missing lib/{PKG}/{exe}"
+        assert os.access(libexec / exe, os.X_OK)
+    share = prefix / "share" / PKG
+    assert (share / "package.xml").read_bytes() == (ROOT / "package.xml").read_bytes()
+    launch_src = sorted(p.name for p in (ROOT / "launch").glob("*.launch.py"))
+    assert sorted(p.name for p in (share / "launch").glob("*.launch.py")) == launch_src
+    samples_src = sorted(p.name for p in (ROOT / PKG / "samples").iterdir() if p.is_file())
+    assert sorted(p.name for p in (share / "samples").iterdir() if p.is_file()) == samples_src
+    assert (prefix / "share" / "ament_index" / "resource_index" / "packages" / PKG).is_file()
+
+    # The installed CLI runs from the install space (not from the repo).
+    site = next(prefix.glob("lib/python3*/site-packages"))
+    run_env = dict(env, PYTHONPATH=str(site), PYTHONSAFEPATH="1")
+    version = subprocess.run([str(libexec / "robot-state-format"), "--version"], cwd=tmp_path,
+                             capture_output=True, text=True, env=run_env, timeout=60, check=False)
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.strip().endswith(_version())
+    where = subprocess.run([sys.executable, "-c", f"import {PKG}; print({PKG}.__file__)"], cwd=tmp_path,
+                           capture_output=True, text=True, env=run_env, timeout=60, check=True)
+    assert Path(where.stdout.strip()).is_relative_to(site)
+
+
+def _version() -> str:
+    text = (ROOT / PKG / "__init__.py").read_text()
+    return text.split('__version__ = "', 1)[1].split('"', 1)[0]
