@@ -511,36 +511,68 @@ class StatePublisher(Node):
         self._world_pub.publish(String(data=text))
 
     def snapshot_text(self) -> str:
-        """The USDF ``<world_state>`` of the current state (built with the USDF SnapshotBuilder).
+        """The USDF ``<world_state>`` of the current state (the USDF SnapshotBuilder's fast text).
 
         Link poses and twists are in the model frame; the top-level model_state is posed in
         ``model_parent_frame`` (declared as a ``<frame>``) when TF knows that transform, posed in the
         world when the model is attached to the world by its own joint, and has no pose otherwise.
         """
-        from robot_state_format.usdf.types import FrameState
-        from robot_state_format.usdf.writer import write_world_state
-
         rt = self._rt
         assert rt is not None
         cache = rt.cache
         stamp = divmod(int(cache.stamp_ns), 1_000_000_000) if cache.stamp_ns > 0 else None
-        state = rt.snapshots().state(cache.q, cache.v if cache.seen_velocity else None,
-                                     cache.effort if cache.seen_effort else None, stamp=stamp)
-        if not rt.model.is_world and state.model_states:
-            top = state.model_states[0]
-            pose = self.model_pose()
-            parent = self.get_parameter("model_parent_frame").value.lstrip("/")
-            if pose is None:
-                top.pose = None
-                top.twist = None
-            else:
-                top.pose = tfm.transform_to_pose6(pose)
-                if parent != WORLD:
-                    top.parent = parent
-                    top.twist = None  # not known from TF
-                    x = self._tf_tree.lookup(WORLD, parent)
-                    state.frames.append(FrameState(parent, None, tfm.transform_to_pose6(x) if x is not None else None))
-        return write_world_state(state)
+        text: str = rt.snapshots().build(cache.q, cache.v if cache.seen_velocity else None,
+                                         cache.effort if cache.seen_effort else None, stamp=stamp)
+        if rt.model.is_world:
+            return text
+        pose = self.model_pose()
+        parent = self.get_parameter("model_parent_frame").value.lstrip("/")
+        frame_pose = None
+        if pose is not None and parent != WORLD:
+            x = self._tf_tree.lookup(WORLD, parent)
+            frame_pose = tfm.transform_to_pose6(x) if x is not None else None
+        return patch_model_pose(text, None if pose is None else tfm.transform_to_pose6(pose),
+                                parent if pose is not None and parent != WORLD else None, frame_pose)
+
+
+def patch_model_pose(text: str, pose: tuple[float, ...] | None, parent: str | None,
+                     parent_pose: tuple[float, ...] | None) -> str:
+    """Set the first (top-level) model_state's parent and pose in a pretty-printed world_state.
+
+    ``pose`` None removes the model_state's pose and twist (unknown); with ``parent`` the pose is
+    relative to it, the twist is removed (TF does not give it) and ``parent`` is declared as a
+    ``<frame>`` (posed in the world by ``parent_pose`` when known).
+    """
+    from robot_state_format.usdf.writer import escape_name, format_floats
+
+    start = text.find("<model_state ")
+    if start < 0:
+        return text
+    head_end = text.index(">", start) + 1
+    line_end = text.index("\n", head_end) + 1
+    indent = text[text.rfind("\n", 0, start) + 1:start]
+    inner = indent + "  "
+    pos = line_end
+    for tag in ("pose", "twist"):  # the model_state's own pose/twist lines, if present
+        if text.startswith(f"{inner}<{tag}>", pos):
+            pos = text.index("\n", pos) + 1
+    lines = []
+    if parent is not None:
+        lines.append(f"{inner}<parent>{escape_name(parent)}</parent>\n")
+    if pose is not None:
+        lines.append(f"{inner}<pose>{format_floats(pose)}</pose>\n")
+        if parent is None:
+            twist_start = text.find(f"{inner}<twist>", line_end, pos)
+            if twist_start >= 0:
+                lines.append(text[twist_start:pos])
+    out = text[:line_end] + "".join(lines) + text[pos:]
+    if parent is not None:
+        frame = [f'{indent}<frame name="{escape_name(parent)}">\n']
+        if parent_pose is not None:
+            frame.append(f"{inner}<pose>{format_floats(parent_pose)}</pose>\n")
+        frame.append(f"{indent}</frame>\n")
+        out = out[:start - len(indent)] + "".join(frame) + out[start - len(indent):]
+    return out
 
 
 def _serialized_tf_sender(tf: Any) -> Any:
