@@ -56,8 +56,8 @@ def state_joints(state: WorldState, model: Model) -> dict[str, JointState]:
         for ms in state.model_states:
             out.update(flatten_joints(ms, f"{ms.name}{SCOPE}"))
         return out
-    ms = state.model(model.name)
-    return flatten_joints(ms) if ms is not None else {}
+    top = state.model(model.name)
+    return flatten_joints(top) if top is not None else {}
 
 
 def check_state(state: WorldState, model: Model) -> list[str]:

@@ -92,6 +92,7 @@ class StateStore(Node):
         self._model: Model | None = None
         self._tree: Any = None
         self._cache: Any = None
+        self._builder: Any = None
         self._model_error: str | None = None
         self._load_model()
         self._snapshot_text: str | None = None  # newest world_state received
@@ -222,7 +223,6 @@ class StateStore(Node):
 
         self._tree = compile_model(model)
         self._cache = JointStateCache(model, self._tree)
-        self._builder: Any = None
         self._js_built_seq = -1
         self.get_logger().info(f"model {model.name!r}: {len(model.joints)} joints")
 
@@ -285,7 +285,7 @@ class StateStore(Node):
         """The newest world_state text, or one built from joint_states and the model."""
         if self._snapshot_text is not None:
             return self._snapshot_text
-        if self._cache is None or self._js_seq == 0:
+        if self._cache is None or self._model is None or self._js_seq == 0:
             return None
         if self._js_built_seq != self._js_seq:
             from robot_state_format.usdf.build import SnapshotBuilder
@@ -433,7 +433,10 @@ class StateStore(Node):
         pub = self._pubs.get(topic)
         if pub is None:
             msg_type = String if topic == "world_state" else JointState
-            cbs = PublisherEventCallbacks(matched=lambda info, t=topic: self._on_matched(t, info))
+            def on_matched(info: Any, t: str = topic) -> None:
+                self._on_matched(t, info)
+
+            cbs = PublisherEventCallbacks(matched=on_matched)
             pub = self._pubs[topic] = self.create_publisher(msg_type, topic, LATCHED, event_callbacks=cbs)
         return pub
 
