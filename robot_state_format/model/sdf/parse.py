@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from robot_state_format.errors import RobotStateFormatError, DiagnosticError, Severity
+from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.kinematics.transforms import Transform, inverse
 from robot_state_format.model.sdf import drake, include
 from robot_state_format.model.sdf.elements import (
@@ -507,7 +507,7 @@ class Parser:
                 self.report.error("SDF_INCLUDE_UNSUPPORTED", "the URDF reader is not available", file, el)
                 return None
             self.report.diagnostics.extend(model.warnings)
-            return scope_from_model(model, path)
+            return scope_from_model(model, path, self.report)
         if fmt == "xacro":
             self.report.error("SDF_INCLUDE_UNSUPPORTED", f"cannot include a xacro file ({path})", file, el)
             return None
@@ -567,7 +567,7 @@ class Parser:
         scope.extensions.extend(inc.extensions)
 
 
-def scope_from_model(model: Model, file: str) -> Scope:
+def scope_from_model(model: Model, file: str, report: Report | None = None) -> Scope:
     """An included URDF (already read into a Model) as a scope: links posed in the model frame,
     joints posed relative to their child link by ``inv(child_offset)``, axes in the joint frame."""
     src = Source(file, None, f"robot[name={model.name}]")
@@ -593,7 +593,10 @@ def scope_from_model(model: Model, file: str) -> Scope:
                       screw_pitch=j.screw_pitch, gearbox_ratio=j.gearbox_ratio,
                       gearbox_reference_body=j.gearbox_reference_body)
         if j.type is JointType.FLOATING:
-            continue  # a floating joint leaves the child free, as SDFormat has no such joint
+            if report is not None:  # SDFormat has no floating joint: the child is left free
+                report.warn_at("SDF_URDF_FLOATING_JOINT",
+                               f"included URDF joint {j.name!r} is floating; its child link is left free", j.source)
+            continue
         if j.child == WORLD:
             jir.rel = MODEL_FRAME
             jir.pose = np.array(j.origin) if j.parent == WORLD else np.array(model.links[j.parent].pose) @ j.origin
@@ -603,5 +606,4 @@ def scope_from_model(model: Model, file: str) -> Scope:
         scope.items.append(FrameIR(name=f.name, source=f.source, pose=np.array(f.pose),
                                    rel=rel, attached_to=f.attached_to if rel else MODEL_FRAME))
     scope.extensions.extend(Extension(e.tag, e.xml, e.owner, e.source) for e in model.extensions)
-    _ = Severity
     return scope

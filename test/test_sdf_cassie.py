@@ -1,0 +1,61 @@
+"""Cassie's SDFormat 1.6 files (example-robot-data): kinematic loops, gearboxes, nothing dropped.
+
+Expected poses are recomputed here straight from the XML with the 1.6 rules (link poses in the
+model frame, joint poses relative to the child link, axes in the joint frame)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lxml import etree
+
+from robot_state_format.kinematics.transforms import inverse, pose6_to_transform
+from robot_state_format.model.sdf import read_sdf
+from robot_state_format.model.types import JointType
+
+from real_robots import SKIP_REASON, robots_dir
+
+CASSIE = robots_dir() / "cassie_description" / "robots" if robots_dir() is not None else None
+FILES = sorted(CASSIE.glob("*.sdf")) if CASSIE is not None else []
+
+
+def _pose(el: etree._Element) -> np.ndarray:
+    p = el.find("pose")
+    return pose6_to_transform([float(v) for v in p.text.split()]) if p is not None else np.eye(4)
+
+
+@pytest.mark.skipif(not FILES, reason=SKIP_REASON)
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.name)
+def test_cassie(path) -> None:  # type: ignore[no-untyped-def]
+    m = read_sdf(path.read_bytes(), file=str(path))
+    root = etree.parse(str(path)).getroot()
+    model = root.find("model")
+    links = {el.get("name"): _pose(el) for el in model.findall("link")}
+    joints = model.findall("joint")
+    assert m.version == "1.6" and set(m.links) == set(links)
+    # Nothing dropped: every joint is a tree joint or a constraint.
+    assert len(m.joints) + len(m.constraints) == len(joints)
+    gearboxes = {j.get("name") for j in joints if j.get("type") == "gearbox"}
+    assert {n for n, j in m.constraints.items() if j.type is JointType.GEARBOX} == gearboxes
+    loops = [w for w in m.warnings if w.code == "SDF_KINEMATIC_LOOP"]
+    assert len(loops) == len(m.constraints) - len(gearboxes)
+    # A tree: each link is the child of at most one tree joint; one root per connected piece.
+    children = [j.child for j in m.joints.values()]
+    assert len(children) == len(set(children))
+    assert len(m.root_links()) == len(m.links) - len(m.joints)
+    for name, x in links.items():
+        np.testing.assert_allclose(m.links[name].pose, x, atol=1e-12)
+    for el in joints:
+        name = el.get("name")
+        j = m.joints.get(name) or m.constraints[name]
+        parent, child = el.findtext("parent"), el.findtext("child")
+        x_mj = links[child] @ _pose(el)
+        x_mp = np.eye(4) if parent == "world" else links[parent]
+        np.testing.assert_allclose(j.origin, inverse(x_mp) @ x_mj, atol=1e-9)
+        np.testing.assert_allclose(j.child_offset, inverse(_pose(el)), atol=1e-9)
+        xyz = el.findtext("axis/xyz")
+        if xyz is not None and j.axis is not None:
+            v = np.array([float(t) for t in xyz.split()])
+            if el.findtext("axis/use_parent_model_frame", "0").strip() in ("1", "true"):
+                v = x_mj[:3, :3].T @ v  # given in the model frame
+            np.testing.assert_allclose(j.axis, v / np.linalg.norm(v), atol=1e-12)
