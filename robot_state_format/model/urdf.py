@@ -31,6 +31,7 @@ _D = "{" + DRAKE_NS + "}"
 _IDENTITY = np.eye(4)
 _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
+_new = object.__new__
 _ROBOT_TAG_RE = re.compile(rb"<robot\b")
 
 JOINT_TYPES: dict[str, JointType] = {
@@ -85,8 +86,9 @@ def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: flo
 class _Reader:
     """One pass over a URDF document; collects diagnostics instead of stopping at the first."""
 
-    def __init__(self, file: str) -> None:
+    def __init__(self, file: str, drake: bool = True) -> None:
         self.file = file
+        self.drake = drake  # the document mentions drake: at all (skips namespace checks when not)
         self.diags: list[Diagnostic] = []
         self.material_refs: dict[str, list[tuple[Shape, etree._Element]]] = {}
 
@@ -99,7 +101,14 @@ class _Reader:
                                      Severity.WARNING))
 
     def source(self, el: etree._Element) -> Source:
-        return Source(self.file, el.sourceline, describe(el))
+        # Source is a frozen dataclass; filling its __dict__ directly halves the cost of building
+        # one per link, joint and shape (equal and hashable like one made by Source(...)).
+        src = _new(Source)
+        d = src.__dict__
+        d["file"] = self.file
+        d["line"] = el.sourceline
+        d["element"] = describe(el)
+        return src
 
     # -- values ------------------------------------------------------------------------------
     def number(self, el: etree._Element, attr: str, default: float | None = None,
@@ -155,7 +164,7 @@ class _Reader:
             except ValueError:
                 pass
             else:
-                if x - x == 0.0 and y - y == 0.0 and z - z == 0.0:  # all finite
+                if math.isfinite(x + y + z):  # all finite (an overflowing sum takes the slow path)
                     return (x, y, z)
         return self.vector(el, attr, 3, default)
 
@@ -224,13 +233,17 @@ class _Reader:
         return v
 
     def geometry(self, el: etree._Element) -> Geometry | None:
-        shapes = [c for c in el if c.tag.__class__ is str]
-        if not shapes:
+        g = None
+        for c in el:
+            if c.tag.__class__ is str:
+                if g is not None:
+                    self.warn("URDF_EXTRA_GEOMETRY", "<geometry> holds more than one shape; only the first is used",
+                              el)
+                    break
+                g = c
+        if g is None:
             self.error("URDF_MISSING_GEOMETRY", "<geometry> holds no shape", el)
             return None
-        if len(shapes) > 1:
-            self.warn("URDF_EXTRA_GEOMETRY", "<geometry> holds more than one shape; only the first is used", el)
-        g = shapes[0]
         tag = g.tag
         if tag == "box":
             size = self.vec3(g, "size", None) if g.get("size") is not None else self.vector(g, "size", 3, required=True)
@@ -321,8 +334,8 @@ class _Reader:
             try:
                 vals = (float(get("ixx")), float(get("ixy")), float(get("ixz")),  # type: ignore[arg-type]
                         float(get("iyy")), float(get("iyz")), float(get("izz")))  # type: ignore[arg-type]
-                if not all(v - v == 0.0 for v in vals):
-                    raise ValueError
+                if not math.isfinite(vals[0] + vals[1] + vals[2] + vals[3] + vals[4] + vals[5]):
+                    raise ValueError  # a nan/inf (or an overflowing sum): the slow path tells which
             except (TypeError, ValueError):
                 slow = [self.number(inertia_el, k, required=True)
                         for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
@@ -396,7 +409,7 @@ class _Reader:
             ctag = c.tag
             if not isinstance(ctag, str):
                 continue
-            if ctag.startswith(_D):  # drake:joint may prefix its children too
+            if self.drake and ctag.startswith(_D):  # drake:joint may prefix its children too
                 local = ctag[len(_D):]
                 if local == "screw_thread_pitch":
                     pitch_el = c
@@ -418,10 +431,8 @@ class _Reader:
             elif ctag == "limit":
                 limit_el = c
                 joint.limits = self.limits(c)
-                for attr in c.attrib:
-                    if attr.startswith(_D):
-                        self.extension(model, c, name)
-                        break
+                if self.drake and any(attr.startswith(_D) for attr in c.attrib):
+                    self.extension(model, c, name)  # e.g. drake:acceleration
             elif ctag == "dynamics":
                 damping = self.number(c, "damping")
                 friction = self.number(c, "friction")
@@ -551,7 +562,7 @@ def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
                                   "the drake: prefix is used but not declared; assumed " + DRAKE_NS,
                                   file, raw.count(b"\n", 0, m.start()) + 1, "robot", Severity.WARNING))
     root, xml_warnings = parse_xml(raw, file)
-    reader = _Reader(file)
+    reader = _Reader(file, b"drake" in raw)
     reader.diags.extend(xml_warnings)
     reader.diags.extend(pre)
     if not isinstance(root.tag, str):

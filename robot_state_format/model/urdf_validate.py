@@ -142,9 +142,9 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
                 stack.append(child)
         if tree_ok and len(seen) != len(links):
             lost = [n for n in links if n not in seen]
-            first = links[lost[0]].source
             diags.append(_diag("URDF_CYCLE", "links " + ", ".join(repr(n) for n in lost)
-                               + " cannot be reached from the root link: their joints form a cycle", first))
+                               + " cannot be reached from the root link: their joints form a cycle",
+                               links[lost[0]].source))
 
 
 def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:

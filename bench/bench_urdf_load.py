@@ -1,0 +1,123 @@
+"""URDF load benchmark: read (+ compile) a large real URDF against yourdfpy and Pinocchio, same run.
+
+    python3 bench/bench_urdf_load.py [--urdf PATH] [--repeat N]
+
+Default model: romeo.urdf from example-robot-data (82 links, 81 joints).  Measured, best of N:
+
+* ours read      ``read_urdf(bytes)``  (parse + validate + zero-configuration poses)
+* ours read+compile  ``compile_model(read_urdf(bytes))`` (kinematics tree, when available)
+* yourdfpy       ``URDF.load(..., load_meshes=False)`` with and without its scene graph
+* Pinocchio      ``pin.buildModelFromXML(text)`` (urdfdom parse + model build, C++)
+
+Ratios are ours / theirs (below 1 = we are faster).  Goal: faster than yourdfpy, within 2x of Pinocchio.
+Needs example-robot-data, yourdfpy and pin (requirements/test.txt); missing ones are reported and skipped.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import platform
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "test"))
+
+from robot_state_format.model.urdf import read_urdf  # noqa: E402
+
+
+def machine() -> str:
+    try:
+        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
+        for line in out.splitlines():
+            if line.startswith("Model name:"):
+                return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} CPUs"
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def best(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
+    """Best seconds per call over ``repeat`` rounds of ``number`` calls (after one warm-up)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        for _ in range(number):
+            fn()
+        times.append((time.perf_counter() - t0) / number)
+    return min(times)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--urdf", type=Path, help="URDF file (default: romeo from example-robot-data)")
+    ap.add_argument("--repeat", type=int, default=30)
+    args = ap.parse_args()
+    path = args.urdf
+    if path is None:
+        from real_robots import romeo_urdf
+
+        path = romeo_urdf()
+        if path is None:
+            print("example-robot-data is not installed (pip install example-robot-data); pass --urdf")
+            return 2
+    data = path.read_bytes()
+    text = data.decode("utf-8")
+    model = read_urdf(data, file=str(path))
+    print(f"machine: {machine()}; python {platform.python_version()}")
+    print(f"model: {path.name}: {len(model.links)} links, {len(model.joints)} joints, "
+          f"{sum(1 for _ in model.moving_joints())} moving, {len(data)} bytes")
+
+    results: dict[str, float] = {}
+    results["ours read"] = best(lambda: read_urdf(data, file=str(path)), args.repeat)
+    try:
+        from robot_state_format.kinematics.tree import compile_model
+    except ImportError:
+        compile_model = None  # type: ignore[assignment]
+        print("compile: robot_state_format.kinematics.tree.compile_model not available; load only")
+    if compile_model is not None:
+        results["ours compile"] = best(lambda: compile_model(model), args.repeat)
+        results["ours read+compile"] = best(lambda: compile_model(read_urdf(data, file=str(path))), args.repeat)
+    try:
+        import yourdfpy
+
+        results["yourdfpy"] = best(lambda: yourdfpy.URDF.load(io.StringIO(text), load_meshes=False,
+                                                               load_collision_meshes=False), max(3, args.repeat // 5))
+        results["yourdfpy (no scene graph)"] = best(
+            lambda: yourdfpy.URDF.load(io.StringIO(text), load_meshes=False, load_collision_meshes=False,
+                                       build_scene_graph=False), max(3, args.repeat // 5))
+    except ImportError:
+        print("yourdfpy: not installed (pip install yourdfpy)")
+    try:
+        import pinocchio as pin
+
+        results["pinocchio buildModelFromXML"] = best(lambda: pin.buildModelFromXML(text), args.repeat)
+        results["pinocchio buildModelFromUrdf"] = best(lambda: pin.buildModelFromUrdf(str(path)), args.repeat)
+    except ImportError:
+        print("pinocchio: not installed (pip install pin)")
+
+    for name, seconds in results.items():
+        print(f"  {name:32s} {seconds * 1e3:8.3f} ms")
+    ours = results.get("ours read+compile", results["ours read"])
+    label = "read+compile" if "ours read+compile" in results else "read"
+    for ref in ("yourdfpy", "yourdfpy (no scene graph)", "pinocchio buildModelFromXML"):
+        if ref in results:
+            ratio = ours / results[ref]
+            print(f"ratio ours {label} / {ref}: {ratio:.2f}")
+    if "yourdfpy" in results:
+        print(f"goal faster than yourdfpy: {'met' if ours < results['yourdfpy'] else 'NOT met'}")
+    if "pinocchio buildModelFromXML" in results:
+        ok = ours <= 2.0 * results["pinocchio buildModelFromXML"]
+        print(f"goal within 2x of Pinocchio: {'met' if ok else 'NOT met'}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
