@@ -207,9 +207,25 @@ def test_world_joint_between_models() -> None:
 
 
 def test_joint_to_world_in_model_with_pose() -> None:
-    m = read_sdf("""<sdf version="1.7"><model name="m"><pose>0 0 2 0 0 0</pose><link name="l"/>
-      <joint name="j" type="fixed"><parent>world</parent><child>l</child></joint></model></sdf>""")
-    # Joint at the link = model origin; posed in the root (model) frame.
-    assert m.joints["j"].parent == WORLD
-    assert_pose(m.joints["j"].origin, np.eye(4))
-    assert_pose(m.pose, T(0, 0, 2))
+    m = read_sdf("""<sdf version="1.7"><model name="m"><pose>0 0 2 0 0 1.5707963267948966</pose>
+      <link name="l"><pose>1 0 0 0 0 0</pose></link>
+      <joint name="j" type="revolute"><pose>0 0 0.5 0 0 0</pose><parent>world</parent><child>l</child></joint>
+      </model></sdf>""")
+    # The joint frame is 0.5 above l, i.e. (1, 0, 0.5) in the model (root) frame; the world is the
+    # model's parent, so origin = inv(model pose) @ X_WJ = X_MJ.
+    j = m.joints["j"]
+    assert j.parent == WORLD
+    assert_pose(j.origin, T(1, 0, 0.5))
+    assert_pose(m.pose, T(0, 0, 2, 0, 0, HALF_PI))
+    x_wj = T(0, 0, 2, 0, 0, HALF_PI) @ T(1, 0, 0.5)
+    assert_pose(j.origin, np.linalg.inv(m.pose) @ x_wj)
+
+
+def test_1_4_child_world_joint_posed_at_the_world() -> None:
+    m = read_sdf("""<sdf version="1.4"><model name="m"><pose>0 0 2 0 0 0</pose><link name="l"/>
+      <joint name="j" type="fixed"><pose>1 0 0 0 0 0</pose><parent>l</parent><child>world</child></joint>
+      </model></sdf>""")
+    # 1.4: the joint pose is relative to its child, here the world frame, 2 below the model frame.
+    c = m.constraints["j"]
+    assert c.child == WORLD
+    assert_pose(c.origin, T(1, 0, -2))
