@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
-from robot_state_format.model.xml import describe, parse_xml
+from robot_state_format.model.xml import MAX_DOCUMENT_BYTES, describe, parse_xml
 from robot_state_format.usdf.types import (
     FrameState,
     JointState,
@@ -103,7 +104,11 @@ def read_world_state_file_ex(path: str | os.PathLike[str], *, lenient: bool = Fa
 def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: bool = False) -> ReadResult:
     """Like :func:`read_world_state`, also returning the warnings."""
     try:
-        root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
+        fast = _fast_parse(data)
+        if fast is not None:
+            root, xml_warnings = fast, []
+        else:
+            root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
     except UsdfError as exc:
         if exc.code == "USDF_XML_SYNTAX":
             more = find_syntax_faults(data, file)
@@ -119,8 +124,41 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
         for d in parent_diagnostics(state, file=file, lines=_parent_lines(root)):
             ctx.errors.append(d)
     if ctx.errors:
+        ctx.errors.sort(key=lambda d: d.line or 0)
         raise UsdfError(ctx.errors)
     return ReadResult(state, ctx.warnings)
+
+
+_PLAIN_DECL = b'<?xml version="1.0" encoding="UTF-8"?>'
+
+
+def _fast_parse(data: str | bytes) -> etree._Element | None:
+    """The common case of :func:`parse_xml` (same parser settings), or None to take the full path.
+
+    Plain documents (UTF-8, no BOM, no NUL, the writer's declaration or none, within the size
+    bound) parse directly; entity references are looked for in C.  Anything else, and any
+    failure, goes through ``parse_xml`` for its tolerance rules and diagnostics.
+    """
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if len(raw) > MAX_DOCUMENT_BYTES or b"\x00" in raw:
+        return None
+    if not (raw.startswith(_PLAIN_DECL) or raw.startswith(b"<world")) or raw.find(b"<?xml", 1) != -1:
+        return None
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:  # lxml parsers are not shared between threads
+        parser = _LOCAL.parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
+                                                 dtd_validation=False, huge_tree=False, remove_comments=False,
+                                                 remove_pis=False)
+    try:
+        root = etree.fromstring(raw, parser)
+    except (etree.LxmlError, ValueError):
+        return None
+    if root is None or next(root.iter(etree.Entity), None) is not None:
+        return None
+    return root
+
+
+_LOCAL = threading.local()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -142,11 +180,14 @@ def _read_root(root: etree._Element, ctx: _Ctx) -> WorldState:
     elif version.split(".")[0] != SUPPORTED_MAJOR or not re.fullmatch(r"[0-9]+\.[0-9]+", version):
         ctx.error("USDF_VERSION_UNSUPPORTED", f"version {version!r} is not supported (major 1 only)", root)
     _check_attributes(root, ("name", "version"), ctx)
-    _check_text(root, ctx)
+    if root.text is not None and root.text.strip(_XML_SPACE):
+        ctx.error("USDF_UNEXPECTED_TEXT", f"<{root.tag}> holds text {root.text.strip()[:30]!r}", root)
     state = WorldState(name=name, version=version)
     seen: dict[str, etree._Element] = {}
     index = 0
     for child in root:
+        if child.tail is not None and child.tail.strip(_XML_SPACE):
+            _stray(child, ctx)
         ctag = child.tag
         if not isinstance(ctag, str):
             continue
@@ -194,11 +235,12 @@ def _read_stamp(el: etree._Element, ctx: _Ctx) -> Stamp | None:
 
 def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
     name = _name(el, ctx, scoped_ok=False)
-    _check_attributes(el, ("name",), ctx)
-    _check_text(el, ctx)
     fs = FrameState(name=name)
     last = -1
+    _own_checks(el, ctx)
     for child in el:
+        if child.tail is not None and child.tail.strip(_XML_SPACE):
+            _stray(child, ctx)
         ctag = child.tag
         if not isinstance(ctag, str):
             continue
@@ -214,25 +256,26 @@ def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
         elif ctag == "pose":
             if fs.pose is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
-            fs.pose = _vec6(child, ctx)  # type: ignore[assignment]
+            fs.pose = _vector(child, ctx, 6)  # type: ignore[assignment]
         else:
             if fs.twist is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
-            fs.twist = _vec6(child, ctx)  # type: ignore[assignment]
+            fs.twist = _vector(child, ctx, 6)  # type: ignore[assignment]
     return fs
 
 
 def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
     name = _name(el, ctx, scoped_ok=False)
-    _check_attributes(el, ("name",), ctx)
-    _check_text(el, ctx)
     ms = ModelState(name=name)
     links: dict[str, etree._Element] = {}
     joints: dict[str, etree._Element] = {}
     models: dict[str, etree._Element] = {}
     last = -1
     order = _MODEL_SINGLE + ("*",)
+    _own_checks(el, ctx)
     for child in el:
+        if child.tail is not None and child.tail.strip(_XML_SPACE):
+            _stray(child, ctx)
         ctag = child.tag
         if not isinstance(ctag, str):
             continue
@@ -264,12 +307,12 @@ def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
             last = _order(child, 1, last, order, ctx)
             if ms.pose is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
-            ms.pose = _vec6(child, ctx)  # type: ignore[assignment]
+            ms.pose = _vector(child, ctx, 6)  # type: ignore[assignment]
         elif ctag == "twist":
             last = _order(child, 2, last, order, ctx)
             if ms.twist is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
-            ms.twist = _vec6(child, ctx)  # type: ignore[assignment]
+            ms.twist = _vector(child, ctx, 6)  # type: ignore[assignment]
         else:
             _unknown(child, ctx, "model_state")
     return ms
@@ -277,40 +320,41 @@ def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
 
 def _read_link(el: etree._Element, ctx: _Ctx) -> LinkState:
     name = _name(el, ctx, scoped_ok=True)
-    if len(el.attrib) != 1:
-        _check_attributes(el, ("name",), ctx)
     ls = LinkState(name=name)
     last = -1
+    _own_checks(el, ctx)
     for child in el:
+        if child.tail is not None and child.tail.strip(_XML_SPACE):
+            _stray(child, ctx)
         ctag = child.tag
         if ctag == "pose":
             last = _order(child, 0, last, _LINK_CHILDREN, ctx)
             if ls.pose is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
-            ls.pose = _vec6(child, ctx)  # type: ignore[assignment]
+            ls.pose = _vector(child, ctx, 6)  # type: ignore[assignment]
         elif ctag == "twist":
             last = _order(child, 1, last, _LINK_CHILDREN, ctx)
             if ls.twist is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
-            ls.twist = _vec6(child, ctx)  # type: ignore[assignment]
+            ls.twist = _vector(child, ctx, 6)  # type: ignore[assignment]
         elif ctag == "wrench":
             last = _order(child, 2, last, _LINK_CHILDREN, ctx)
             if ls.wrench is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <wrench>", child)
-            ls.wrench = _vec6(child, ctx)  # type: ignore[assignment]
+            ls.wrench = _vector(child, ctx, 6)  # type: ignore[assignment]
         elif isinstance(ctag, str):
             _unknown(child, ctx, "link_state")
-    _check_text(el, ctx)
     return ls
 
 
 def _read_joint(el: etree._Element, ctx: _Ctx) -> JointState:
     name = _name(el, ctx, scoped_ok=True)
-    if len(el.attrib) != 1:
-        _check_attributes(el, ("name",), ctx)
     js = JointState(name=name)
     last = -1
+    _own_checks(el, ctx)
     for child in el:
+        if child.tail is not None and child.tail.strip(_XML_SPACE):
+            _stray(child, ctx)
         ctag = child.tag
         if ctag == "positions":
             last = _order(child, 0, last, _JOINT_CHILDREN, ctx)
@@ -329,7 +373,6 @@ def _read_joint(el: etree._Element, ctx: _Ctx) -> JointState:
             js.torques = _vector(child, ctx, None)
         elif isinstance(ctag, str):
             _unknown(child, ctx, "joint_state")
-    _check_text(el, ctx)
     if js.velocities is not None and js.torques is not None and len(js.velocities) != len(js.torques):
         ctx.error("USDF_DOF_MISMATCH",
                   f"{len(js.velocities)} velocities but {len(js.torques)} torques (one each per DOF)", el)
@@ -341,21 +384,33 @@ def _read_joint(el: etree._Element, ctx: _Ctx) -> JointState:
 
 
 def _read_parent(el: etree._Element, ctx: _Ctx) -> str:
-    _check_attributes(el, (), ctx)
-    _check_no_children(el, ctx)
+    if len(el) or el.keys():
+        _leaf_checks(el, ctx)
     text = (el.text or "").strip(_XML_SPACE)
     return text or "world"
 
 
-def _vec6(el: etree._Element, ctx: _Ctx) -> tuple[float, ...] | None:
-    return _vector(el, ctx, 6)
-
-
 def _vector(el: etree._Element, ctx: _Ctx, arity: int | None) -> tuple[float, ...] | None:
-    if len(el) or el.attrib:
-        _check_attributes(el, (), ctx)
-        _check_no_children(el, ctx)
-    text = el.text or ""
+    if len(el) or el.keys():
+        _leaf_checks(el, ctx)
+    text = el.text
+    if text is None:
+        text = ""
+    # Fast path: ASCII without '_' that float() accepts and that sums finite is exactly the
+    # spec grammar (float() alone would also take nan/inf, '1_0' and non-ASCII digits).
+    if text.isascii() and "_" not in text:
+        try:
+            vals = tuple(map(float, text.split()))
+        except ValueError:
+            vals = None
+        if vals is not None:
+            total = sum(vals)
+            if total - total == 0.0 and (arity is None or len(vals) == arity):
+                return vals
+    return _vector_slow(el, ctx, arity, text)
+
+
+def _vector_slow(el: etree._Element, ctx: _Ctx, arity: int | None, text: str) -> tuple[float, ...] | None:
     if not _NUM_LIST_RE.fullmatch(text):
         bad = [t for t in text.split() if not _NUM_RE.fullmatch(t)]
         if any(_NONFINITE_RE.fullmatch(t) for t in bad):
@@ -414,18 +469,30 @@ def _check_attributes(el: etree._Element, allowed: tuple[str, ...], ctx: _Ctx) -
             ctx.fault("USDF_UNKNOWN_ATTRIBUTE", f"unknown attribute {key!r} on <{el.tag}>", el)
 
 
+def _own_checks(el: etree._Element, ctx: _Ctx) -> None:
+    """A named container: only a name attribute, no text of its own."""
+    if len(el.keys()) != 1:
+        _check_attributes(el, ("name",), ctx)
+    text = el.text
+    if text is not None and text.strip(_XML_SPACE):
+        ctx.error("USDF_UNEXPECTED_TEXT", f"<{el.tag}> holds text {text.strip()[:30]!r}", el)
+
+
+def _stray(child: etree._Element, ctx: _Ctx) -> None:
+    parent = child.getparent()
+    ctx.error("USDF_UNEXPECTED_TEXT", f"text {(child.tail or '').strip()[:30]!r} after <{child.tag}>", parent)
+
+
+def _leaf_checks(el: etree._Element, ctx: _Ctx) -> None:
+    """A vector or parent element: no attributes, no child elements."""
+    _check_attributes(el, (), ctx)
+    _check_no_children(el, ctx)
+
+
 def _check_no_children(el: etree._Element, ctx: _Ctx) -> None:
     for child in el:
         if isinstance(child.tag, str):
             ctx.error("USDF_UNKNOWN_ELEMENT", f"<{el.tag}> holds text only, not <{child.tag}>", child)
-
-
-def _check_text(el: etree._Element, ctx: _Ctx) -> None:
-    if el.text is not None and el.text.strip(_XML_SPACE):
-        ctx.error("USDF_UNEXPECTED_TEXT", f"<{el.tag}> holds text {el.text.strip()[:30]!r}", el)
-    for child in el:
-        if child.tail is not None and child.tail.strip(_XML_SPACE):
-            ctx.error("USDF_UNEXPECTED_TEXT", f"text {child.tail.strip()[:30]!r} after <{child.tag}>", el)
 
 
 def _parent_lines(root: etree._Element) -> dict[str, int]:
