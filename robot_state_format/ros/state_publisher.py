@@ -36,12 +36,15 @@ from robot_state_format.ros.messages import TfEncoder, joint_state_arrays, trans
 from robot_state_format.state_cache import JointStateCache, Problem
 
 WARN_PERIOD_S = 5.0
+TF_LISTEN_DEPTH = 200  # /tf messages kept between two drains of the model-pose listener
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                     durability=DurabilityPolicy.VOLATILE)
 TF_STATIC_QOS = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                            durability=DurabilityPolicy.TRANSIENT_LOCAL)
+TF_LISTEN_QOS = QoSProfile(depth=TF_LISTEN_DEPTH, history=HistoryPolicy.KEEP_LAST,
+                           reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
 JOINT_STATES_QOS = {
     "sensor_data": qos_profile_sensor_data,
     "reliable": QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE),
@@ -238,9 +241,14 @@ class StatePublisher(Node):
         self._js_sub = self.create_subscription(
             JointState, "joint_states", self._on_joint_state, JOINT_STATES_QOS[qos_name],
             qos_overriding_options=QoSOverridingOptions.with_default_policies())
+        # TF listener for the model pose: subscriptions on a helper node that no executor spins; the
+        # snapshot timer drains them. Our own 1 kHz /tf never goes through the executor that way.
+        self._tf_listener = Node(f"{self.get_name()}_tf_listener", namespace=self.get_namespace(),
+                                 context=self.context, start_parameter_services=False, enable_rosout=False)
         self._tf_subs = [
-            self.create_subscription(_tf_message_type(), "/tf", self._on_tf, TF_QOS, raw=True),
-            self.create_subscription(_tf_message_type(), "/tf_static", self._on_tf, TF_STATIC_QOS, raw=True),
+            self._tf_listener.create_subscription(_tf_message_type(), "/tf", self._on_tf, TF_LISTEN_QOS, raw=True),
+            self._tf_listener.create_subscription(_tf_message_type(), "/tf_static", self._on_tf, TF_STATIC_QOS,
+                                                  raw=True),
         ]
         if p["use_robot_description_topic"]:
             self._description_sub = self.create_subscription(String, "robot_description",
@@ -459,6 +467,24 @@ class StatePublisher(Node):
                 msg.transforms = [t for t in msg.transforms if t.child_frame_id not in own]
         self._tf_tree.add(msg)
 
+    def _drain_tf(self) -> None:
+        """Take every /tf and /tf_static message waiting in the listener's queues."""
+        for sub in self._tf_subs:
+            for _ in range(4 * TF_LISTEN_DEPTH):
+                try:
+                    with sub.handle:
+                        taken = sub.handle.take_message(sub.msg_type, True)
+                except Exception as exc:  # noqa: BLE001 - the listener never stops the node
+                    self._warn(Problem("tf-take", f"TF listener: {exc}"))
+                    break
+                if taken is None:
+                    break
+                self._on_tf(taken[0], taken[1])
+
+    def destroy_node(self) -> None:
+        self._tf_listener.destroy_node()
+        super().destroy_node()
+
     def _classify_tf_gids(self) -> None:
         me, ns = self.get_name(), self.get_namespace()
         for topic in ("/tf", "/tf_static"):
@@ -493,6 +519,7 @@ class StatePublisher(Node):
         rt = self._rt
         if rt is None:
             return
+        self._drain_tf()
         if self._tf_tree.version != self._tf_tree_seen:
             self._tf_tree_seen = self._tf_tree.version
             pose = self.model_pose()
