@@ -1,0 +1,60 @@
+"""The set-up script's checks, and the tf2_msgs it builds where a distro does not provide one."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_setup_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("rsf_setup_script", ROOT / "scripts" / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_missing_build_tools_are_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _load_setup_script()
+    monkeypatch.setenv("PATH", str(tmp_path))  # an empty directory: no cmake, no compilers
+    with pytest.raises(setup.SetupError) as info:
+        setup.require_tools("wheels", need_build=True)
+    message = str(info.value)
+    assert "cmake" in message
+    assert "C compiler" in message and "C++ compiler" in message
+    setup.require_tools("wheels", need_build=False)  # nothing to build: no tool needed
+
+
+def test_stage_hashes_follow_the_requirement_files() -> None:
+    setup = _load_setup_script()
+    stages = setup.stage_digests("wheels")
+    assert set(stages) == {"base", "ros", "tf2", "reqs", "pkg"}
+    assert setup.stage_digests("distro")["ros"] == ""  # distro mode never installs the wheels
+    assert stages["reqs"] == setup._hash_files(ROOT / "requirements" / "core.txt",
+                                               ROOT / "requirements" / "test.txt")
+
+
+def test_tf2_msgs_has_the_upstream_type_and_field() -> None:
+    pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
+    from geometry_msgs.msg import TransformStamped
+    from rclpy.serialization import deserialize_message, serialize_message
+    from tf2_msgs.msg import TFMessage
+
+    assert TFMessage.get_fields_and_field_types() == {"transforms": "sequence<geometry_msgs/TransformStamped>"}
+    t = TransformStamped()
+    t.header.frame_id = "a"
+    t.child_frame_id = "b"
+    t.transform.translation.x = 1.5
+    t.transform.rotation.w = 1.0
+    data = serialize_message(TFMessage(transforms=[t]))
+    # CDR little endian: encapsulation, sequence length 1, stamp (sec, nanosec), "a", "b", 7 doubles.
+    assert data[:4] == b"\x00\x01\x00\x00"
+    assert data[4:8] == (1).to_bytes(4, "little")
+    assert data[16:22] == b"\x02\x00\x00\x00a\x00"
+    back = deserialize_message(data, TFMessage)
+    assert back.transforms[0].child_frame_id == "b" and back.transforms[0].transform.translation.x == 1.5
