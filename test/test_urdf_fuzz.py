@@ -62,7 +62,7 @@ def _read(data: bytes | str) -> None:
         pass
 
 
-@settings(max_examples=int(60 * SCALE), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(40 * SCALE), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(DOCUMENTS)
 def test_random_structured_documents(doc: str) -> None:
     _read(doc)
