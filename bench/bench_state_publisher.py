@@ -80,7 +80,6 @@ def rss_kb(pid: int) -> int:
 
 def part1(model_path: Path, n: int) -> None:
     import rclpy
-    from rclpy.parameter import Parameter
     from rclpy.serialization import serialize_message
     from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage

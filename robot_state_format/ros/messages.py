@@ -39,9 +39,9 @@ def _quaternion_map() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     off = {(w, x): ((2, 1, 1), (1, 2, -1)), (w, y): ((0, 2, 1), (2, 0, -1)), (w, z): ((1, 0, 1), (0, 1, -1)),
            (x, y): ((0, 1, 1), (1, 0, 1)), (x, z): ((0, 2, 1), (2, 0, 1)), (y, z): ((1, 2, 1), (2, 1, 1))}
     for (r, col), terms in off.items():
-        for a, b, sg in terms:
-            m[e[a, b], 4 * r + col] += sg
-            m[e[a, b], 4 * col + r] += sg
+        for a, b, sign in terms:
+            m[e[a, b], 4 * r + col] += sign
+            m[e[a, b], 4 * col + r] += sign
     return m, c
 
 

@@ -635,7 +635,9 @@ def _gid_key(info: Any) -> bytes | None:
     gid = info.get("publisher_gid") if isinstance(info, dict) else None
     if not gid:
         return None
-    data = gid.get("data") if isinstance(gid, dict) else gid
+    data: Any = gid.get("data") if isinstance(gid, dict) else gid
+    if data is None:
+        return None
     try:
         return bytes(data)
     except (TypeError, ValueError):
