@@ -1,0 +1,512 @@
+"""Forward kinematics on a :class:`~robot_state_format.kinematics.tree.CompiledTree` (numpy only).
+
+Every function works on a batch internally: one configuration is a batch of one, so
+:func:`forward` and :func:`forward_batch` (and the twist functions) give bit-identical results.
+Internally a chunk of ``C`` configurations is laid out with links and configurations last
+(``(3, 4, links, C)``), so every numpy call runs a long contiguous inner loop; transforms are
+composed with element-wise products and sums in a fixed order (no BLAS, no FMA), which is what
+makes single and batch results identical.
+
+* Link poses are ``X_root_link`` (the Model's root frame); pass ``world=True`` for
+  ``X_world_link = model.pose @ X_root_link``.
+* :func:`joint_transforms` gives ``X_parent_child`` per tree joint (``X_root_child`` for joints
+  whose parent is WORLD): what TF publishes.
+* Twists are ``[linear, angular]``: the velocity of the link frame's origin and the link's
+  angular velocity relative to the root frame, expressed in the root frame (``frame="root"``) or
+  in the link frame (``frame="body"``: the same two vectors rotated by ``R_root_link^T``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_format.errors import KinematicsError
+from robot_state_format.kinematics.plan import PosePlan
+from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTree
+
+FloatArray = NDArray[np.float64]
+
+DEFAULT_CHUNK = 256
+"""Configurations evaluated together inside a batch (keeps the working set in cache)."""
+
+__all__ = [
+    "check_q",
+    "check_v",
+    "forward",
+    "forward_batch",
+    "joint_transforms",
+    "joint_transforms_batch",
+    "link_twists",
+    "link_twists_batch",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# input validation
+
+
+def _as_batch(x: object, n: int, what: str, single: bool) -> FloatArray:
+    try:
+        a = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise KinematicsError(f"{what} must be an array of numbers") from None
+    if single:
+        if a.shape != (n,):
+            raise KinematicsError(f"{what} must have shape ({n},), got {a.shape}")
+        return a.reshape(1, n)
+    if a.ndim != 2 or a.shape[1] != n:
+        raise KinematicsError(f"{what} must have shape (N, {n}), got {a.shape}")
+    return a
+
+
+def _owner(tree: CompiledTree, col: int, velocities: bool) -> str:
+    for name in tree.moving_joint_names:
+        s = tree.v_slice(name) if velocities else tree.q_slice(name)
+        if s.start <= col < s.stop:
+            return name
+    return "?"
+
+
+def _check_finite(tree: CompiledTree, a: FloatArray, velocities: bool) -> None:
+    if not np.isfinite(a).all():
+        rows, cols = np.nonzero(~np.isfinite(a))
+        what = "velocity" if velocities else "position"
+        where = f" (configuration {int(rows[0])})" if a.shape[0] > 1 else ""
+        raise KinematicsError(
+            f"joint {_owner(tree, int(cols[0]), velocities)!r}: non-finite {what} {a[rows[0], cols[0]]!r}{where}"
+        )
+
+
+def check_q(tree: CompiledTree, q: object, *, single: bool = False) -> FloatArray:
+    """Validated ``(N, nq)`` copy-or-view of ``q``; quaternions are normalised.
+
+    Raises :class:`KinematicsError` naming the joint for a wrong shape, a non-finite value or a
+    quaternion whose norm differs from 1 by more than ``QUATERNION_TOLERANCE``.
+    """
+    a = _as_batch(q, tree.nq, "q", single)
+    _check_finite(tree, a, False)
+    if tree.quat_q_cols:
+        a = np.array(a, dtype=np.float64, copy=True)
+        for name, c in tree.quat_q_cols:
+            quat = a[:, c:c + 4]
+            norm = np.sqrt(np.sum(quat * quat, axis=1))
+            bad = np.abs(norm - 1.0) > QUATERNION_TOLERANCE
+            if bad.any():
+                i = int(np.nonzero(bad)[0][0])
+                where = f" (configuration {i})" if a.shape[0] > 1 else ""
+                raise KinematicsError(
+                    f"joint {name!r}: quaternion {quat[i].tolist()} is not unit (norm {norm[i]:.9g}, "
+                    f"tolerance {QUATERNION_TOLERANCE:g}){where}"
+                )
+            a[:, c:c + 4] = quat / norm[:, None]
+    return a
+
+
+def check_v(tree: CompiledTree, v: object, *, single: bool = False) -> FloatArray:
+    """Validated ``(N, nv)`` view of ``v`` (shape and finiteness)."""
+    a = _as_batch(v, tree.nv, "v", single)
+    _check_finite(tree, a, True)
+    return a
+
+
+# --------------------------------------------------------------------------------------------
+# kernels (layout: (3, 4, links, C) for transforms, (3, links, C) for vectors)
+
+
+def _compose(p: FloatArray, x: FloatArray, out: FloatArray | None = None) -> FloatArray:
+    """``p o x`` for stacks of 3x4 transforms ``(3, 4, k, C)`` (broadcastable), fixed summation order."""
+    prod = p[:, :3, None] * x[None, :3]  # (3[i], 3[m], 4[j], k, C)
+    out = np.add(prod[:, 0], prod[:, 1], out=out)
+    out += prod[:, 2]
+    out[:, 3] += p[:, 3]
+    return out
+
+
+def _quat_rotation(qx: FloatArray, qy: FloatArray, qz: FloatArray, qw: FloatArray) -> FloatArray:
+    """``(3, 4, g, C)`` rotation-only transforms from unit quaternion components ``(g, C)``."""
+    r = np.zeros((3, 4) + qx.shape)
+    xx, yy, zz = qx * qx, qy * qy, qz * qz
+    xy, xz, yz = qx * qy, qx * qz, qy * qz
+    wx, wy, wz = qw * qx, qw * qy, qw * qz
+    r[0, 0] = 1.0 - 2.0 * (yy + zz)
+    r[0, 1] = 2.0 * (xy - wz)
+    r[0, 2] = 2.0 * (xz + wy)
+    r[1, 0] = 2.0 * (xy + wz)
+    r[1, 1] = 1.0 - 2.0 * (xx + zz)
+    r[1, 2] = 2.0 * (yz - wx)
+    r[2, 0] = 2.0 * (xz - wy)
+    r[2, 1] = 2.0 * (yz + wx)
+    r[2, 2] = 1.0 - 2.0 * (xx + yy)
+    return r
+
+
+def _local(tree: CompiledTree, qat: FloatArray, out: FloatArray, *, generic_only: bool = False) -> FloatArray:
+    """Fill ``out`` ``(3, 4, nlinks, C)`` with each link's transform from its parent (or the root).
+
+    With ``generic_only`` only the universal, revolute2, planar, ball and floating rows are filled.
+    """
+    if not generic_only:
+        _local_simple(tree, qat, out)
+    _local_generic(tree, qat, out)
+    return out
+
+
+def _local_simple(tree: CompiledTree, qat: FloatArray, out: FloatArray) -> None:
+    nr = tree.nroot
+    if nr:
+        out[:, :, :nr] = tree.root_x
+    if tree.fixed_joints.size:
+        out[:, :, nr + tree.fixed_joints] = tree.fixed_x
+    for g in tree.rotary:
+        th = qat[g.col]  # (g, C)
+        x = g.m1 * np.sin(th)
+        x += g.m0
+        x += g.m2 * (1.0 - np.cos(th))
+        if g.m3 is not None:
+            x += g.m3 * th
+        out[:, :, nr + g.joints] = x
+    if tree.prismatic is not None:
+        p = tree.prismatic
+        rows = nr + p.joints
+        out[:3, :3, rows] = p.rot
+        out[:, 3, rows] = p.d * qat[p.col] + p.t0
+
+
+def _local_generic(tree: CompiledTree, qat: FloatArray, out: FloatArray) -> None:
+    nr = tree.nroot
+    if tree.two_axis is not None:
+        u = tree.two_axis
+        t1, t2 = qat[u.col], qat[u.col + 1]
+        first = u.p[1] * np.sin(t1)
+        first += u.p[0]
+        first += u.p[2] * (1.0 - np.cos(t1))
+        second = u.r[1] * np.sin(t2)
+        second += u.r[0]
+        second += u.r[2] * (1.0 - np.cos(t2))
+        out[:, :, nr + u.joints] = _compose(first, second)
+    if tree.planar is not None:
+        pl = tree.planar
+        yaw = qat[pl.col + 2]
+        m = pl.m[1] * np.sin(yaw)
+        m += pl.m[0]
+        m += pl.m[2] * (1.0 - np.cos(yaw))
+        m[:, 3] += pl.e1 * qat[pl.col]
+        m[:, 3] += pl.e2 * qat[pl.col + 1]
+        out[:, :, nr + pl.joints] = m
+    for qg in tree.quaternion:
+        c0 = qg.col + 3 if qg.floating else qg.col
+        r = _quat_rotation(qat[c0], qat[c0 + 1], qat[c0 + 2], qat[c0 + 3])
+        if qg.floating:
+            r[:, 3] = qat[qg.col + np.arange(3)[:, None]]
+        out[:, :, nr + qg.joints] = _compose(_compose(qg.a, r), qg.b)
+
+
+def _trig(tree: CompiledTree, qat: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """sin and cos of every rotary joint's angle, ``(nrot, C)`` each (shared for +-1 mimics).
+
+    For joints about a negative coordinate axis the sine is negated (see ``PosePlan.trig_sign``).
+    """
+    plan = _plan(tree)
+    th = qat[plan.trig_cols]
+    s, c = np.sin(th), np.cos(th)
+    if plan.trig_src is not None:
+        s, c = s[plan.trig_src], c[plan.trig_src]
+    if plan.trig_sign is not None:
+        s = s * plan.trig_sign
+    return s, c
+
+
+def _plan(tree: CompiledTree) -> PosePlan:
+    if tree.plan is None:  # pragma: no cover - compile_model always builds it
+        raise KinematicsError("tree has no pose plan; build it with compile_model")
+    return tree.plan
+
+
+def _poses_t(tree: CompiledTree, qat: FloatArray) -> FloatArray:
+    """Transposed link poses ``(nlinks + 1, 4, 3, C)`` (last slot: the root frame, identity)."""
+    plan = _plan(tree)
+    nl, nr, c = plan.nlinks, plan.nroot, qat.shape[1]
+    w = np.empty((nl + 1, 4, 3, c))
+    w[nl] = 0.0
+    for i in range(3):
+        w[nl, i, i] = 1.0
+    if nr:
+        w[:nr] = plan.root_t
+    s, co = _trig(tree, qat)
+    gen = _local(tree, qat, np.empty((3, 4, nl, c)), generic_only=True) if plan.has_generic else None
+    c3 = 3 * c
+    # every matrix product below has at least 2 rows and 3 columns: gemm, whose per-entry rounding
+    # does not depend on the number of configurations (a 1-row or 1-column product would be gemv)
+    for lv in plan.levels:
+        for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
+            np.matmul(g, w[p].reshape(4, c3), out=w[r0:r1].reshape(4 * (r1 - r0), c3))
+        for r0, r1, ca, cb, t0, t1 in lv.aligned:
+            # X_c = (X_p A) Rot(axis, q): mixes columns ca, cb in place (axis sign is in s)
+            sa = s[t0:t1, None, :]
+            cs = co[t0:t1, None, :]
+            ya = w[r0:r1, ca]
+            yb = w[r0:r1, cb]
+            t = ya * sa
+            ya *= cs
+            ya += yb * sa
+            yb *= cs
+            yb -= t
+        for r0, r1, p, g, trig, cols, screw in lv.general:
+            e = np.matmul(g, w[p].reshape(4, c3)).reshape(r1 - r0, 9, 3, c)
+            x = w[r0:r1]
+            x += e[:, 0:4] * s[trig][:, None, None, :]
+            x += e[:, 4:8] * (1.0 - co[trig])[:, None, None, :]
+            if screw:
+                x[:, 3] += e[:, 8] * qat[cols][:, None, :]
+        for r0, r1, p, g, cols in lv.prismatic:  # g has a zero last row (never a 1-row product)
+            d = np.matmul(g, w[p].reshape(4, c3))[: r1 - r0].reshape(r1 - r0, 3, c)
+            w[r0:r1, 3] += d * qat[cols][:, None, :]
+        r0, r1 = lv.generic
+        if r1 > r0:
+            assert gen is not None
+            xp = w[lv.par[r0 - lv.start:r1 - lv.start]]  # (g, 4, 3, C)
+            lt = gen[:, :, r0:r1].transpose(2, 0, 1, 3)  # (g, 3[m], 4[j], C)
+            prod = lt[:, :, :, None, :] * xp[:, :3, None, :, :]  # (g, 3[m], 4[j], 3[i], C)
+            x = w[r0:r1]
+            np.add(prod[:, 0], prod[:, 1], out=x)
+            x += prod[:, 2]
+            x[:, 3] += xp[:, 3]
+    return w
+
+
+def _world_t(tree: CompiledTree, w: FloatArray) -> FloatArray:
+    """Apply ``model.pose`` (``X_world_root @ X``) to transposed poses ``(n, 4, 3, C)``.
+
+    Element-wise (not BLAS): a matrix product with a dimension of 1 goes through gemv, whose
+    rounding depends on the vector length, and single and batch results must stay identical.
+    """
+    t = tree.pose[None, None, :3, :3, None] * w[:, :, None, :, :]  # (n, 4, 3[i], 3[m], C)
+    out = t[:, :, :, 0] + t[:, :, :, 1]
+    out += t[:, :, :, 2]
+    out[:, 3] += tree.pose[:3, 3, None]
+    return out
+
+
+def _chunks(n: int, chunk: int) -> list[tuple[int, int]]:
+    chunk = max(1, int(chunk))
+    return [(i, min(n, i + chunk)) for i in range(0, n, chunk)]
+
+
+def _set_bottom_row(out: FloatArray) -> None:
+    out[..., 3, :3] = 0.0
+    out[..., 3, 3] = 1.0
+
+
+def _qat(tree: CompiledTree, q: FloatArray) -> FloatArray:
+    """All-joint coordinates with the configuration axis last: ``(nqa, C)``."""
+    return np.ascontiguousarray(tree.expand_q(q).T)
+
+
+# public API
+
+
+def _poses_chunk(tree: CompiledTree, qat: FloatArray, world: bool) -> FloatArray:
+    """Transposed poses of the real links ``(nlinks, 4, 3, C)``."""
+    w = _poses_t(tree, qat)[: tree.nlinks]
+    return _world_t(tree, w) if world else w
+
+
+def forward_batch(
+    tree: CompiledTree,
+    q: object,
+    *,
+    world: bool = False,
+    out: FloatArray | None = None,
+    chunk: int = DEFAULT_CHUNK,
+) -> FloatArray:
+    """Link poses ``(N, nlinks, 4, 4)`` for ``q`` of shape ``(N, nq)`` (root frame, or world).
+
+    Without ``out`` the result is a read-write *view* whose memory is laid out configuration-last
+    (``poses[:, link]`` is contiguous per entry; copy with ``np.ascontiguousarray`` if a C-ordered
+    array is needed).  ``out`` may be a preallocated ``(N, nlinks, 4, 4)`` float64 array to fill:
+    a C-ordered one, or (faster: no transposition) a result of an earlier call, reused.
+    """
+    qq = check_q(tree, q)
+    n, nl = qq.shape[0], tree.nlinks
+    shape = (n, nl, 4, 4)
+    if out is not None:
+        if out.shape != shape or out.dtype != np.float64:
+            raise KinematicsError(f"out must be a float64 array of shape {shape}")
+        store = out.transpose(1, 3, 2, 0)
+        if not store.flags.c_contiguous:  # an ordinary array: copy each chunk into it
+            _set_bottom_row(out)
+            for a, b in _chunks(n, chunk):
+                out[a:b, :, :3, :] = _poses_chunk(tree, _qat(tree, qq[a:b]), world).transpose(3, 0, 2, 1)
+            return out
+    else:
+        store = np.empty((nl, 4, 4, n))  # [link, column j, row i, configuration]
+    store[:, :3, 3, :] = 0.0
+    store[:, 3, 3, :] = 1.0
+    for a, b in _chunks(n, chunk):
+        store[:, :, :3, a:b] = _poses_chunk(tree, _qat(tree, qq[a:b]), world)
+    return store.transpose(3, 0, 2, 1)
+
+
+def forward(tree: CompiledTree, q: object, *, world: bool = False) -> FloatArray:
+    """Link poses ``(nlinks, 4, 4)`` for one configuration ``q`` of shape ``(nq,)``."""
+    qq = check_q(tree, q, single=True)
+    w = _poses_chunk(tree, _qat(tree, qq), world)
+    out = np.empty((tree.nlinks, 4, 4))
+    out[:, :3, :] = w[..., 0].transpose(0, 2, 1)
+    _set_bottom_row(out)
+    return out
+
+
+def joint_transforms_batch(tree: CompiledTree, q: object, *, chunk: int = DEFAULT_CHUNK) -> FloatArray:
+    """``X_parent_child`` per tree joint for ``q`` of shape ``(N, nq)``: ``(N, njoints, 4, 4)``."""
+    qq = check_q(tree, q)
+    n = qq.shape[0]
+    out = np.empty((n, tree.njoints, 4, 4))
+    _set_bottom_row(out)
+    for a, b in _chunks(n, chunk):
+        local = _local(tree, _qat(tree, qq[a:b]), np.empty((3, 4, tree.nlinks, b - a)))
+        out[a:b, :, :3, :] = local[:, :, tree.nroot:].transpose(3, 2, 0, 1)
+    return out
+
+
+def joint_transforms(tree: CompiledTree, q: object) -> FloatArray:
+    """``X_parent_child`` per tree joint (``(njoints, 4, 4)``, order ``tree.joint_names``): TF's transforms."""
+    qq = check_q(tree, q, single=True)
+    local = _local(tree, _qat(tree, qq), np.empty((3, 4, tree.nlinks, 1)))
+    out = np.empty((tree.njoints, 4, 4))
+    out[:, :3, :] = local[:, :, tree.nroot:, 0].transpose(2, 0, 1)
+    _set_bottom_row(out)
+    return out
+
+
+# ---- twists ---------------------------------------------------------------------------------
+
+
+def _cross(a: FloatArray, b: FloatArray) -> FloatArray:
+    """Cross product of stacks of 3-vectors ``(k, 3, C)`` (broadcastable)."""
+    a0, a1, a2 = a[:, 0], a[:, 1], a[:, 2]
+    b0, b1, b2 = b[:, 0], b[:, 1], b[:, 2]
+    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], axis=1)
+
+
+def _rotate(w: FloatArray, x: FloatArray) -> FloatArray:
+    """``R x`` for transposed poses ``w`` ``(k, 4, 3, C)`` and vectors ``x`` ``(k, 3, C)``."""
+    t = w[:, :3] * x[:, :, None, :]  # (k, 3[j], 3[i], C)
+    return t[:, 0] + t[:, 1] + t[:, 2]
+
+
+def _rotate_t(w: FloatArray, x: FloatArray) -> FloatArray:
+    """``R^T x`` for transposed poses ``w`` ``(k, 4, 3, C)`` and vectors ``x`` ``(k, 3, C)``."""
+    t = w[:, :3] * x[:, None, :, :]  # (k, 3[j], 3[i], C)
+    return t[:, :, 0] + t[:, :, 1] + t[:, :, 2]
+
+
+def _rotate_t_const(r: FloatArray, x: FloatArray) -> FloatArray:
+    """``R^T x`` for constant rotations ``r`` ``(k, 3[i], 3[j], 1)`` and ``x`` ``(k, 3, C)``."""
+    t = r * x[:, :, None, :]  # (k, 3[i], 3[j], C)
+    return t[:, 0] + t[:, 1] + t[:, 2]
+
+
+def _joint_rates(tree: CompiledTree, qat: FloatArray, vat: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Angular velocity and origin velocity of each moving joint frame relative to its parent side.
+
+    Both expressed in the moving joint frame; shape ``(njoints, 3, C)``.
+    """
+    nj, c = tree.njoints, qat.shape[1]
+    w = np.zeros((nj, 3, c))
+    v = np.zeros((nj, 3, c))
+    cons = tree._twist_constants()
+    for g, ax, pitch in zip(tree.rotary, cons.rot_axes, cons.rot_pitch):
+        rate = vat[tree.joint_va[g.joints]][:, None, :]
+        w[g.joints] = ax * rate
+        if g.m3 is not None:
+            v[g.joints] = (ax * pitch) * rate
+    if tree.prismatic is not None:
+        p = tree.prismatic
+        v[p.joints] = cons.pri_axes * vat[tree.joint_va[p.joints]][:, None, :]
+    if tree.two_axis is not None:
+        u = tree.two_axis
+        va0 = tree.joint_va[u.joints]
+        a1, k2a1, k2k2a1, a2 = cons.two
+        t2 = qat[u.col + 1][:, None, :]
+        r2t_a1 = a1 - k2a1 * np.sin(t2) + k2k2a1 * (1.0 - np.cos(t2))  # Rot(axis2, q1)^T axis
+        w[u.joints] = r2t_a1 * vat[va0][:, None, :] + a2 * vat[va0 + 1][:, None, :]
+    if tree.planar is not None:
+        pl = tree.planar
+        va0 = tree.joint_va[pl.joints]
+        e1, e2, n = cons.planar
+        yaw = qat[pl.col + 2][:, None, :]
+        cy, sy = np.cos(yaw), np.sin(yaw)
+        xd, yd = vat[va0][:, None, :], vat[va0 + 1][:, None, :]
+        v[pl.joints] = xd * (cy * e1 - sy * e2) + yd * (sy * e1 + cy * e2)
+        w[pl.joints] = n * vat[va0 + 2][:, None, :]
+    for qg in tree.quaternion:
+        va0 = tree.joint_va[qg.joints]
+        if qg.floating:
+            v[qg.joints] = vat[va0[:, None] + np.arange(3)]
+            w[qg.joints] = vat[va0[:, None] + np.arange(3, 6)]
+        else:
+            w[qg.joints] = vat[va0[:, None] + np.arange(3)]
+    return w, v
+
+
+def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatArray, body: bool) -> FloatArray:
+    """``(nlinks, 6, C)`` twists from transposed poses ``(nlinks + 1, 4, 3, C)``."""
+    nl, nr, c = tree.nlinks, tree.nroot, qat.shape[1]
+    cons = tree._twist_constants()
+    wj, vj = _joint_rates(tree, qat, vat)
+    # child-origin velocity relative to the parent, in J' then in C: u = v + w x t_JC
+    uj = vj + _cross(wj, cons.offset_t)
+    wc = _rotate_t_const(cons.offset_r, wj)
+    uc = _rotate_t_const(cons.offset_r, uj)
+    wl = w_pose[nr:nl]
+    dw = _rotate(wl, wc)
+    dv = _rotate(wl, uc)
+    omega = np.zeros((nl + 1, 3, c))  # last slot: the root frame (at rest)
+    lin = np.zeros((nl + 1, 3, c))
+    pos = w_pose[:, 3]
+    for lv in _plan(tree).levels:
+        a, b, par = lv.start, lv.stop, lv.par
+        wp = omega[par]
+        omega[a:b] = wp + dw[a - nr:b - nr]
+        lin[a:b] = lin[par] + _cross(wp, pos[a:b] - pos[par]) + dv[a - nr:b - nr]
+    omega, lin = omega[:nl], lin[:nl]
+    if body:
+        omega = _rotate_t(w_pose[:nl], omega)
+        lin = _rotate_t(w_pose[:nl], lin)
+    return np.concatenate([lin, omega], axis=1)
+
+
+def _check_frame(frame: str) -> bool:
+    if frame not in ("root", "body"):
+        raise KinematicsError(f"frame must be 'root' or 'body', got {frame!r}")
+    return frame == "body"
+
+
+def link_twists_batch(
+    tree: CompiledTree, q: object, v: object, *, frame: str = "root", chunk: int = DEFAULT_CHUNK
+) -> FloatArray:
+    """Link twists ``(N, nlinks, 6)`` = ``[linear, angular]`` for ``q`` ``(N, nq)`` and ``v`` ``(N, nv)``."""
+    body = _check_frame(frame)
+    qq = check_q(tree, q)
+    vv = check_v(tree, v)
+    if vv.shape[0] != qq.shape[0]:
+        raise KinematicsError(f"q and v hold different numbers of configurations ({qq.shape[0]}, {vv.shape[0]})")
+    n = qq.shape[0]
+    out = np.empty((n, tree.nlinks, 6))
+    for a, b in _chunks(n, chunk):
+        qat = _qat(tree, qq[a:b])
+        vat = np.ascontiguousarray(tree.expand_v(vv[a:b]).T)
+        out[a:b] = _twists(tree, _poses_t(tree, qat), qat, vat, body).transpose(2, 0, 1)
+    return out
+
+
+def link_twists(tree: CompiledTree, q: object, v: object, *, frame: str = "root") -> FloatArray:
+    """Link twists ``(nlinks, 6)``: ``[linear, angular]`` of each link origin (see module doc)."""
+    body = _check_frame(frame)
+    qq = check_q(tree, q, single=True)
+    vv = check_v(tree, v, single=True)
+    qat = _qat(tree, qq)
+    vat = np.ascontiguousarray(tree.expand_v(vv).T)
+    return np.ascontiguousarray(_twists(tree, _poses_t(tree, qat), qat, vat, body)[..., 0])
