@@ -239,8 +239,8 @@ def _export(args: argparse.Namespace) -> int:
         mj = spec.compile()
     except Exception as exc:  # MuJoCo's compiler errors are ValueError
         raise ConversionError(f"{args.model}: MuJoCo cannot compile it: {exc}") from None
-    text, warnings = mujoco_keyframe(state, mj, model_state=args.model_state)
-    for w in warnings:
+    text, unmapped = mujoco_keyframe(state, mj, model_state=args.model_state)
+    for w in unmapped:
         print(f"{args.file}:0: warning: [USDF_MUJOCO_UNMAPPED] {w}", file=sys.stderr)
     _emit(text, args.output)
     return 0

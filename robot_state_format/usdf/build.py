@@ -314,7 +314,7 @@ class SnapshotBuilder:
             vel = tuple(vals.va[va:va + nv].tolist()) if vals.va is not None else None
             tor = tuple(vals.efforts[ev:ev + nv].tolist()) if vals.efforts is not None and ev >= 0 else None
             states[slot].joint_states.append(JointState(local, tuple(vals.qa[qa:qa + nq].tolist()), vel, tor))
-        top = []
+        top: list[ModelState] = []
         for s in range(k):
             par = int(self.slot_parent[s])
             (top if par < 0 else states[par].model_states).append(states[s])

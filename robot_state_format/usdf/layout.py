@@ -94,7 +94,7 @@ class ModelLayout:
 
     def _attached_pose(self, name: str, link_pose: dict[str, Transform] | None) -> Transform:
         if name == WORLD:
-            return np.eye(4) if self.model.is_world else np.linalg.inv(self.model.pose)
+            return np.eye(4) if self.model.is_world else np.asarray(np.linalg.inv(self.model.pose), dtype=float)
         if link_pose is not None and name in link_pose:
             return link_pose[name]
         link = self.model.links.get(name)

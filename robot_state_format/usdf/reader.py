@@ -105,8 +105,9 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
     """Like :func:`read_world_state`, also returning the warnings."""
     try:
         fast = _fast_parse(data)
+        xml_warnings: list[Diagnostic] = []
         if fast is not None:
-            root, xml_warnings = fast, []
+            root = fast
         else:
             root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
     except UsdfError as exc:

@@ -183,8 +183,8 @@ def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> WorldState:
             angles = sorted(((int(a.get("axis", "0")), a) for a in j.findall("angle")), key=lambda t: t[0])
             vals = []
             for _, a in angles:
-                v = vec(a, 1)
-                vals.append(v[0] if v else 0.0)
+                one = vec(a, 1)
+                vals.append(one[0] if one else 0.0)
             ms.joint_states.append(JointState(j.get("name") or "", tuple(vals)))
         for n in el.findall("model_state"):  # type: ignore[attr-defined]
             ms.model_states.append(model(n, xm, False))
@@ -200,9 +200,9 @@ def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> WorldState:
                         ls.pose = transform_to_pose6(np.linalg.inv(xm) @ pose6_to_transform(p))
             lv, av = ls_el.find("linear_velocity"), ls_el.find("angular_velocity")
             if (lv is not None or av is not None) and rm_t is not None and ls.pose is not None:
-                v = np.array(vec(lv, 3) or (0.0,) * 3) if lv is not None else np.zeros(3)
-                w = np.array(vec(av, 3) or (0.0,) * 3) if av is not None else np.zeros(3)
-                ls.twist = tuple((rm_t @ v).tolist() + (rm_t @ w).tolist())  # type: ignore[assignment]
+                lin = np.array(vec(lv, 3) or (0.0,) * 3) if lv is not None else np.zeros(3)
+                ang = np.array(vec(av, 3) or (0.0,) * 3) if av is not None else np.zeros(3)
+                ls.twist = tuple((rm_t @ lin).tolist() + (rm_t @ ang).tolist())  # type: ignore[assignment]
                 moving = True
             lw, aw = ls_el.find("linear_wrench"), ls_el.find("angular_wrench")
             if (lw is not None or aw is not None) and xm is not None and ls.pose is not None:
