@@ -153,3 +153,18 @@ def test_parse_xacro_args() -> None:
     assert parse_xacro_args(["a:=1", "b:=x:=y", "c:="]) == {"a": "1", "b": "x:=y", "c": ""}
     with pytest.raises(ValueError):
         parse_xacro_args(["a=1"])
+
+
+def test_generated_urdf_keeping_the_xacro_namespace_keeps_its_line_numbers(tmp_path: Path) -> None:
+    path = tmp_path / "generated.urdf"
+    path.write_text('<?xml version="1.0"?>\n<robot name="g" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
+                    '  <link name="a"/>\n  <link name="a"/>\n</robot>\n')
+    with pytest.raises(ModelError) as info:
+        load_model_file(path)
+    assert [(d.code, d.line) for d in info.value.errors] == [("URDF_DUPLICATE_LINK", 4)]
+
+
+def test_other_xacro_prefix_is_expanded() -> None:
+    text = ('<robot name="p" xmlns:x="http://ros.org/wiki/xacro"><x:macro name="m"><link name="made"/>'
+            '</x:macro><x:m/></robot>')
+    assert "made" in expand_xacro(text) and "<x:m" not in expand_xacro(text)
