@@ -148,7 +148,10 @@ def rig(ros_context: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         r.start("r2", {"robot_description": pendulum(), "publish_frequency": 0.0})
         r.start("pose", {"robot_description": pendulum(), "model_parent_frame": "odom", "snapshot_frequency": 50.0})
         r.start("topic", {"use_robot_description_topic": True, "publish_frequency": 0.0})
-        warm = {"sdf": ("jointAB", "linkB"), "mimic": ("ja", "a"), "topic": (None, None)}
+        r.start("arm", {"model_file": str(SAMPLES / "arm7_gripper.urdf"), "publish_frequency": 0.0})
+        r.start("world", {"model_file": str(SAMPLES / "nested_world.sdf"), "publish_frequency": 0.0})
+        warm = {"sdf": ("jointAB", "linkB"), "mimic": ("ja", "a"), "topic": (None, None),
+                "arm": ("joint1", "link1"), "world": ("robot::shoulder", "robot::arm::upper")}
         for ns in list(r.procs):
             r.ready(ns, *warm.get(ns, ("joint A", "link B")))
         yield r
@@ -387,3 +390,48 @@ def test_description_from_the_robot_description_topic(rig: Rig) -> None:
     t2 = t + S
     rig.send("topic", ["joint A", "joint B"], [0.5, 0.3], t2)
     assert_tf(rig.wait_tf("topic/link B", t2), (0, 0, -0.05), ry_quat(0.5))
+
+
+def test_arm7_gripper_tf_static_and_mimic_finger(rig: Rig) -> None:
+    h = math.sqrt(0.5)
+    for q2, d in ((0.0, 0.0), (0.8, 0.01), (-1.3, 0.035)):
+        t = rig.next_stamp()
+        rig.send("arm", ["joint2", "finger_left_joint"], [q2, d], t)
+        # joint2: origin rpy (-pi/2, 0, 0) then about z by q2: quaternion q_x(-pi/2) * q_z(q2)
+        c, s_ = math.cos(q2 / 2), math.sin(q2 / 2)
+        assert_tf(rig.wait_tf("arm/link2", t), (0, 0, 0.2), (-h * c, h * s_, h * s_, h * c))
+        assert_tf(rig.wait_tf("arm/finger_left", t), (0, 0.02 + d, 0.05), (0, 0, 0, 1))
+        # the right finger mimics the left one; its joint frame is turned by pi about z
+        right = rig.wait_tf("arm/finger_right", t)
+        tr = right.transform.translation
+        np.testing.assert_allclose([tr.x, tr.y, tr.z], (0, -0.02 - d, 0.05), atol=1e-9)
+        r = right.transform.rotation
+        np.testing.assert_allclose(abs(r.z), 1.0, atol=1e-9)
+    static = rig.ros.collect("/tf_static", TFMessage, STATIC_QOS, count=1,
+                             predicate=lambda m: any(t.child_frame_id == "arm/hand" for t in m.transforms))
+    by_child = {t.child_frame_id: t for t in static[0].transforms if t.child_frame_id.startswith("arm/")}
+    assert set(by_child) == {"arm/hand", "arm/tool_frame"}
+    assert_tf(by_child["arm/hand"], (0, 0, 0.08), (0, 0, -math.sin(math.pi / 8), math.cos(math.pi / 8)))
+    assert_tf(by_child["arm/tool_frame"], (0, 0, 0.12), (0, 0, 0, 1))
+
+
+def test_sdf_world_file_tf_and_snapshot(rig: Rig) -> None:
+    from robot_state_format.usdf.reader import read_world_state
+
+    q = 0.6
+    t = rig.next_stamp()
+    rig.send("world", ["robot::shoulder"], [q], t)
+    # the shoulder's frame is 0.1 below robot::arm::upper, which sits at (0.2, 0, 0.1) in robot::base
+    x = rig.wait_tf("world/robot::arm::upper", t)
+    assert x.header.frame_id == "world/robot::base"
+    assert_tf(x, (0.2, 0, 0.1), (0, 0, math.sin(q / 2), math.cos(q / 2)))
+
+    def stamped(m: Any) -> bool:
+        ws = read_world_state(m.data)
+        return ws.stamp is not None and ws.stamp.sec * S + ws.stamp.nanosec == t
+
+    ws = read_world_state(rig.ros.collect("/world/world_state", String, LATCHED, count=1, predicate=stamped)[0].data)
+    robot, box = ws.model("robot"), ws.model("box")
+    assert robot is not None and box is not None
+    np.testing.assert_allclose(robot.pose, (1, 0, 0.5, 0, 0, math.pi / 2), atol=1e-12)
+    np.testing.assert_allclose(box.pose, (2, 0, 0, 0, 0, 0), atol=1e-12)
