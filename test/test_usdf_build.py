@@ -229,3 +229,29 @@ def test_validate_other_model_state_is_a_warning() -> None:
     s.model_states.append(ModelState("table"))
     got = _codes(validate_against_model(s, bot()))
     assert got == [("USDF_MODEL_NOT_DESCRIBED", "model_state[name=table]", Severity.WARNING)]
+
+
+def test_snapshot_builder_world_with_moving_nested_models() -> None:
+    from robot_state_format.model import load_model_file
+
+    model = load_model_file(SAMPLES / "nested_world.sdf")
+    b = SnapshotBuilder(model, pretty=False)
+    t = b.tree
+    q = t.q_from_mapping({"robot::shoulder": 0.3, "robot::arm::elbow_joint": 0.2})
+    v = t.v_from_mapping({"robot::shoulder": 1.0})
+    text = b.build(q, v, stamp=(1, 2))
+    state = read_world_state(text)
+    assert state == b.state(q, v, stamp=(1, 2))
+    assert validate_against_model(state, model, check_poses=True) == []
+    robot = state.model("robot")
+    assert robot is not None and robot.twist == (0.0,) * 6  # fixed to the world through base
+    # gripper frame rides on arm::lower, which turns with the shoulder (axis z through (0.2, 0) in
+    # the robot frame, the arm model's origin): twist = (w x (p - axis point), w) with w = (0, 0, 1)
+    grip = state.model("robot::gripper")
+    assert grip is not None and grip.pose is not None and grip.twist is not None
+    px, py = grip.pose[0] - 0.2, grip.pose[1]
+    assert grip.twist == pytest.approx((-py, px, 0, 0, 0, 1), abs=1e-12)
+    arm = state.model("robot::arm")
+    assert arm is not None and arm.twist == pytest.approx((0, 0, 0, 0, 0, 1), abs=1e-12)
+    # links of a moving nested model are at rest relative to it when only the shoulder moves
+    assert all(ls.twist == pytest.approx((0,) * 6, abs=1e-12) for ls in arm.link_states)
