@@ -163,8 +163,3 @@ def test_generated_urdf_keeping_the_xacro_namespace_keeps_its_line_numbers(tmp_p
         load_model_file(path)
     assert [(d.code, d.line) for d in info.value.errors] == [("URDF_DUPLICATE_LINK", 4)]
 
-
-def test_other_xacro_prefix_is_expanded() -> None:
-    text = ('<robot name="p" xmlns:x="http://ros.org/wiki/xacro"><x:macro name="m"><link name="made"/>'
-            '</x:macro><x:m/></robot>')
-    assert "made" in expand_xacro(text) and "<x:m" not in expand_xacro(text)
