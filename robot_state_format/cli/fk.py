@@ -1,0 +1,141 @@
+"""``robot-state-format fk MODEL --positions JSON [--velocities JSON] [--json]``: forward kinematics.
+
+Poses of every model, link, joint and frame at the given configuration, in the world frame, as
+``frames`` prints them (``--json``: the same document as ``frames --json``).  ``--positions`` and
+``--velocities`` take a JSON object (or ``@FILE`` holding one) mapping joint names (scoped, e.g.
+``robot::elbow``, or unscoped where unique) to a number or a list (ball: ``[qx, qy, qz, qw]``,
+floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero.
+Values given for mimic followers are ignored with a warning.  With ``--velocities`` the document
+gains ``"twists": {LINK: {"linear": [..], "angular": [..]}}``: velocity of each link origin and
+angular velocity, in the world frame.
+
+Exit codes: 0 success, 1 invalid model or positions/velocities, 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from robot_state_format.cli.check import add_model_options
+from robot_state_format.errors import DiagnosticError, KinematicsError, ModelIOError
+from robot_state_format.kinematics import fk
+from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.model.frames import format_frames_tree, frames_document
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.types import Model
+from robot_state_format.model.xacro import parse_xacro_args
+
+PROG = "robot-state-format fk"
+
+
+class UsageError(Exception):
+    """A command-line argument is not usable (exit code 2)."""
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = subparsers.add_parser("fk", help="poses (and twists) of every link and frame at a configuration",
+                              description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world")
+    p.add_argument("--positions", metavar="JSON", default="{}",
+                   help='joint positions, e.g. \'{"elbow": 0.5}\' or @positions.json (default: all zero)')
+    p.add_argument("--velocities", metavar="JSON", default=None,
+                   help="joint velocities, same form; adds link twists to the output")
+    p.add_argument("--json", action="store_true", help="print the JSON document instead of a tree")
+    p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
+    add_model_options(p)
+    p.set_defaults(func=run)
+
+
+def _mapping(text: str, option: str) -> dict[str, Any]:
+    if text.startswith("@"):
+        try:
+            text = Path(text[1:]).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"{option}: cannot read {text[1:]}: {exc.strerror or exc}") from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{option}: not valid JSON: {exc}") from None
+    if not isinstance(value, dict):
+        raise UsageError(f"{option}: expected a JSON object mapping joint names to values")
+    return value
+
+
+def _clean(v: float) -> float:
+    return 0.0 if abs(v) < 1e-15 else float(v)
+
+
+def fk_document(model: Model, positions: dict[str, Any], velocities: dict[str, Any] | None,
+                warn: list[str]) -> dict[str, Any]:
+    """The ``fk --json`` document (``frames_document`` at the configuration, plus twists)."""
+    tree = compile_model(model)
+    q, w = tree.resolve_mapping(positions)
+    warn.extend(w)
+    poses = fk.forward(tree, q)
+    doc = frames_document(model, {name: poses[i] for i, name in enumerate(tree.link_names)})
+    if velocities is not None:
+        v, w = tree.resolve_mapping(velocities, velocities=True)
+        warn.extend(w)
+        rot = np.asarray(model.pose, dtype=float)[:3, :3]
+        tw = fk.link_twists(tree, q, v)
+        doc["twists"] = {
+            model.scoped(name): {"linear": [_clean(x) for x in rot @ tw[i, :3]],
+                                 "angular": [_clean(x) for x in rot @ tw[i, 3:]]}
+            for i, name in enumerate(tree.link_names)
+        }
+    return doc
+
+
+def _format_twists(twists: dict[str, Any]) -> str:
+    lines = ["twists (world frame): linear | angular"]
+    for name, t in twists.items():
+        lin = " ".join(f"{x:.6g}" for x in t["linear"])
+        ang = " ".join(f"{x:.6g}" for x in t["angular"])
+        lines.append(f"  {name}: {lin} | {ang}")
+    return "\n".join(lines) + "\n"
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        xacro_args = parse_xacro_args(args.xacro_arg)
+        positions = _mapping(args.positions, "--positions")
+        velocities = None if args.velocities is None else _mapping(args.velocities, "--velocities")
+    except (ValueError, UsageError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    warn: list[str] = []
+    try:
+        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path)
+        doc = fk_document(model, positions, velocities, warn)
+    except ModelIOError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 2
+    except DiagnosticError as exc:
+        for d in exc.diagnostics:
+            print(d.format(), file=sys.stderr)
+        return 1
+    except KinematicsError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return 1
+    for d in model.warnings:
+        print(d.format(), file=sys.stderr)
+    for w in warn:
+        print(f"{PROG}: warning: {w}", file=sys.stderr)
+    if args.json:
+        text = json.dumps(doc, indent=args.indent if args.indent > 0 else None, allow_nan=False)
+        sys.stdout.write(text + "\n")
+    else:
+        tree = compile_model(model)
+        q, _ = tree.resolve_mapping(positions)
+        poses = fk.forward(tree, q)
+        sys.stdout.write(format_frames_tree(model, {n: poses[i] for i, n in enumerate(tree.link_names)}))
+        if "twists" in doc:
+            sys.stdout.write(_format_twists(doc["twists"]))
+    return 0
+
