@@ -7,6 +7,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from robot_state_format.errors import Severity
 from robot_state_format.kinematics.transforms import pose6_to_transform, pose_to_transform, transform_to_pose6
@@ -255,3 +257,27 @@ def test_snapshot_builder_world_with_moving_nested_models() -> None:
     assert arm is not None and arm.twist == pytest.approx((0, 0, 0, 0, 0, 1), abs=1e-12)
     # links of a moving nested model are at rest relative to it when only the shoulder moves
     assert all(ls.twist == pytest.approx((0,) * 6, abs=1e-12) for ls in arm.link_states)
+
+
+_angle = st.floats(-3.0, 3.0, allow_nan=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_angle, min_size=3, max_size=3), st.lists(st.floats(-1, 1), min_size=4, max_size=4)
+       .filter(lambda v: sum(x * x for x in v) > 1e-3), st.lists(_angle, min_size=2, max_size=2),
+       st.lists(st.floats(-5, 5, allow_nan=False), min_size=12, max_size=12), st.booleans())
+def test_hypothesis_snapshot_text_matches_writer_and_kinematics(xyz: list[float], quat: list[float],
+                                                                joints: list[float], vel: list[float],
+                                                                pretty: bool) -> None:
+    n = math.sqrt(sum(x * x for x in quat))
+    quat = [x / n for x in quat]
+    model = bot()
+    b = SnapshotBuilder(model, pretty=pretty)
+    t = b.tree
+    q = t.q_from_mapping({"free": xyz + quat, "slider": joints[0] / 10, "neck": quat, "hinge": joints[1]})
+    v = np.array(vel[: t.nv])
+    text = b.build(q, v, v, stamp=(5, 6))
+    state = read_world_state(text)
+    assert text == write_world_state(state, pretty=pretty)
+    assert [d.code for d in validate_against_model(state, model, check_poses=True, tolerance=1e-7)
+            if d.severity is Severity.ERROR] == []
