@@ -9,6 +9,8 @@ Default model: romeo.urdf from example-robot-data (82 links, 81 joints).  Measur
 * yourdfpy       ``URDF.load(..., load_meshes=False)`` with and without its scene graph
 * Pinocchio      ``pin.buildModelFromXML(text)`` (urdfdom parse + model build, C++)
 
+The contenders run in turn in each of N rounds (best round counts), so machine load hits all alike.
+
 Ratios are ours / theirs (below 1 = we are faster).  Goal: faster than yourdfpy, within 2x of Pinocchio.
 Needs example-robot-data, yourdfpy and pin (requirements/test.txt); missing ones are reported and skipped.
 """
@@ -43,16 +45,18 @@ def machine() -> str:
     return platform.processor() or platform.machine()
 
 
-def best(fn: Callable[[], object], repeat: int, number: int = 1) -> float:
-    """Best seconds per call over ``repeat`` rounds of ``number`` calls (after one warm-up)."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        for _ in range(number):
+def interleaved(contenders: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
+    """Best seconds per call of each contender, timing them in turn each round, so that a busy
+    machine slows all of them alike rather than whichever happened to run at a bad moment."""
+    for fn in contenders.values():
+        fn()  # warm-up
+    bests = {name: float("inf") for name in contenders}
+    for _ in range(rounds):
+        for name, fn in contenders.items():
+            t0 = time.perf_counter()
             fn()
-        times.append((time.perf_counter() - t0) / number)
-    return min(times)
+            bests[name] = min(bests[name], time.perf_counter() - t0)
+    return bests
 
 
 def main() -> int:
@@ -75,33 +79,33 @@ def main() -> int:
     print(f"model: {path.name}: {len(model.links)} links, {len(model.joints)} joints, "
           f"{sum(1 for _ in model.moving_joints())} moving, {len(data)} bytes")
 
-    results: dict[str, float] = {}
-    results["ours read"] = best(lambda: read_urdf(data, file=str(path)), args.repeat)
+    contenders: dict[str, Callable[[], object]] = {}
+    contenders["ours read"] = lambda: read_urdf(data, file=str(path))
     try:
         from robot_state_format.kinematics.tree import compile_model
     except ImportError:
         compile_model = None  # type: ignore[assignment]
         print("compile: robot_state_format.kinematics.tree.compile_model not available; load only")
     if compile_model is not None:
-        results["ours compile"] = best(lambda: compile_model(model), args.repeat)
-        results["ours read+compile"] = best(lambda: compile_model(read_urdf(data, file=str(path))), args.repeat)
+        contenders["ours compile"] = lambda: compile_model(model)
+        contenders["ours read+compile"] = lambda: compile_model(read_urdf(data, file=str(path)))
     try:
         import yourdfpy
 
-        results["yourdfpy"] = best(lambda: yourdfpy.URDF.load(io.StringIO(text), load_meshes=False,
-                                                               load_collision_meshes=False), max(3, args.repeat // 5))
-        results["yourdfpy (no scene graph)"] = best(
-            lambda: yourdfpy.URDF.load(io.StringIO(text), load_meshes=False, load_collision_meshes=False,
-                                       build_scene_graph=False), max(3, args.repeat // 5))
+        contenders["yourdfpy"] = lambda: yourdfpy.URDF.load(io.StringIO(text), load_meshes=False,
+                                                             load_collision_meshes=False)
+        contenders["yourdfpy (no scene graph)"] = lambda: yourdfpy.URDF.load(
+            io.StringIO(text), load_meshes=False, load_collision_meshes=False, build_scene_graph=False)
     except ImportError:
         print("yourdfpy: not installed (pip install yourdfpy)")
     try:
         import pinocchio as pin
 
-        results["pinocchio buildModelFromXML"] = best(lambda: pin.buildModelFromXML(text), args.repeat)
-        results["pinocchio buildModelFromUrdf"] = best(lambda: pin.buildModelFromUrdf(str(path)), args.repeat)
+        contenders["pinocchio buildModelFromXML"] = lambda: pin.buildModelFromXML(text)
+        contenders["pinocchio buildModelFromUrdf"] = lambda: pin.buildModelFromUrdf(str(path))
     except ImportError:
         print("pinocchio: not installed (pip install pin)")
+    results = interleaved(contenders, args.repeat)
 
     for name, seconds in results.items():
         print(f"  {name:32s} {seconds * 1e3:8.3f} ms")
@@ -111,6 +115,9 @@ def main() -> int:
         if ref in results:
             ratio = ours / results[ref]
             print(f"ratio ours {label} / {ref}: {ratio:.2f}")
+    if "pinocchio buildModelFromXML" in results and label != "read":
+        print(f"ratio ours read / pinocchio buildModelFromXML: "
+              f"{results['ours read'] / results['pinocchio buildModelFromXML']:.2f}")
     if "yourdfpy" in results:
         print(f"goal faster than yourdfpy: {'met' if ours < results['yourdfpy'] else 'NOT met'}")
     if "pinocchio buildModelFromXML" in results:
