@@ -163,6 +163,13 @@ def test_drake_planar_joint_shapes_and_extensions() -> None:
     assert ("drake:collision_filter_group", None) in tags
 
 
+def test_drake_joint_data_kept_as_extensions() -> None:
+    m = sdf("""<model name="m" xmlns:drake="http://drake.mit.edu"><link name="a"/><link name="b"/>
+      <joint name="j" type="revolute"><parent>a</parent><child>b</child><drake:rotor_inertia>0.1</drake:rotor_inertia>
+        <axis><xyz>0 0 1</xyz><limit><drake:acceleration>2</drake:acceleration></limit></axis></joint></model>""")
+    assert {(e.tag, e.owner) for e in m.extensions} == {("drake:rotor_inertia", "j"), ("drake:acceleration", "j")}
+
+
 def test_undeclared_drake_prefix_tolerated() -> None:
     m = sdf('<model name="m"><link name="a"/><link name="b"/><joint name="f" type="revolute"><parent>a</parent>'
             '<child>b</child><drake:mimic joint="f2" multiplier="1" offset="0"/></joint>'

@@ -60,11 +60,13 @@ _ONE_AXIS = {JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, Join
 _TWO_AXES = {JointType.UNIVERSAL, JointType.REVOLUTE2, JointType.GEARBOX}
 _PREFIX_RE = re.compile(rb"<\s*/?\s*([A-Za-z_][\w.-]*):[A-Za-z_]")
 _XMLNS_RE = re.compile(rb"xmlns:([A-Za-z_][\w.-]*)\s*=")
+_ATTR_PREFIX_RE = re.compile(rb"\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=\s*[\"']")
 
 
 def _declare_prefixes(raw: bytes) -> tuple[bytes, list[str]]:
     """libsdformat accepts undeclared prefixes (``drake:``); declare them on the root element."""
-    used = {m.group(1) for m in _PREFIX_RE.finditer(raw)} - {b"xml", b"xmlns"}
+    used = {m.group(1) for m in _PREFIX_RE.finditer(raw)} | {m.group(1) for m in _ATTR_PREFIX_RE.finditer(raw)}
+    used -= {b"xml", b"xmlns"}
     declared = {m.group(1) for m in _XMLNS_RE.finditer(raw)}
     missing = sorted(used - declared)
     if not missing:
@@ -182,7 +184,7 @@ class Parser:
                 if f is not None:
                     scope.items.append(f)
             elif t == "joint":
-                j = self.joint(c, version, file)
+                j = self.joint(c, version, file, scope.extensions)
                 if j is not None:
                     scope.items.append(j)
             elif t.startswith("drake:"):
@@ -212,7 +214,7 @@ class Parser:
                 if link is not None:
                     scope.items.append(link)
             elif t == "joint":
-                j = self.joint(c, version, file)
+                j = self.joint(c, version, file, scope.extensions)
                 if j is not None:
                     scope.items.append(j)
             elif t == "frame" and version >= (1, 5):
@@ -306,7 +308,8 @@ class Parser:
         return FrameIR(name=name, source=source(el, file), pose=pose, rel=rel, attached_to=attached)
 
     # ----------------------------------------------------------------- joint
-    def joint(self, el: etree._Element, version: Version, file: str) -> JointIR | None:
+    def joint(self, el: etree._Element, version: Version, file: str,
+              extensions: list[Extension] | None = None) -> JointIR | None:
         name = self.name_of(el, file)
         if name is None:
             return None
@@ -354,6 +357,11 @@ class Parser:
             j.gearbox_ratio = vp.float_child(el, "gearbox_ratio", 1.0)
             ref = text_of(child(el, "gearbox_reference_body"))
             j.gearbox_reference_body = ref or None
+        if extensions is not None:  # Drake's joint data (gains, rotor inertia, acceleration limits...)
+            for d in el.iter():
+                if d is not el and tag(d).startswith("drake:") and tag(d) != "drake:mimic" and not (
+                        d.getparent() is not None and tag(d.getparent()).startswith("drake:")):
+                    extensions.append(drake.extension(d, name, file))
         return j
 
     def screw_pitch(self, el: etree._Element, version: Version, file: str) -> float:
