@@ -184,6 +184,9 @@ class Parser:
                 if f is not None:
                     scope.items.append(f)
             elif t == "joint":
+                if (1, 7) <= version < (1, 10):
+                    self.report.warn("SDF_WORLD_JOINT_VERSION",
+                                     "//world/joint is not part of SDFormat 1.7 to 1.9; read anyway", file, c)
                 j = self.joint(c, version, file, scope.extensions)
                 if j is not None:
                     scope.items.append(j)
@@ -275,6 +278,10 @@ class Parser:
                 for d in [*children(c), *children(g)]:
                     if tag(d).startswith("drake:") and tag(d) not in ("drake:capsule", "drake:ellipsoid"):
                         scope.extensions.append(drake.extension(d, name, file))
+            elif t == "frame":
+                self.report.warn("SDF_IGNORED_FRAME",
+                                 "a <frame> inside a <link> is not supported (SDFormat 1.7 allows frames only in "
+                                 "models and worlds); ignored", file, c)
             elif t in ("sensor", "light", "projector", "audio_source", "particle_emitter"):
                 sname = self.name_of(c, file)
                 if sname is not None:
