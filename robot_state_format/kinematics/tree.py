@@ -454,9 +454,9 @@ def compile_model(model: Model) -> CompiledTree:
     for j in joints:
         if j.type is JointType.GEARBOX:
             raise KinematicsError(f"joint {j.name!r}: gearbox joints are constraints, not tree joints")
-        if j.child == WORLD or j.child not in link_set:
+        if j.child not in link_set:
             raise KinematicsError(f"joint {j.name!r}: unknown child link {j.child!r}")
-        if j.parent != WORLD and j.parent not in link_set:
+        if j.parent not in link_set and j.parent != WORLD:
             raise KinematicsError(f"joint {j.name!r}: unknown parent link {j.parent!r}")
         if j.child in child_of:
             raise KinematicsError(
@@ -468,11 +468,12 @@ def compile_model(model: Model) -> CompiledTree:
     for j in joints:
         children.setdefault(j.parent, []).append(j)
 
-    # breadth-first from the roots and from WORLD
+    # breadth-first from the roots and from WORLD (a link actually named "world" is an ordinary link)
+    world = "\0root-frame" if WORLD in link_set else WORLD
     order: list[str] = list(roots)
     joint_order: list[Joint] = []
     link_depth: dict[str, int] = {n: 0 for n in roots}
-    frontier = [j for j in children.get(WORLD, [])]
+    frontier = [j for j in children.get(world, [])]
     for j in frontier:
         link_depth[j.child] = 0
     default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)
@@ -505,7 +506,7 @@ def compile_model(model: Model) -> CompiledTree:
     link_parent = np.full(len(order), ROOT, dtype=np.intp)
     joint_parent = np.full(len(joint_order), ROOT, dtype=np.intp)
     for k, j in enumerate(joint_order):
-        if j.parent != WORLD:
+        if j.parent != world:
             joint_parent[k] = index[j.parent]
             link_parent[nroot + k] = index[j.parent]
     levels: list[tuple[int, int, IntArray]] = []
