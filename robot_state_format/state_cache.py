@@ -18,6 +18,7 @@ Rules (documented in docs/state_publisher.md):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,7 @@ class _Plan:
     follower_send: NDArray[np.intp]  # followers named in the message (republished from the leader)
     unknown: tuple[str, ...]
     duplicates: tuple[str, ...]
+    epoch: int = -1  # cache epoch in which every joint of ``send`` was known to have a value
 
 
 class JointStateCache:
@@ -178,6 +180,9 @@ class JointStateCache:
         self.newest_ns: int | None = None
         self.last_now_ns: int | None = None
         self.stamp_ns: int = 0  # stamp of the newest applied state
+        self.max_value_stamp = int(np.iinfo(np.int64).min)  # max of value_stamp
+        self.max_sent = -1  # max of last_sent
+        self._epoch = getattr(self, "_epoch", 0) + 1
         self.seen_velocity = False  # any velocity / effort received since the last reset
         self.seen_effort = False
 
@@ -266,6 +271,11 @@ class JointStateCache:
             self.reset()
         self.last_now_ns = int(now_ns)
 
+        if (len(plan.src) and not plan.quats and not len(plan.follower_send) and stamp >= self.max_value_stamp
+                and math.isfinite(float(pos.sum())) and (not len(vel) or math.isfinite(float(vel.sum())))
+                and (not len(eff) or math.isfinite(float(eff.sum())))):
+            return self._fast_update(plan, pos, vel, eff, stamp, problems, reset_line)
+
         src, qdst, entry_moving = plan.src, plan.qdst, plan.entry_moving
         values = pos[src]
         finite = np.isfinite(values)
@@ -291,6 +301,7 @@ class JointStateCache:
                     quat /= norm
             self.has_value[entry_moving] = True
             self.value_stamp[entry_moving] = stamp
+            self.max_value_stamp = max(self.max_value_stamp, stamp)
             if len(plan.vsrc):
                 if len(vel):
                     self.seen_velocity = True
@@ -322,7 +333,44 @@ class JointStateCache:
                 ok &= (last < 0) | (stamp >= last + self.publish_period_ns)
             cand = cand[ok]
             self.last_sent[cand] = stamp
+            if len(cand):
+                self.max_sent = max(self.max_sent, stamp)
         return Update(cand, stamp, changed, problems, reset_line)
+
+    def _fast_update(self, plan: _Plan, pos: NDArray[np.float64], vel: NDArray[np.float64],
+                     eff: NDArray[np.float64], stamp: int, problems: list[Problem], reset_line: str | None) -> Update:
+        """The common case with few numpy calls: all values finite, stamp not older than any value."""
+        self.q[plan.qdst] = pos[plan.src]
+        em = plan.entry_moving
+        self.has_value[em] = True
+        self.value_stamp[em] = stamp
+        self.max_value_stamp = stamp
+        if len(plan.vsrc):
+            if len(vel):
+                self.seen_velocity = True
+                self.v[plan.vdst] = vel[plan.vsrc]
+            if len(eff):
+                self.seen_effort = True
+                self.effort[plan.vdst] = eff[plan.vsrc]
+        if stamp > self.stamp_ns:
+            self.stamp_ns = stamp
+        if self.newest_ns is None or stamp > self.newest_ns:
+            self.newest_ns = stamp
+        cand = plan.send
+        if plan.epoch != self._epoch:
+            self.tree_has_value[cand] = True
+            plan.epoch = self._epoch
+        period = 0 if self.ignore_timestamp else self.publish_period_ns
+        if not (self.max_sent < 0 or (stamp > self.max_sent and stamp >= self.max_sent + period)):
+            last = self.last_sent[cand]
+            ok = last < stamp
+            if period > 0:
+                ok &= (last < 0) | (stamp >= last + period)
+            cand = cand[ok]
+        if len(cand):
+            self.last_sent[cand] = stamp
+            self.max_sent = max(self.max_sent, stamp)
+        return Update(cand, stamp, True, problems, reset_line)
 
     def _merge(self, target: NDArray[np.float64], arr: NDArray[np.float64], vsrc: NDArray[np.intp],
                vdst: NDArray[np.intp], names: Sequence[str], kept_src: NDArray[np.intp] | None) -> None:
