@@ -435,3 +435,18 @@ def test_sdf_world_file_tf_and_snapshot(rig: Rig) -> None:
     assert robot is not None and box is not None
     np.testing.assert_allclose(robot.pose, (1, 0, 0.5, 0, 0, math.pi / 2), atol=1e-12)
     np.testing.assert_allclose(box.pose, (2, 0, 0, 0, 0, 0), atol=1e-12)
+
+
+@pytest.mark.parametrize("params,code,text", [
+    ({}, 2, "give exactly one of the parameters robot_description"),
+    ({"robot_description": "<robot name='r'><link name='a'/><joint name='j' type='revolute'/></robot>"}, 1,
+     "cannot load the robot description"),
+])
+def test_startup_errors_are_clear(ros: RosHarness, params: dict[str, Any], code: int, text: str) -> None:
+    proc = ros.start_node("state_publisher", params)
+    deadline = time.monotonic() + 30.0
+    while proc.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    proc.stopping = True
+    assert proc.returncode == code, proc.output()
+    assert text in proc.output()
