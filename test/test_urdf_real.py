@@ -154,3 +154,74 @@ def test_zero_configuration_poses_agree_with_pinocchio(path: Path) -> None:
         assert np.allclose(link.pose[:3, :3], oMf.rotation, atol=1e-9), name
         compared += 1
     assert compared == len(model.links)
+
+
+def _f(v: object) -> float | None:
+    return None if v is None else float(v)  # yourdfpy keeps some values as strings
+
+
+def _o(x: object) -> np.ndarray:
+    return np.eye(4) if x is None else np.asarray(x, dtype=float)  # yourdfpy: None for no <origin>
+
+
+@pytest.mark.parametrize("path", URDFS, ids=_ids())
+def test_elements_agree_with_yourdfpy(path: Path) -> None:
+    yourdfpy = pytest.importorskip("yourdfpy", reason="yourdfpy is not installed")
+    try:
+        model = read_urdf(path.read_bytes(), file=str(path))
+    except ModelError:
+        pytest.skip("invalid for this reader (see test_check_agrees_with_urdfdom)")
+    robot = yourdfpy.URDF.load(str(path), load_meshes=False, build_scene_graph=False,
+                               load_collision_meshes=False).robot
+    assert robot.name == model.name
+    assert [lk.name for lk in robot.links] == list(model.links)
+    for ylink in robot.links:
+        link = model.links[ylink.name]
+        if ylink.inertial is None:
+            assert link.inertial is None
+        else:
+            ixx, ixy, ixz, iyy, iyz, izz = link.inertial.inertia
+            assert link.inertial.mass == pytest.approx(_f(ylink.inertial.mass))
+            assert np.allclose([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], ylink.inertial.inertia)
+            assert np.allclose(link.inertial.origin, _o(ylink.inertial.origin))
+        for ours, theirs in ((link.visuals, ylink.visuals), (link.collisions, ylink.collisions)):
+            assert len(ours) == len(theirs), ylink.name
+            for shape, yshape in zip(ours, theirs):
+                assert np.allclose(shape.origin, _o(yshape.origin))
+                g, yg = shape.geometry, yshape.geometry
+                if yg.box is not None:
+                    assert g.kind == "box" and np.allclose(g.size, yg.box.size)
+                elif yg.cylinder is not None:
+                    assert g.kind == "cylinder"
+                    assert (g.radius, g.length) == pytest.approx((_f(yg.cylinder.radius), _f(yg.cylinder.length)))
+                elif yg.sphere is not None:
+                    assert g.kind == "sphere" and g.radius == pytest.approx(_f(yg.sphere.radius))
+                else:
+                    assert g.kind == "mesh" and g.filename == yg.mesh.filename
+                    scale = yg.mesh.scale
+                    expect = [1.0, 1.0, 1.0] if scale is None else np.broadcast_to(np.asarray(scale, float), (3,))
+                    assert np.allclose(g.scale, expect)
+                ymat = getattr(yshape, "material", None)
+                if ymat is not None and ymat.name:
+                    assert shape.material is not None and shape.material.name == ymat.name
+    assert [j.name for j in robot.joints] == list(model.joints)
+    for yj in robot.joints:
+        j = model.joints[yj.name]
+        assert (j.type.value, j.parent, j.child) == (yj.type, yj.parent, yj.child)
+        assert np.allclose(j.origin, _o(yj.origin))
+        if j.axis is not None and yj.axis is not None:
+            ax = np.asarray(yj.axis, dtype=float)
+            assert np.allclose(j.axis, ax / np.linalg.norm(ax))
+        if yj.limit is not None and j.limits is not None:
+            assert j.limits.effort == pytest.approx(_f(yj.limit.effort))
+            assert j.limits.velocity == pytest.approx(_f(yj.limit.velocity))
+            if j.type.value in ("revolute", "prismatic"):
+                assert (j.limits.lower, j.limits.upper) == pytest.approx(
+                    (_f(yj.limit.lower) or 0.0, _f(yj.limit.upper) or 0.0))
+        if yj.dynamics is not None and j.dynamics is not None:
+            assert j.dynamics.damping == pytest.approx(_f(yj.dynamics.damping) or 0.0)
+            assert j.dynamics.friction == pytest.approx(_f(yj.dynamics.friction) or 0.0)
+        if yj.mimic is not None and j.nq:
+            (m,) = j.mimic
+            assert (m.joint, m.multiplier, m.offset) == (yj.mimic.joint, pytest.approx(_f(yj.mimic.multiplier) or 1.0),
+                                                       pytest.approx(_f(yj.mimic.offset) or 0.0))
