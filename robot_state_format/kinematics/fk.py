@@ -18,6 +18,8 @@ makes single and batch results identical.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -26,6 +28,7 @@ from robot_state_format.kinematics.plan import PosePlan
 from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTree
 
 FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
 
 DEFAULT_CHUNK = 256
 """Configurations evaluated together inside a batch (keeps the working set in cache)."""
@@ -370,13 +373,67 @@ def joint_transforms_batch(tree: CompiledTree, q: object, *, chunk: int = DEFAUL
     return out
 
 
+@dataclass
+class _TFConstants:
+    """Per-joint constants in the one-configuration layout ``(g, 3, 4)``, and an output template."""
+
+    template: FloatArray
+    rot: list[tuple[IntArray, IntArray, FloatArray, FloatArray, FloatArray, FloatArray | None]]
+    pri: tuple[IntArray, IntArray, FloatArray, FloatArray] | None
+    gen: IntArray
+
+
+def _tf_constants(tree: CompiledTree) -> _TFConstants:
+    cached = tree._cache.get("tf")
+    if isinstance(cached, _TFConstants):
+        return cached
+    template = np.zeros((tree.njoints, 4, 4))
+    template[:, 3, 3] = 1.0
+    if tree.fixed_joints.size:
+        template[tree.fixed_joints, :3, :] = tree.fixed_x[..., 0].transpose(2, 0, 1)
+
+    def one(m: FloatArray) -> FloatArray:
+        return np.ascontiguousarray(m[..., 0].transpose(2, 0, 1))
+
+    rot = [(g.joints, g.col, one(g.m0), one(g.m1), one(g.m2), None if g.m3 is None else one(g.m3))
+           for g in tree.rotary]
+    pri = None
+    if tree.prismatic is not None:
+        p = tree.prismatic
+        template[p.joints, :3, :3] = p.rot[..., 0].transpose(2, 0, 1)
+        pri = (p.joints, p.col, np.ascontiguousarray(p.d[..., 0].T), np.ascontiguousarray(p.t0[..., 0].T))
+    generic = [g.joints for g in (tree.two_axis, tree.planar) if g is not None] + [g.joints for g in tree.quaternion]
+    gen = np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp)
+    consts = _TFConstants(template, rot, pri, gen)
+    tree._cache["tf"] = consts
+    return consts
+
+
 def joint_transforms(tree: CompiledTree, q: object) -> FloatArray:
-    """``X_parent_child`` per tree joint (``(njoints, 4, 4)``, order ``tree.joint_names``): TF's transforms."""
+    """``X_parent_child`` per tree joint (``(njoints, 4, 4)``, order ``tree.joint_names``): TF's transforms.
+
+    Same arithmetic as :func:`joint_transforms_batch` (identical results), laid out for one
+    configuration so that it costs a handful of numpy calls.
+    """
     qq = check_q(tree, q, single=True)
-    local = _local(tree, _qat(tree, qq), np.empty((3, 4, tree.nlinks, 1)))
-    out = np.empty((tree.njoints, 4, 4))
-    out[:, :3, :] = local[:, :, tree.nroot:, 0].transpose(2, 0, 1)
-    _set_bottom_row(out)
+    qa = tree.expand_q(qq[0])
+    c = _tf_constants(tree)
+    out = c.template.copy()
+    for joints, col, m0, m1, m2, m3 in c.rot:
+        th = qa[col]
+        x = m1 * np.sin(th)[:, None, None]
+        x += m0
+        x += m2 * (1.0 - np.cos(th))[:, None, None]
+        if m3 is not None:
+            x += m3 * th[:, None, None]
+        out[joints, :3, :] = x
+    if c.pri is not None:
+        joints, col, d, t0 = c.pri
+        out[joints, :3, 3] = d * qa[col][:, None] + t0
+    if c.gen.size:
+        local = np.empty((3, 4, tree.nlinks, 1))
+        _local_generic(tree, qa[:, None], local)
+        out[c.gen, :3, :] = local[:, :, tree.nroot + c.gen, 0].transpose(2, 0, 1)
     return out
 
 

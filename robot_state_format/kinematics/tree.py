@@ -192,6 +192,7 @@ class CompiledTree:
     _va_index: dict[str, tuple[int, int]] = field(default_factory=dict, repr=False)
     _names: dict[str, dict[str, list[str]]] = field(default_factory=dict, repr=False)
     _partial_mimic: dict[str, list[int]] = field(default_factory=dict, repr=False)
+    _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
     # ---- sizes and names ------------------------------------------------------------------
 
