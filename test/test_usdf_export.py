@@ -153,7 +153,14 @@ def test_cli_export_import(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     back = read_world_state_file(tmp_path / "back.usdf")
     assert back.model("pr2").joint("torso_lift_joint").positions == (0.1,)  # type: ignore[union-attr]
     assert main(["state", "import", str(src), "--from", "sdf-state"]) == 1  # no <state> in a USDF file
-    capsys.readouterr()
+    # the state is validated against --model first
+    wrong = tmp_path / "wrong.usdf"
+    wrong.write_text('<world_state name="w" version="1.0"><model_state name="linkage">'
+                     '<joint_state name="joint A"><positions>1 2</positions></joint_state>'
+                     '</model_state></world_state>')
+    assert main(["state", "export", str(wrong), "--model", str(SAMPLES / "double_pendulum.urdf"),
+                 "--to", "sdf-state"]) == 1
+    assert "[USDF_DOF_MISMATCH]" in capsys.readouterr().err
 
 
 def test_cli_export_mujoco_keyframe(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

@@ -66,7 +66,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     e = sub.add_parser("export", help="export a world_state to a simulator format")
     e.add_argument("file", metavar="FILE")
     e.add_argument("--model", required=True, metavar="MODEL",
-                   help="mujoco-keyframe: the MJCF or URDF MuJoCo loads; sdf-state: unused but checked")
+                   help="mujoco-keyframe: the MJCF or URDF MuJoCo loads; sdf-state: the robot description the "
+                        "state is validated against first")
     e.add_argument("--to", required=True, choices=("mujoco-keyframe", "sdf-state"))
     e.add_argument("--model-state", metavar="NAME", help="which model_state (when the state holds several)")
     e.add_argument("--free-base", action="store_true", help="mujoco: give a URDF's root body a free joint")
@@ -225,7 +226,12 @@ def _export(args: argparse.Namespace) -> int:
     state = _read_state(args.file)
     if args.to == "sdf-state":
         from robot_state_format.usdf.export.sdf_state import state_to_sdf
+        from robot_state_format.usdf.validate import validate_against_model
 
+        problems = validate_against_model(state, _load_model(args.model), file=args.file)
+        _print(problems)
+        if any(d.severity is Severity.ERROR for d in problems):
+            return 1
         text, warnings = state_to_sdf(state)
         _print(warnings)
         _emit(text, args.output)
