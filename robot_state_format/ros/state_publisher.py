@@ -36,6 +36,7 @@ from robot_state_format.ros.messages import TfEncoder, joint_state_arrays, trans
 from robot_state_format.state_cache import JointStateCache, Problem
 
 WARN_PERIOD_S = 5.0
+JOINT_STATE_DRAIN = 100  # JointStates handled per executor callback when a backlog is waiting
 TF_LISTEN_DEPTH = 200  # /tf messages kept between two drains of the model-pose listener
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -407,6 +408,20 @@ class StatePublisher(Node):
 
     # -- hot path -------------------------------------------------------------------------------
     def _on_joint_state(self, msg: JointState) -> None:
+        """Handle one JointState, then any already waiting (a backlog skips the executor's overhead)."""
+        self._handle_joint_state(msg)
+        sub = self._js_sub
+        for _ in range(JOINT_STATE_DRAIN):
+            try:
+                with sub.handle:
+                    taken = sub.handle.take_message(sub.msg_type, False)
+            except Exception:  # noqa: BLE001 - fall back to the executor
+                return
+            if taken is None:
+                return
+            self._handle_joint_state(taken[0])
+
+    def _handle_joint_state(self, msg: JointState) -> None:
         rt = self._rt
         if rt is None:
             return
