@@ -318,7 +318,7 @@ class _Reader:
                 mass_el = c
             elif tag == "inertia":
                 inertia_el = c
-        inertial = Inertial(0.0, self.origin(origin_el))
+        inertial = Inertial(0.0, self.origin(origin_el) if origin_el is not None else _IDENTITY.copy())
         if mass_el is None:
             self.error("URDF_MISSING_MASS", "<inertial> needs a <mass>", el)
         else:
@@ -378,6 +378,14 @@ class _Reader:
 
     # -- joints --------------------------------------------------------------------------------
     def limits(self, el: etree._Element) -> Limits:
+        get = el.get
+        try:  # fast path: all four present and finite
+            lo, up = float(get("lower", 0.0)), float(get("upper", 0.0))  # type: ignore[arg-type]
+            eff, vel = float(get("effort")), float(get("velocity"))  # type: ignore[arg-type]
+            if math.isfinite(lo + up + eff + vel) and lo <= up:
+                return Limits(lo, up, eff, vel)
+        except (TypeError, ValueError):
+            pass
         lim = Limits(lower=self.number(el, "lower", 0.0), upper=self.number(el, "upper", 0.0),
                      effort=self.number(el, "effort", required=True),
                      velocity=self.number(el, "velocity", required=True))
@@ -403,7 +411,7 @@ class _Reader:
             jtype, type_text = JointType.FIXED, "fixed"
         parent = child = None
         axis_el = limit_el = None
-        joint = Joint(name, jtype, "", "", _IDENTITY.copy(), _IDENTITY.copy(), source=self.source(el))
+        joint = Joint(name, jtype, "", "", _IDENTITY, _IDENTITY.copy(), source=self.source(el))
         pitch_el = None
         for c in el:
             ctag = c.tag
@@ -465,6 +473,8 @@ class _Reader:
             self.error("URDF_MISSING_CHILD", f"joint {name!r} has no <child>", el)
         joint.parent = parent or ""
         joint.child = child or ""
+        if joint.origin is _IDENTITY:  # no <origin>: a joint owns its arrays
+            joint.origin = _IDENTITY.copy()
 
         # axis per type
         if jtype in _AXIS_TYPES:
