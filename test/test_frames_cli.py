@@ -215,3 +215,13 @@ def test_unknown_link_pose_is_a_model_error() -> None:
     model = read_urdf('<robot name="r"><link name="a"/></robot>')
     with pytest.raises(ModelError):
         frames_document(model, {"nope": np.eye(4)})
+
+
+def test_frames_of_a_xacro_with_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "arm.urdf.xacro"
+    path.write_text('<robot name="x" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:arg name="h" default="1"/>'
+                    '<link name="a"/><link name="b"/><joint name="j" type="fixed"><parent link="a"/>'
+                    '<child link="b"/><origin xyz="0 0 $(arg h)"/></joint></robot>')
+    assert main(["frames", str(path), "--json", "--xacro-arg", "h:=2.5"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    _assert_frame(doc, "x::b", "link", [0, 0, 2.5], IDQ)
