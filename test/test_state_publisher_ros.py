@@ -88,16 +88,26 @@ class Rig:
                                              name=ns)
         self.pubs[ns] = self.ros.node.create_publisher(JointState, f"/{ns}/joint_states", qos_profile_sensor_data)
 
-    def ready(self, ns: str, joint: str | None, child: str | None) -> None:
-        """Wait until the node is up; with ``joint``, until a joint state has made a round trip to /tf."""
-        self.ros.wait_for_matched(self.pubs[ns], timeout=30.0)
-        self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=30.0)
-        if joint is not None and child is not None:
-            t = self.next_stamp()
-            any_stamp = ns == "ign"  # ignore_timestamp: stamped with the receive time
-            self.ros.spin_until(lambda: bool(self.find(f"{ns}/{child}", None if any_stamp else t)), 30.0,
-                                f"first /tf from {ns}",
-                                every=lambda: self.send(ns, [joint], [0.0], t), every_period=0.5)
+    def ready(self, warm: dict[str, tuple[str | None, str | None]]) -> None:
+        """Wait until every node is up and, for ``warm[ns] = (joint, child)``, a joint state has made a
+        round trip to /tf (all nodes at once: re-sent every 0.5 s until each answered)."""
+        for ns in self.procs:
+            self.ros.wait_for_matched(self.pubs[ns], timeout=30.0)
+            self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=30.0)
+        pending = {ns: (j, c, self.next_stamp()) for ns, (j, c) in warm.items() if j is not None}
+
+        def done() -> bool:
+            for ns, (_, child, t) in list(pending.items()):
+                # ignore_timestamp stamps with the receive time
+                if self.find(f"{ns}/{child}", None if ns == "ign" else t):
+                    del pending[ns]
+            return not pending
+
+        def resend() -> None:
+            for ns, (joint, _, t) in pending.items():
+                self.send(ns, [str(joint)], [0.0], t)
+
+        self.ros.spin_until(done, 30.0, "a first /tf from every node", every=resend, every_period=0.5)
 
     def send(self, ns: str, names: list[str], pos: list[float], t_ns: int, vel: list[float] | None = None,
              eff: list[float] | None = None) -> None:
@@ -150,10 +160,10 @@ def rig(ros_context: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         r.start("topic", {"use_robot_description_topic": True, "publish_frequency": 0.0})
         r.start("arm", {"model_file": str(SAMPLES / "arm7_gripper.urdf"), "publish_frequency": 0.0})
         r.start("world", {"model_file": str(SAMPLES / "nested_world.sdf"), "publish_frequency": 0.0})
-        warm = {"sdf": ("jointAB", "linkB"), "mimic": ("ja", "a"), "topic": (None, None),
-                "arm": ("joint1", "link1"), "world": ("robot::shoulder", "robot::arm::upper")}
-        for ns in list(r.procs):
-            r.ready(ns, *warm.get(ns, ("joint A", "link B")))
+        warm: dict[str, tuple[str | None, str | None]] = {
+            "sdf": ("jointAB", "linkB"), "mimic": ("ja", "a"), "topic": (None, None),
+            "arm": ("joint1", "link1"), "world": ("robot::shoulder", "robot::arm::upper")}
+        r.ready({ns: warm.get(ns, ("joint A", "link B")) for ns in r.procs})
         yield r
     finally:
         ros.close()
