@@ -225,3 +225,14 @@ def test_frames_of_a_xacro_with_arguments(tmp_path: Path, capsys: pytest.Capture
     assert main(["frames", str(path), "--json", "--xacro-arg", "h:=2.5"]) == 0
     doc = json.loads(capsys.readouterr().out)
     _assert_frame(doc, "x::b", "link", [0, 0, 2.5], IDQ)
+
+
+def test_urdf_link_named_world_is_an_ordinary_link() -> None:
+    model = read_urdf('<robot name="r"><link name="world"/><link name="base"/><joint name="fix" type="fixed">'
+                      '<parent link="world"/><child link="base"/><origin xyz="0 0 1"/></joint></robot>')
+    doc = frames_document(model)
+    assert doc["joints"]["r::fix"]["parent"] == "r::world"
+    _assert_frame(doc, "r::world", "link", [0, 0, 0], IDQ)
+    _assert_frame(doc, "r::base", "link", [0, 0, 1], IDQ)
+    tree = format_frames_tree(model)
+    assert tree.count("link base") == 1 and "\n  world\n" not in tree

@@ -246,3 +246,9 @@ def test_entities_are_refused() -> None:
 def test_loader_detects_urdf() -> None:
     model = load_model(MINI)
     assert model.format == "urdf" and list(model.links) == ["a"]
+
+
+def test_declared_encoding_bytes_and_text() -> None:
+    latin = '<?xml version="1.0" encoding="ISO-8859-1"?>\n<robot name="caf\u00e9"><link name="a"/></robot>'
+    assert read_urdf(latin.encode("latin-1")).name == "caf\u00e9"  # bytes: decoded as declared
+    assert read_urdf(latin).name == "caf\u00e9"  # str: already decoded, the declaration is moot

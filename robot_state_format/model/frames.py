@@ -114,6 +114,12 @@ def _axis(rot: np.ndarray, axis: tuple[float, float, float] | None) -> list[floa
     return [_clean(c) for c in (v / n if n > 0 else v)]
 
 
+def _link_name(model: Model, name: str) -> str:
+    """Scoped link name; the world frame stays ``world`` (unless the model has a link of that name,
+    as URDFs often do)."""
+    return name if name == WORLD and name not in model.links else model.scoped(name)
+
+
 def frames_document(model: Model, link_poses: Mapping[str, Transform] | None = None) -> dict[str, Any]:
     """``{"frames": {NAME: {kind, position, quaternion}}, "joints": {NAME: {type, parent, child,
     axis, axis2}}}`` with world poses; ``link_poses`` are model-relative X_root_link (default: zero
@@ -136,8 +142,8 @@ def frames_document(model: Model, link_poses: Mapping[str, Transform] | None = N
             frames[model.scoped(name)] = _entry("joint", x)
             joints[model.scoped(name)] = {
                 "type": joint.type.value,
-                "parent": joint.parent if joint.parent == WORLD else model.scoped(joint.parent),
-                "child": joint.child if joint.child == WORLD else model.scoped(joint.child),
+                "parent": _link_name(model, joint.parent),
+                "child": _link_name(model, joint.child),
                 "axis": _axis(x[:3, :3], joint.axis),
                 "axis2": _axis(x[:3, :3], joint.axis2),
             }
@@ -191,7 +197,7 @@ def format_frames_tree(model: Model, link_poses: Mapping[str, Transform] | None 
                 lines.append(f"{nxt}└── link {item.child}  {pose_text(item.child)}")
                 walk(item.child, nxt + "    ")
 
-    if children.get(WORLD) or attached.get(WORLD):
+    if WORLD not in model.links and (children.get(WORLD) or attached.get(WORLD)):
         lines.append("  world")
         walk(WORLD, "  ")
     for root in model.root_links():

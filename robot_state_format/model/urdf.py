@@ -33,6 +33,7 @@ _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
 _new = object.__new__
 _ROBOT_TAG_RE = re.compile(rb"<robot\b")
+_DECL_ENCODING_RE = re.compile(rb"""<\?xml\b[^?]*?encoding\s*=\s*(["'])([^"']*)\1""")
 
 JOINT_TYPES: dict[str, JointType] = {
     "revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
@@ -562,7 +563,14 @@ class _Reader:
 
 def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
     """Read a URDF document; raise ``ModelError`` listing every error found."""
-    raw = text.encode("utf-8") if isinstance(text, str) else bytes(text)
+    if isinstance(text, str):
+        raw = text.encode("utf-8")
+        # the text is already decoded: a declared encoding (e.g. ISO-8859-1) no longer applies
+        m = _DECL_ENCODING_RE.search(raw, 0, 512)
+        if m is not None:
+            raw = raw[:m.start(2)] + b"utf-8" + raw[m.end(2):]
+    else:
+        raw = bytes(text)
     pre: list[Diagnostic] = []
     if b"drake:" in raw and b"xmlns:drake" not in raw:
         m = _ROBOT_TAG_RE.search(raw)
