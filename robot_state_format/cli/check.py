@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from robot_state_format.errors import DiagnosticError, ModelIOError, Severity
+from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, Severity
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.xacro import parse_xacro_args
 
@@ -51,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
             others = [d for d in exc.diagnostics if d.severity is not Severity.ERROR]
             for d in errors + others:
                 print(d.format(), file=sys.stderr)
+            status = max(status, 1)
+            continue
+        except RobotStateFormatError as exc:  # any other error of this package: the file is unusable
+            print(f"{path}:0: error: {exc}", file=sys.stderr)
             status = max(status, 1)
             continue
         for d in model.warnings:

@@ -11,7 +11,7 @@ import json
 import sys
 
 from robot_state_format.cli.check import add_model_options
-from robot_state_format.errors import DiagnosticError, ModelIOError
+from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.xacro import parse_xacro_args
@@ -46,6 +46,9 @@ def run(args: argparse.Namespace) -> int:
     except DiagnosticError as exc:
         for d in exc.diagnostics:
             print(d.format(), file=sys.stderr)
+        return 1
+    except RobotStateFormatError as exc:
+        print(f"{args.model}:0: error: {exc}", file=sys.stderr)
         return 1
     for d in model.warnings:
         print(d.format(), file=sys.stderr)
