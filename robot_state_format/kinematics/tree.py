@@ -355,14 +355,16 @@ class CompiledTree:
         return va
 
     def all_joint_positions(self, q: FloatArray) -> dict[str, FloatArray]:
-        """Positions of every moving tree joint (mimic followers included), keyed by joint name."""
+        """Positions of every tree joint (mimic followers resolved; fixed joints: empty arrays)."""
         qa = self.expand_q(np.asarray(q, dtype=np.float64).reshape(self.nq))
-        return {n: qa[a:b].copy() for n, (a, b) in self._qa_index.items()}
+        return {n: qa[slice(*self._qa_index[n])].copy() if n in self._qa_index else np.zeros(0)
+                for n in self.joint_names}
 
     def all_joint_velocities(self, v: FloatArray) -> dict[str, FloatArray]:
-        """Velocities of every moving tree joint (mimic followers included), keyed by joint name."""
+        """Velocities of every tree joint (mimic followers resolved; fixed joints: empty arrays)."""
         va = self.expand_v(np.asarray(v, dtype=np.float64).reshape(self.nv))
-        return {n: va[a:b].copy() for n, (a, b) in self._va_index.items()}
+        return {n: va[slice(*self._va_index[n])].copy() if n in self._va_index else np.zeros(0)
+                for n in self.joint_names}
 
     def _twist_constants(self) -> TwistConstants:
         assert self.twist is not None
