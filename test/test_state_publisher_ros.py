@@ -460,3 +460,25 @@ def test_startup_errors_are_clear(ros: RosHarness, params: dict[str, Any], code:
     proc.stopping = True
     assert proc.returncode == code, proc.output()
     assert text in proc.output()
+
+
+def test_composable_in_process(rig: Rig) -> None:
+    from rclpy.parameter import Parameter as P
+
+    from robot_state_format.ros.state_publisher import StatePublisher
+
+    node = StatePublisher("composed", namespace="comp", context=rig.ros.context, parameter_overrides=[
+        P("model_file", value=str(SAMPLES / "double_pendulum.urdf")), P("frame_prefix", value="comp/"),
+        P("publish_frequency", value=0.0)])
+    rig.ros.executor.add_node(node)
+    try:
+        pub = rig.ros.node.create_publisher(JointState, "/comp/joint_states", qos_profile_sensor_data)
+        rig.pubs["comp"] = pub
+        rig.ros.wait_for_matched(pub)
+        t = rig.next_stamp()
+        rig.ros.spin_until(lambda: bool(rig.find("comp/link C", t)), 20.0, "TF from the composed node",
+                           every=lambda: rig.send("comp", ["joint A", "joint B"], [0.3, -0.4], t), every_period=0.5)
+        assert_tf(rig.find("comp/link C", t)[0], (0, 0, -1), ry_quat(-0.4))
+    finally:
+        rig.ros.executor.remove_node(node)
+        node.destroy_node()
