@@ -452,6 +452,8 @@ class StatePublisher(Node):
         if now - last < WARN_PERIOD_S:
             self._warned[problem.key] = (last, suppressed + 1)
             return
+        if len(self._warned) > 1000:  # keys can hold joint names: keep the table bounded
+            self._warned.clear()
         extra = f" ({suppressed} more like this in the last {WARN_PERIOD_S:.0f} s)" if suppressed else ""
         self.get_logger().warning(problem.text + extra)
         self._warned[problem.key] = (now, 0)
