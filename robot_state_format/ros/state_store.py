@@ -110,10 +110,10 @@ class StateStore(Node):
         self._clock_pub: Any = None
         self._checkpoint_timer: Any = None
         self.last_save: tuple[bool, str] | None = None
+        self._resend_until = 0.0
 
-        self._world_sub = self.create_subscription(String, "world_state", self._on_world_state, LATCHED, raw=True)
-        self._js_sub = self.create_subscription(JointState, "joint_states", self._on_joint_state, JOINT_STATES_IN,
-                                                raw=True)
+        self._inputs: list[Any] = []
+        self._subscribe_inputs()
         srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
                ("stop_recording", self._srv_stop_recording), ("replay", self._srv_replay),
                ("play", self._srv_play), ("pause", self._srv_pause), ("resume", self._srv_resume),
@@ -227,6 +227,21 @@ class StateStore(Node):
         self.get_logger().info(f"model {model.name!r}: {len(model.joints)} joints")
 
     # -- inputs -------------------------------------------------------------------------------
+    def _subscribe_inputs(self) -> None:
+        if not self._inputs:
+            self._inputs = [
+                self.create_subscription(String, "world_state", self._on_world_state, LATCHED, raw=True),
+                self.create_subscription(JointState, "joint_states", self._on_joint_state, JOINT_STATES_IN,
+                                         raw=True),
+            ]
+
+    def _unsubscribe_inputs(self) -> None:
+        """While playing (and not recording) the node would receive its own messages: every one wakes the
+        executor, whose Python work competes for the GIL with the player and spoils its timing."""
+        for sub in self._inputs:
+            self.destroy_subscription(sub)
+        self._inputs = []
+
     def _on_world_state(self, raw: bytes) -> None:
         try:
             text = rp.cdr_string_text(raw)
@@ -263,6 +278,10 @@ class StateStore(Node):
             self._recorder = None
 
     def _on_flush_timer(self) -> None:
+        if self._resend_until and time.monotonic() < self._resend_until:
+            self._resend_replayed()
+        if not self._inputs and (self._player is None or not self._player.running):
+            self._subscribe_inputs()
         if self._recorder is not None:
             try:
                 self._recorder.maybe_flush()
@@ -384,6 +403,7 @@ class StateStore(Node):
 
         if self._recorder is not None:
             return True, f"already recording to {self._recorder.directory}"
+        self._subscribe_inputs()
         base = Path(str(self._p("recording_dir") or self._p("output_dir"))).expanduser()
         if not base.is_dir():
             return False, f"recording directory {str(base)!r} does not exist or is not a directory"
@@ -442,14 +462,20 @@ class StateStore(Node):
 
     def _on_matched(self, topic: str, info: Any) -> None:
         # A late subscriber with volatile durability (state_publisher's SensorDataQoS) gets no history:
-        # send the replayed state again whenever a new subscriber appears.
-        if getattr(info, "current_count_change", 0) > 0 and self._replayed is not None and (
-                self._player is None or not self._player.running):
-            text, fields, _ = self._replayed
-            if topic == "world_state":
-                self._pubs[topic].publish(String(data=text))
-            elif fields is not None:
-                self._pubs[topic].publish(self._joint_state_msg(fields, self.get_clock().now().nanoseconds))
+        # send the replayed state again when a subscriber appears, and a few times during the next
+        # second (the new reader may not know this writer yet when the match is reported here).
+        if getattr(info, "current_count_change", 0) > 0 and self._replayed is not None:
+            self._resend_replayed(topic)
+            self._resend_until = time.monotonic() + 1.0
+
+    def _resend_replayed(self, topic: str | None = None) -> None:
+        if self._replayed is None or (self._player is not None and self._player.running):
+            return
+        text, fields, _ = self._replayed
+        if topic in (None, "world_state"):
+            self._pubs["world_state"].publish(String(data=text))
+        if topic in (None, "joint_states") and fields is not None:
+            self._pubs["joint_states"].publish(self._joint_state_msg(fields, self.get_clock().now().nanoseconds))
 
     @staticmethod
     def _joint_state_msg(fields: rp.JointStateFields, stamp_ns: int) -> JointState:
@@ -575,9 +601,29 @@ class StateStore(Node):
         self._replayed = None
         self._player = rp.Player(events, lambda topic, data: pubs[topic].publish(data), rate=self._p("rate"),
                                  loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock)
+        if self._player.realtime:
+            self._realtime_executor()
+        if self._recorder is None:
+            self._unsubscribe_inputs()
         self._player.start()
+        time.sleep(0.01)
+        if self._player.realtime_note:
+            self.get_logger().info(self._player.realtime_note)
         span = (events[-1].t_ns - events[0].t_ns) / 1e9
         return True, f"playing {path}: {len(events)} messages over {span:.3f} s at rate {self._p('rate'):g}"
+
+    @staticmethod
+    def _realtime_executor() -> None:
+        """During playback the executor thread shares the GIL with the player: give it a real-time
+        priority below the player's (no priority inversion behind a preempted GIL holder) and a short
+        GIL switch interval, when the process may."""
+        import os
+
+        sys.setswitchinterval(0.0002)
+        try:
+            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(5))
+        except (AttributeError, OSError):
+            pass
 
     def _publish_clock(self, t_ns: int) -> None:
         from robot_state_format.ros.messages import ns_to_stamp
@@ -612,6 +658,7 @@ class StateStore(Node):
             response.success, response.message = False, "nothing is playing"
             return response
         player.stop()
+        self._subscribe_inputs()
         response.success, response.message = True, f"stopped after {player.published} messages"
         return response
 
