@@ -155,7 +155,7 @@ def rig(ros_context: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         r.start("mimic", {"robot_description": MIMIC_URDF, "publish_frequency": 0.0})
         r.start("ign", {"robot_description": pendulum(), "ignore_timestamp": True})
         r.start("r1", {"robot_description": pendulum(), "publish_frequency": 0.0})
-        r.start("r2", {"robot_description": pendulum(), "publish_frequency": 0.0})
+        r.start("r2", {"robot_description": pendulum(), "publish_frequency": 0})  # an integer is accepted
         r.start("pose", {"robot_description": pendulum(), "model_parent_frame": "odom", "snapshot_frequency": 50.0})
         r.start("topic", {"use_robot_description_topic": True, "publish_frequency": 0.0})
         r.start("arm", {"model_file": str(SAMPLES / "arm7_gripper.urdf"), "publish_frequency": 0.0})
@@ -449,6 +449,9 @@ def test_sdf_world_file_tf_and_snapshot(rig: Rig) -> None:
 
 @pytest.mark.parametrize("params,code,text", [
     ({}, 2, "give exactly one of the parameters robot_description"),
+    ({"model_file": str(SAMPLES / "double_pendulum.urdf"), "publish_frequency": 5000.0}, 2, "out of range"),
+    ({"model_file": str(SAMPLES / "double_pendulum.urdf"), "snapshot_frequency": "often"}, 2,
+     "snapshot_frequency must be a number in 0..1000 Hz"),
     ({"robot_description": "<robot name='r'><link name='a'/><joint name='j' type='revolute'/></robot>"}, 1,
      "cannot load the robot description"),
 ])

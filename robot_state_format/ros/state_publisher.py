@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import rclpy
+import rclpy.exceptions
 from numpy.typing import NDArray
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.node import Node
@@ -51,6 +52,17 @@ JOINT_STATES_QOS = {
     "reliable": QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE),
     "system_default": qos_profile_system_default,
 }
+
+
+FREQUENCY_PARAMS = ("publish_frequency", "snapshot_frequency")
+
+
+def _check_frequency(key: str, value: Any) -> str | None:
+    """Why ``value`` is not a valid rate for ``key`` (a number in 0..1000 Hz), or None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+            or not 0.0 <= value <= 1000.0:
+        return f"{key} must be a number in 0..1000 Hz, got {value!r}"
+    return None
 
 
 class StatePublisherConfigError(RobotStateFormatError):
@@ -262,7 +274,7 @@ class StatePublisher(Node):
             load_description("", "", "")  # raises the clear "give exactly one" error
         else:
             self.get_logger().info("waiting for a robot description on the robot_description topic")
-        self._restart_snapshot_timer(p["snapshot_frequency"])
+        self._restart_snapshot_timer(float(p["snapshot_frequency"]))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         if hasattr(self, "add_post_set_parameters_callback"):
             self.add_post_set_parameters_callback(self._after_set_parameters)
@@ -273,6 +285,8 @@ class StatePublisher(Node):
                  hi: float | None = None) -> ParameterDescriptor:
             d = ParameterDescriptor(description=text, type=kind, read_only=read_only)
             if lo is not None and hi is not None:
+                # integers too ("publish_frequency: 50" in a params file), checked in _check_frequency
+                d.dynamic_typing = True
                 d.floating_point_range = [FloatingPointRange(from_value=lo, to_value=hi, step=0.0)]
             return d
 
@@ -294,6 +308,10 @@ class StatePublisher(Node):
              desc("QoS of the joint_states subscription: sensor_data, reliable or system_default", s,
                   read_only=True)),
         ])
+        for key in FREQUENCY_PARAMS:
+            problem = _check_frequency(key, self.get_parameter(key).value)
+            if problem:
+                raise StatePublisherConfigError(problem)
         qos = self.get_parameter("joint_states_qos").value
         if qos not in JOINT_STATES_QOS:
             raise StatePublisherConfigError(f"joint_states_qos {qos!r}: expected one of {', '.join(JOINT_STATES_QOS)}")
@@ -304,6 +322,9 @@ class StatePublisher(Node):
                  "joint_states_qos")
         out = {n: self.get_parameter(n).value for n in names}
         out.update(overrides or {})
+        for key in FREQUENCY_PARAMS:
+            if isinstance(out[key], (int, float)) and not isinstance(out[key], bool):
+                out[key] = float(out[key])
         return out
 
     @staticmethod
@@ -316,12 +337,11 @@ class StatePublisher(Node):
     def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
         changes = {prm.name: prm.value for prm in params}
         p = self._params(changes)
-        for key in ("publish_frequency", "snapshot_frequency"):
+        for key in FREQUENCY_PARAMS:
             if key in changes:
-                value = changes[key]
-                if not isinstance(value, float) or not math.isfinite(value) or not 0.0 <= value <= 1000.0:
-                    return SetParametersResult(successful=False, reason=f"{key} must be a number in 0..1000 Hz, "
-                                               f"got {value!r}")
+                problem = _check_frequency(key, changes[key])
+                if problem:
+                    return SetParametersResult(successful=False, reason=problem)
         frame = p["model_parent_frame"]
         if "model_parent_frame" in changes and (not isinstance(frame, str) or not frame.strip()):
             return SetParametersResult(successful=False, reason="model_parent_frame must be a non-empty frame id")
@@ -355,11 +375,11 @@ class StatePublisher(Node):
         rt = self._rt
         if rt is not None:
             if "publish_frequency" in changes:
-                rt.cache.publish_period_ns = self._period_ns(changes["publish_frequency"])
+                rt.cache.publish_period_ns = self._period_ns(float(changes["publish_frequency"]))
             if "ignore_timestamp" in changes:
                 rt.cache.ignore_timestamp = bool(changes["ignore_timestamp"])
         if "snapshot_frequency" in changes:
-            self._restart_snapshot_timer(changes["snapshot_frequency"])
+            self._restart_snapshot_timer(float(changes["snapshot_frequency"]))
         if "model_parent_frame" in changes:
             self._last_model_pose = None
             self._dirty = True
@@ -671,7 +691,7 @@ def main(args: list[str] | None = None) -> int:
         rclpy.spin(node)
     except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
         pass
-    except StatePublisherConfigError as exc:
+    except (StatePublisherConfigError, rclpy.exceptions.ParameterException) as exc:
         print(f"state_publisher: error: {exc}", file=sys.stderr)
         code = 2
     except RobotStateFormatError as exc:
