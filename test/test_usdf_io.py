@@ -374,3 +374,18 @@ def test_kill_9_during_atomic_writes_never_leaves_torn_file(tmp_path: Path) -> N
         data = target.read_bytes()
         assert data in (a, b), f"torn file after kill at {delay}s: {len(data)} bytes"
     assert killed_mid_run >= 4  # the kills really landed mid-run, not after the 200 writes
+
+
+@pytest.mark.parametrize("leaf, code, line", [
+    ('<pose frame="x">0 0 0 0 0 0</pose>', "USDF_UNKNOWN_ATTRIBUTE", 3),
+    ("<pose>0 0 0 <b/>0 0 0</pose>", "USDF_UNKNOWN_ELEMENT", 3),
+    # libxml2 numbers an element by the line its start tag ends on
+    ("<pose\n   frame='x'>0 0 0 0 0 0</pose>", "USDF_UNKNOWN_ATTRIBUTE", 4),
+])
+@pytest.mark.parametrize("as_bytes", [True, False])
+def test_leaf_elements_hold_only_numbers(leaf: str, code: str, line: int, as_bytes: bool) -> None:
+    text = f'<world_state name="w" version="1.0">\n  <frame name="f">\n    {leaf}\n  </frame>\n</world_state>\n'
+    with pytest.raises(UsdfError) as exc:
+        read_world_state(text.encode() if as_bytes else text)
+    assert (code, line) in [(d.code, d.line) for d in exc.value.diagnostics]
+    assert validate_schema(text)  # the XSD agrees

@@ -54,11 +54,12 @@ class ReadResult:
 
 
 class _Ctx:
-    __slots__ = ("errors", "file", "lenient", "warnings")
+    __slots__ = ("errors", "file", "leaf_checks", "lenient", "warnings")
 
     def __init__(self, file: str, lenient: bool) -> None:
         self.file = file
         self.lenient = lenient
+        self.leaf_checks = True
         self.errors: list[Diagnostic] = []
         self.warnings: list[Diagnostic] = []
 
@@ -118,6 +119,9 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
         raise
     ctx = _Ctx(file, lenient)
     ctx.warnings.extend(xml_warnings)
+    if fast is not None:  # leaf elements can only hold attributes or children if the text says so
+        ctx.leaf_checks = (_LEAF_SUSPECT_B.search(data) if isinstance(data, bytes)
+                           else _LEAF_SUSPECT.search(data)) is not None
     state = _read_root(root, ctx)
     if not ctx.errors:
         from robot_state_format.usdf.resolve import parent_diagnostics
@@ -129,6 +133,11 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
         raise UsdfError(ctx.errors)
     return ReadResult(state, ctx.warnings)
 
+
+_LEAF = r"<(?:pose|twist|wrench|positions|velocities|torques|parent)(?:[\s/]|>[^<]*<(?!/))"
+_LEAF_SUSPECT = re.compile(_LEAF)
+_LEAF_SUSPECT_B = re.compile(_LEAF.encode())
+"""A leaf start tag with something after its name (attributes), or a leaf holding an element."""
 
 _PLAIN_DECL = b'<?xml version="1.0" encoding="UTF-8"?>'
 
@@ -187,7 +196,8 @@ def _read_root(root: etree._Element, ctx: _Ctx) -> WorldState:
     seen: dict[str, etree._Element] = {}
     index = 0
     for child in root:
-        if child.tail is not None and child.tail.strip(_XML_SPACE):
+        tail = child.tail
+        if tail is not None and tail.strip(_XML_SPACE):
             _stray(child, ctx)
         ctag = child.tag
         if not isinstance(ctag, str):
@@ -240,7 +250,8 @@ def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
     last = -1
     _own_checks(el, ctx)
     for child in el:
-        if child.tail is not None and child.tail.strip(_XML_SPACE):
+        tail = child.tail
+        if tail is not None and tail.strip(_XML_SPACE):
             _stray(child, ctx)
         ctag = child.tag
         if not isinstance(ctag, str):
@@ -275,7 +286,8 @@ def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
     order = _MODEL_SINGLE + ("*",)
     _own_checks(el, ctx)
     for child in el:
-        if child.tail is not None and child.tail.strip(_XML_SPACE):
+        tail = child.tail
+        if tail is not None and tail.strip(_XML_SPACE):
             _stray(child, ctx)
         ctag = child.tag
         if not isinstance(ctag, str):
@@ -325,7 +337,8 @@ def _read_link(el: etree._Element, ctx: _Ctx) -> LinkState:
     last = -1
     _own_checks(el, ctx)
     for child in el:
-        if child.tail is not None and child.tail.strip(_XML_SPACE):
+        tail = child.tail
+        if tail is not None and tail.strip(_XML_SPACE):
             _stray(child, ctx)
         ctag = child.tag
         if ctag == "pose":
@@ -354,7 +367,8 @@ def _read_joint(el: etree._Element, ctx: _Ctx) -> JointState:
     last = -1
     _own_checks(el, ctx)
     for child in el:
-        if child.tail is not None and child.tail.strip(_XML_SPACE):
+        tail = child.tail
+        if tail is not None and tail.strip(_XML_SPACE):
             _stray(child, ctx)
         ctag = child.tag
         if ctag == "positions":
@@ -392,7 +406,7 @@ def _read_parent(el: etree._Element, ctx: _Ctx) -> str:
 
 
 def _vector(el: etree._Element, ctx: _Ctx, arity: int | None) -> tuple[float, ...] | None:
-    if len(el) or el.keys():
+    if ctx.leaf_checks and (len(el) or el.keys()):
         _leaf_checks(el, ctx)
     text = el.text
     if text is None:
