@@ -389,3 +389,13 @@ def test_leaf_elements_hold_only_numbers(leaf: str, code: str, line: int, as_byt
         read_world_state(text.encode() if as_bytes else text)
     assert (code, line) in [(d.code, d.line) for d in exc.value.diagnostics]
     assert validate_schema(text)  # the XSD agrees
+
+
+def test_fast_and_tolerant_parse_paths_agree() -> None:
+    data = (FIX / "valid" / "full.xml").read_bytes()
+    plain = read_world_state(data)
+    # a BOM, leading blank lines or another declaration take parse_xml's tolerant path
+    for variant in (b"\xef\xbb\xbf" + data, b"\n\n" + data, data.replace(b'encoding="UTF-8"', b"")):
+        res = read_world_state_ex(variant)
+        assert res.state == plain
+    assert read_world_state(data.decode()) == plain  # str input
