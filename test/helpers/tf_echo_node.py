@@ -15,7 +15,7 @@ import sys
 
 import rclpy
 from geometry_msgs.msg import TransformStamped
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
 from sensor_msgs.msg import JointState
@@ -77,11 +77,17 @@ def main() -> int:
     node = None
     try:
         node = TfEcho()
-        rclpy.spin(node)
+        executor = SingleThreadedExecutor()
+        executor.add_node(node)
+        # Bounded waits: the signal's wake-up can be consumed by a wait that returns before the context
+        # is shut down, and a blocking spin() then sleeps until the next message. Looping on ok() with
+        # a timeout notices the shutdown within 0.25 s whatever the interleaving.
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.25)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     except Exception:
-        # The shutdown can race the executor and surface as RCLError ("context is not valid"):
+        # The shutdown can also race the executor and surface as RCLError ("context is not valid"):
         # only an error raised while the context is still up is a real one.
         if rclpy.ok():
             raise
