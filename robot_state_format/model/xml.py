@@ -92,15 +92,15 @@ def parse_xml(
     try:
         root = etree.fromstring(raw, _parser())
     except etree.XMLSyntaxError as exc:
-        line = exc.position[0] if exc.position else getattr(exc, "lineno", None)
+        err_line: int | None = exc.position[0] if exc.position else getattr(exc, "lineno", None)
         msg = exc.msg if getattr(exc, "msg", None) else str(exc)
-        raise error_type(Diagnostic(f"{code_prefix}_SYNTAX", f"malformed XML: {msg}", file, line)) from None
+        raise error_type(Diagnostic(f"{code_prefix}_SYNTAX", f"malformed XML: {msg}", file, err_line)) from None
     except (ValueError, etree.LxmlError) as exc:
         raise error_type(Diagnostic(f"{code_prefix}_SYNTAX", f"malformed XML: {exc}", file, None)) from None
     if root is None:
         raise error_type(Diagnostic(f"{code_prefix}_EMPTY", "empty document", file, None))
     # Entities are not resolved; an unresolved entity reference is an error, not silent loss.
-    for node in root.iter():
+    for node in root.iter(etree.Entity):
         if isinstance(node, etree._Entity):
             raise error_type(Diagnostic(f"{code_prefix}_ENTITY",
                                         f"entity reference &{node.name}; is not allowed",
