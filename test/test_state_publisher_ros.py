@@ -197,6 +197,13 @@ def test_sdf_tf_and_static_for_a_late_subscriber(rig: Rig) -> None:
     t = next(t for t in static[0].transforms if t.child_frame_id == "sdf/linkA")
     assert t.header.frame_id == "world"
     assert_tf(t, (0, 0, 0), (0, 0, 0, 1))
+    # fixed to the world by its own joint: the snapshot poses the model in the world (identity here)
+    from robot_state_format.usdf.reader import read_world_state
+
+    msg = rig.ros.collect("/sdf/world_state", String, LATCHED, count=1)[0]
+    ms = read_world_state(msg.data).model("two_links_orthogonal_1")
+    assert ms is not None and ms.parent is None
+    np.testing.assert_allclose(ms.pose, (0, 0, 0, 0, 0, 0), atol=1e-15)
 
 
 def test_tf_static_reaches_subscriber_started_2s_later(rig: Rig) -> None:
@@ -224,6 +231,7 @@ def test_world_state_parses_and_matches_kinematics(rig: Rig) -> None:
     ws = read_world_state(msg.data)
     ms = ws.model("linkage")
     assert ms is not None
+    assert ms.pose is None and ms.parent is None  # no TF from world to the root link: pose unknown
     x_b = pose_to_transform((0, 0, -0.05), (0, qa, 0))
     x_c = x_b @ pose_to_transform((0, 0, -1), (0, qb, 0))
     for name, want in (("link A", np.eye(4)), ("link B", x_b), ("link C", x_c)):
