@@ -54,7 +54,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--urdf", type=Path, default=None)
     ap.add_argument("--quick", action="store_true", help="smaller batches, fewer repeats")
+    ap.add_argument("--wall", action="store_true", help="time with the wall clock instead of CPU time")
     args = ap.parse_args()
+    global WALL
+    WALL = args.wall
     import pinocchio as pin
 
     path = args.urdf or find_romeo()
@@ -62,7 +65,8 @@ def main() -> int:
     tree = compile_model(model)
     pmodel = pin.buildModelFromUrdf(str(path))  # mimic followers as independent joints
     pdata = pmodel.createData()
-    print(f"machine: {machine()}; numpy {np.__version__}; pinocchio {pin.__version__}")
+    print(f"machine: {machine()}; numpy {np.__version__}; pinocchio {pin.__version__}; "
+          f"clock: {'wall' if args.wall else 'process CPU time'}; load average: {os.getloadavg()[0]:.1f}")
     print(f"model: {path.name}: {tree.nlinks} links, {tree.njoints} joints, "
           f"{len(tree.moving_joint_names) + len(tree.mimic_followers)} movable "
           f"({len(tree.mimic_followers)} mimic), nq={tree.nq}; pinocchio nq={pmodel.nq}")
@@ -158,15 +162,23 @@ def main() -> int:
 
 
 def interleaved(cases: dict[str, tuple[Callable[[], object], int]], rounds: int) -> dict[str, float]:
-    """Best time per call of each case; the cases take turns in every round."""
+    """Best time per call of each case; the cases take turns in every round.
+
+    The clock is CPU time of this process (``--wall``: elapsed time), so that other programs on a
+    shared machine disturb the comparison less.
+    """
+    clock = time.perf_counter if WALL else time.process_time
     best_t = {k: float("inf") for k in cases}
     for _ in range(rounds):
         for k, (fn, number) in cases.items():
-            t0 = time.perf_counter()
+            t0 = clock()
             for _ in range(number):
                 fn()
-            best_t[k] = min(best_t[k], (time.perf_counter() - t0) / number)
+            best_t[k] = min(best_t[k], (clock() - t0) / number)
     return best_t
+
+
+WALL = False
 
 
 if __name__ == "__main__":

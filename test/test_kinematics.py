@@ -491,3 +491,20 @@ def test_warning_free_compile_and_neutral() -> None:
         q = tree.neutral()
     assert q[tree.q_slice("ball")].tolist() == [0, 0, 0, 1]
     assert q[tree.q_slice("floating")].tolist() == [0, 0, 0, 0, 0, 0, 1]
+
+
+def test_batch_equals_single_on_sample_with_mimic() -> None:
+    from robot_state_format.model.loader import load_model_file
+
+    tree = compile_model(load_model_file(SAMPLES / "arm7_gripper.urdf"))
+    assert tree.mimic_followers == ["finger_right_joint"]
+    rng = np.random.default_rng(9)
+    qs = rng.uniform(-1, 1, (9, tree.nq))
+    tfs = fk.joint_transforms_batch(tree, qs, chunk=4)
+    poses = fk.forward_batch(tree, qs, chunk=4)
+    for k, q in enumerate(qs):
+        assert np.array_equal(fk.joint_transforms(tree, q), tfs[k])
+        assert np.array_equal(fk.forward(tree, q), poses[k])
+    # the follower moves exactly like its leader (multiplier 1, offset 0)
+    allq = tree.all_joint_positions(qs[0])
+    assert allq["finger_right_joint"][0] == allq["finger_left_joint"][0]

@@ -18,6 +18,7 @@ makes single and batch results identical.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -30,7 +31,7 @@ from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTre
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
 
-DEFAULT_CHUNK = 256
+DEFAULT_CHUNK = 512
 """Configurations evaluated together inside a batch (keeps the working set in cache)."""
 
 __all__ = [
@@ -72,6 +73,8 @@ def _owner(tree: CompiledTree, col: int, velocities: bool) -> str:
 
 
 def _check_finite(tree: CompiledTree, a: FloatArray, velocities: bool) -> None:
+    if a.shape[0] == 1 and math.isfinite(float(np.dot(a[0], a[0]))):
+        return  # one call: a NaN or an infinity makes the sum of squares non-finite
     if not np.isfinite(a).all():
         rows, cols = np.nonzero(~np.isfinite(a))
         what = "velocity" if velocities else "position"
@@ -226,11 +229,14 @@ def _plan(tree: CompiledTree) -> PosePlan:
     return tree.plan
 
 
-def _poses_t(tree: CompiledTree, qat: FloatArray) -> FloatArray:
-    """Transposed link poses ``(nlinks + 1, 4, 3, C)`` (last slot: the root frame, identity)."""
+def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None) -> FloatArray:
+    """Transposed link poses ``(nlinks + 1, 4, 3, C)`` (last slot: the root frame, identity).
+
+    ``buf`` (same shape) is reused when given.
+    """
     plan = _plan(tree)
     nl, nr, c = plan.nlinks, plan.nroot, qat.shape[1]
-    w = np.empty((nl + 1, 4, 3, c))
+    w = buf if buf is not None and buf.shape == (nl + 1, 4, 3, c) else np.empty((nl + 1, 4, 3, c))
     w[nl] = 0.0
     for i in range(3):
         w[nl, i, i] = 1.0
@@ -302,16 +308,20 @@ def _set_bottom_row(out: FloatArray) -> None:
 
 
 def _qat(tree: CompiledTree, q: FloatArray) -> FloatArray:
-    """All-joint coordinates with the configuration axis last: ``(nqa, C)``."""
-    return np.ascontiguousarray(tree.expand_q(q).T)
+    """All-joint coordinates with the configuration axis last: ``(nqa, C)`` (as ``tree.expand_q``)."""
+    qat = np.empty((tree.nqa, q.shape[0]))
+    qat[tree.q_to_qa] = q.T
+    for lv in tree.mimic_q:
+        qat[lv.dst] = qat[lv.src] * lv.mult[:, None] + lv.off[:, None]
+    return qat
 
 
 # public API
 
 
-def _poses_chunk(tree: CompiledTree, qat: FloatArray, world: bool) -> FloatArray:
+def _poses_chunk(tree: CompiledTree, qat: FloatArray, world: bool, buf: FloatArray | None = None) -> FloatArray:
     """Transposed poses of the real links ``(nlinks, 4, 3, C)``."""
-    w = _poses_t(tree, qat)[: tree.nlinks]
+    w = _poses_t(tree, qat, buf)[: tree.nlinks]
     return _world_t(tree, w) if world else w
 
 
@@ -346,8 +356,9 @@ def forward_batch(
         store = np.empty((nl, 4, 4, n))  # [link, column j, row i, configuration]
     store[:, :3, 3, :] = 0.0
     store[:, 3, 3, :] = 1.0
+    buf = np.empty((nl + 1, 4, 3, min(n, max(1, int(chunk)))))
     for a, b in _chunks(n, chunk):
-        store[:, :, :3, a:b] = _poses_chunk(tree, _qat(tree, qq[a:b]), world)
+        store[:, :, :3, a:b] = _poses_chunk(tree, _qat(tree, qq[a:b]), world, buf)
     return store.transpose(3, 0, 2, 1)
 
 
@@ -381,6 +392,7 @@ class _TFConstants:
     rot: list[tuple[IntArray, IntArray, FloatArray, FloatArray, FloatArray, FloatArray | None]]
     pri: tuple[IntArray, IntArray, FloatArray, FloatArray] | None
     gen: IntArray
+    affine: tuple[IntArray, FloatArray, FloatArray] | None  # qa = q[src] * mult + off (no mimic chains)
 
 
 def _tf_constants(tree: CompiledTree) -> _TFConstants:
@@ -404,7 +416,20 @@ def _tf_constants(tree: CompiledTree) -> _TFConstants:
         pri = (p.joints, p.col, np.ascontiguousarray(p.d[..., 0].T), np.ascontiguousarray(p.t0[..., 0].T))
     generic = [g.joints for g in (tree.two_axis, tree.planar) if g is not None] + [g.joints for g in tree.quaternion]
     gen = np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp)
-    consts = _TFConstants(template, rot, pri, gen)
+    affine = None
+    if len(tree.mimic_q) <= 1:
+        # x * 1 + 0 == x, and a follower is leader * m + o: the same arithmetic as expand_q
+        src = np.empty(tree.nqa, dtype=np.intp)
+        src[tree.q_to_qa] = np.arange(tree.nq)
+        mult, off = np.ones(tree.nqa), np.zeros(tree.nqa)
+        for lv in tree.mimic_q:
+            back = np.empty(tree.nqa, dtype=np.intp)
+            back[tree.q_to_qa] = np.arange(tree.nq)
+            src[lv.dst] = back[lv.src]
+            mult[lv.dst] = lv.mult
+            off[lv.dst] = lv.off
+        affine = (src, mult, off)
+    consts = _TFConstants(template, rot, pri, gen, affine)
     tree._cache["tf"] = consts
     return consts
 
@@ -416,8 +441,11 @@ def joint_transforms(tree: CompiledTree, q: object) -> FloatArray:
     configuration so that it costs a handful of numpy calls.
     """
     qq = check_q(tree, q, single=True)
-    qa = tree.expand_q(qq[0])
     c = _tf_constants(tree)
+    if c.affine is not None:  # mimic without chains: one gather, one multiply, one add
+        qa = qq[0][c.affine[0]] * c.affine[1] + c.affine[2]
+    else:
+        qa = tree.expand_q(qq[0])
     out = c.template.copy()
     for joints, col, m0, m1, m2, m3 in c.rot:
         th = qa[col]
