@@ -105,4 +105,15 @@ def parse_xml(
             raise error_type(Diagnostic(f"{code_prefix}_ENTITY",
                                         f"entity reference &{node.name}; is not allowed",
                                         file, node.sourceline))
+    # Entities are off: a document that declares any (libxml2 would still expand internal ones
+    # inside attribute values) or references one is refused, never silently altered.
+    dtd = root.getroottree().docinfo.internalDTD
+    if dtd is not None:
+        declared = [e.name for e in dtd.iterentities()]
+        if declared:
+            decl = re.search(rb"<!ENTITY", raw)
+            decl_at = raw.count(b"\n", 0, decl.start()) + 1 if decl else 1
+            raise error_type(Diagnostic(f"{code_prefix}_ENTITY",
+                                        f"entity declarations are not allowed: {', '.join(declared)}",
+                                        file, decl_at))
     return root, warnings
