@@ -1,0 +1,44 @@
+"""The shared safe XML parser: entities and network off, tolerance warnings, errors with lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from robot_state_format.errors import ModelError, Severity
+from robot_state_format.model import load_model
+from robot_state_format.model.xml import parse_xml
+
+
+def test_internal_entity_in_attribute_is_refused_with_its_declaration_line() -> None:
+    doc = b'<?xml version="1.0"?>\n<!DOCTYPE robot [\n<!ENTITY n "evil">]>\n<robot name="&n;"><link name="a"/></robot>'
+    with pytest.raises(ModelError) as exc:
+        load_model(doc, file="bad.urdf")
+    assert exc.value.code == "XML_ENTITY"
+    assert exc.value.diagnostics[0].line == 3
+    assert exc.value.diagnostics[0].file == "bad.urdf"
+
+
+def test_external_entity_is_never_read(tmp_path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    doc = f'<!DOCTYPE r [<!ENTITY e SYSTEM "file://{secret}">]><robot name="r"><link name="a">&e;</link></robot>'
+    with pytest.raises(ModelError) as exc:
+        parse_xml(doc)
+    assert "TOP-SECRET" not in str(exc.value)
+    assert exc.value.code == "XML_ENTITY"
+
+
+def test_tolerated_defects_give_warnings_and_true_lines() -> None:
+    doc = b'\n<?xml version="0.0"?>\n<robot name="r">\n  <link name="a"/>\n</robot>\n\x00'
+    root, warnings = parse_xml(doc, "r.urdf")
+    codes = {w.code for w in warnings}
+    assert codes == {"XML_TRAILING_NUL", "XML_MISPLACED_DECLARATION", "XML_BAD_VERSION"}
+    assert all(w.severity is Severity.WARNING for w in warnings)
+    assert root[0].sourceline == 4  # the blanked declaration kept its line
+
+
+def test_syntax_error_names_file_and_line() -> None:
+    with pytest.raises(ModelError) as exc:
+        parse_xml(b"<robot>\n\n<link></robot>", "broken.urdf")
+    d = exc.value.diagnostics[0]
+    assert (d.code, d.file, d.line) == ("XML_SYNTAX", "broken.urdf", 3)
