@@ -60,15 +60,28 @@ def machine() -> str:
             f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
 
 
-def per_call_us(fn, n: int) -> float:  # type: ignore[no-untyped-def]
-    """Median over 5 rounds of the mean time per call (µs)."""
-    rounds = []
-    for _ in range(5):
+def per_call_us(fn, n: int, rounds: int = 5) -> float:  # type: ignore[no-untyped-def]
+    """Median over ``rounds`` rounds of the mean time per call (µs)."""
+    times = []
+    for _ in range(rounds):
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
-        rounds.append((time.perf_counter() - t0) / n * 1e6)
-    return statistics.median(rounds)
+        times.append((time.perf_counter() - t0) / n * 1e6)
+    return statistics.median(times)
+
+
+def interleaved(fn, anchor, n: int, rounds: int = 7) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    """(median µs per call of ``fn``, median of per-round ratios fn/anchor), rounds interleaved with the
+    anchor so that load changes on a shared machine hit both alike."""
+    times, ratios = [], []
+    for _ in range(rounds):
+        a = per_call_us(anchor, max(1, n // 5), rounds=1)
+        t = per_call_us(fn, n, rounds=1)
+        b = per_call_us(anchor, max(1, n // 5), rounds=1)
+        times.append(t)
+        ratios.append(t / ((a + b) / 2))
+    return statistics.median(times), statistics.median(ratios)
 
 
 def rss_kb(pid: int) -> int:
@@ -105,27 +118,33 @@ def part1(model_path: Path, n: int) -> None:
         msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(counter[0], 10**9)
         node._on_joint_state(msg)
 
-    cb = per_call_us(callback, n)
-    snap = per_call_us(node.snapshot_text, max(20, n // 50))
     x = rt.joint_transforms()
-    send = np.array([i for i, jn in enumerate(rt.tree.joint_names) if jn not in [rt.tree.joint_names[j] for j in rt.fixed]],
-                    dtype=np.intp)
+    send = np.array([i for i in range(len(rt.tree.joint_names)) if i not in set(rt.fixed.tolist())], dtype=np.intp)
     frames = [rt.frames[i] for i in send.tolist()]
     tfmsg = TFMessage(transforms=transforms_to_msgs(frames, x[send], 10**9))
-    ser = per_call_us(lambda: serialize_message(tfmsg), n)
-    naive = per_call_us(lambda: serialize_message(TFMessage(transforms=transforms_to_msgs(frames, x[send], 10**9))),
-                        max(50, n // 10))
-    encode = per_call_us(lambda: rt.encoder.encode(send, x[send], 10**9), n)
+
+    def anchor() -> None:
+        serialize_message(tfmsg)
+
+    ser = per_call_us(anchor, n)
+    naive, r_naive = interleaved(
+        lambda: serialize_message(TFMessage(transforms=transforms_to_msgs(frames, x[send], 10**9))), anchor,
+        max(20, n // 10))
+    encode, r_encode = interleaved(lambda: rt.encoder.encode(send, x[send], 10**9), anchor, n)
+    cb, r_cb = interleaved(callback, anchor, n)
+    snap, r_snap = interleaved(node.snapshot_text, anchor, max(10, n // 50))
     amortised = cb + snap * 10 / 1000
+    r_amortised = r_cb + r_snap * 10 / 1000
     print(f"model: {model_path.name}: {len(rt.tree.link_names)} links, {len(names)} moving joints, "
           f"{len(send)} transforms per /tf message")
+    print("times: medians of interleaved rounds; ratios: median of per-round ratios to the anchor")
     print(f"anchor  serialize_message(TFMessage of {len(send)}):      {ser:8.1f} us")
-    print(f"anchor  build TransformStamped objects + serialize:  {naive:8.1f} us  ({naive / ser:.2f} x anchor)")
-    print(f"TfEncoder.encode (bytes, no objects):                {encode:8.1f} us  ({encode / ser:.2f} x anchor)")
-    print(f"joint-state callback (merge, FK, encode, publish):   {cb:8.1f} us  ({cb / ser:.2f} x anchor)")
-    print(f"snapshot (world_state text):                         {snap:8.1f} us  ({snap / ser:.2f} x anchor)")
-    print(f"callback + snapshot amortised (1 kHz in, 10 Hz out): {amortised:8.1f} us  "
-          f"(goal <= 300 us: {'met' if amortised <= 300 else 'NOT met'})")
+    print(f"anchor  build TransformStamped objects + serialize:  {naive:8.1f} us  ({r_naive:.2f} x anchor)")
+    print(f"TfEncoder.encode (bytes, no objects):                {encode:8.1f} us  ({r_encode:.2f} x anchor)")
+    print(f"joint-state callback (merge, FK, encode, publish):   {cb:8.1f} us  ({r_cb:.2f} x anchor)")
+    print(f"snapshot (world_state text):                         {snap:8.1f} us  ({r_snap:.2f} x anchor)")
+    print(f"callback + snapshot amortised (1 kHz in, 10 Hz out): {amortised:8.1f} us  ({r_amortised:.2f} x anchor; "
+          f"goal <= 300 us: {'met' if amortised <= 300 else 'NOT met'} here)")
     node.destroy_node()
     rclpy.shutdown()
 
