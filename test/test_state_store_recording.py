@@ -71,7 +71,7 @@ def test_node_recording_reads_back_with_mcap_and_rosbags(ros: RosHarness, tmp_pa
     from mcap_ros2.decoder import DecoderFactory
     from rosbags.highlevel import AnyReader
 
-    ros.start_node("state_store", {"output_dir": str(tmp_path), "record": True})
+    ros.start_node("state_store", {"output_dir": str(tmp_path), "record": True, "joint_states_qos": "reliable"})
     ros.wait_for_service(f"{NODE}/stop_recording")
     sent, text = _send(ros, 60)
     ros.spin_for(0.3)
@@ -89,7 +89,7 @@ def test_node_recording_reads_back_with_mcap_and_rosbags(ros: RosHarness, tmp_pa
         js = [m for t, m in messages if t == "/joint_states"]
         ws = [m for t, m in messages if t == "/world_state"]
         assert [m.data for m in ws] == [text]
-        assert len(js) == len(sent)  # local DDS, reliable writer: nothing lost
+        assert len(js) == len(sent)  # reliable reader and writer: nothing lost
         for m, s in zip(js, sent, strict=True):
             assert list(m.name) == list(s.name)
             assert list(m.position) == list(s.position) and list(m.velocity) == list(s.velocity)
@@ -99,7 +99,8 @@ def test_node_recording_reads_back_with_mcap_and_rosbags(ros: RosHarness, tmp_pa
 def test_killed_recording_reads_back_up_to_last_chunk(ros: RosHarness, tmp_path: Path) -> None:
     from robot_state_format.recording import read_recording
 
-    store = ros.start_node("state_store", {"output_dir": str(tmp_path), "record": True})
+    store = ros.start_node("state_store", {"output_dir": str(tmp_path), "record": True,
+                                           "joint_states_qos": "reliable"})
     ros.wait_for_service(f"{NODE}/stop_recording")
     sent, _ = _send(ros, 80)
     ros.spin_for(0.5)  # the node ends a chunk every 0.5 s at most

@@ -42,8 +42,12 @@ from robot_state_format.ros import replay as rp
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
-JOINT_STATES_IN = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT,
-                             durability=DurabilityPolicy.VOLATILE)
+JOINT_STATES_IN = {
+    "sensor_data": QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT,
+                              durability=DurabilityPolicy.VOLATILE),
+    "reliable": QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.VOLATILE),
+}
 MAX_PERIOD_S = 86400.0
 
 PARAMS: dict[str, tuple[Any, str]] = {
@@ -54,6 +58,8 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
     "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
     "record": (False, "record world_state and joint_states into an MCAP directory"),
+    "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
+                         "publisher) or reliable (nothing lost, reliable publishers only); read-only"),
     "recording_dir": ("", "where recordings go (default: output_dir)"),
     "replay_file": ("", "restart file published by ~/replay"),
     "replay_on_start": (False, "replay replay_file once the node has started"),
@@ -65,6 +71,10 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "publish_clock": (False, "publish /clock during playback (needs rosgraph_msgs)"),
     "play_on_start": (False, "start playback of playback_path once the node has started"),
 }
+
+
+class StateStoreConfigError(RobotStateFormatError):
+    """The node was started with a parameter it cannot work with."""
 
 
 def _error_text(exc: BaseException) -> str:
@@ -111,7 +121,13 @@ class StateStore(Node):
         self._checkpoint_timer: Any = None
         self.last_save: tuple[bool, str] | None = None
         self._resend_until = 0.0
+        self._realtime_on = False
+        self._old_switch = sys.getswitchinterval()
 
+        self._js_qos = str(self._p("joint_states_qos"))
+        if self._js_qos not in JOINT_STATES_IN:
+            raise StateStoreConfigError(f"joint_states_qos {self._js_qos!r}: expected one of "
+                                        f"{', '.join(JOINT_STATES_IN)}")
         self._inputs: list[Any] = []
         self._subscribe_inputs()
         srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
@@ -144,6 +160,8 @@ class StateStore(Node):
                 d.floating_point_range = [FloatingPointRange(from_value=0.001, to_value=1000.0, step=0.0)]
             elif name == "start_offset":
                 d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=1e9, step=0.0)]
+            elif name == "joint_states_qos":
+                d.read_only = True
             elif name == "keep_last":
                 d.integer_range = [IntegerRange(from_value=0, to_value=1_000_000, step=1)]
             decls.append((name, default, d))
@@ -231,8 +249,8 @@ class StateStore(Node):
         if not self._inputs:
             self._inputs = [
                 self.create_subscription(String, "world_state", self._on_world_state, LATCHED, raw=True),
-                self.create_subscription(JointState, "joint_states", self._on_joint_state, JOINT_STATES_IN,
-                                         raw=True),
+                self.create_subscription(JointState, "joint_states", self._on_joint_state,
+                                         JOINT_STATES_IN[self._js_qos], raw=True),
             ]
 
     def _unsubscribe_inputs(self) -> None:
@@ -280,6 +298,8 @@ class StateStore(Node):
     def _on_flush_timer(self) -> None:
         if self._resend_until and time.monotonic() < self._resend_until:
             self._resend_replayed()
+        if self._player is not None and not self._player.running and self._realtime_on:
+            self._normal_executor()
         if not self._inputs and (self._player is None or not self._player.running):
             self._subscribe_inputs()
         if self._recorder is not None:
@@ -612,16 +632,27 @@ class StateStore(Node):
         span = (events[-1].t_ns - events[0].t_ns) / 1e9
         return True, f"playing {path}: {len(events)} messages over {span:.3f} s at rate {self._p('rate'):g}"
 
-    @staticmethod
-    def _realtime_executor() -> None:
+    def _realtime_executor(self) -> None:
         """During playback the executor thread shares the GIL with the player: give it a real-time
         priority below the player's (no priority inversion behind a preempted GIL holder) and a short
-        GIL switch interval, when the process may."""
+        GIL switch interval, when the process may; undone when playback ends."""
         import os
 
+        self._realtime_on = True
+        self._old_switch = sys.getswitchinterval()
         sys.setswitchinterval(0.0002)
         try:
             os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(5))
+        except (AttributeError, OSError):
+            pass
+
+    def _normal_executor(self) -> None:
+        import os
+
+        self._realtime_on = False
+        sys.setswitchinterval(self._old_switch)
+        try:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
         except (AttributeError, OSError):
             pass
 
