@@ -31,7 +31,7 @@ from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTre
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
 
-DEFAULT_CHUNK = 512
+DEFAULT_CHUNK = 1024
 """Configurations evaluated together inside a batch (keeps the working set in cache)."""
 
 __all__ = [
