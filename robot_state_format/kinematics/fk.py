@@ -109,6 +109,21 @@ def check_q(tree: CompiledTree, q: object, *, single: bool = False) -> FloatArra
     return a
 
 
+def _check_single(tree: CompiledTree, q: object) -> FloatArray:
+    """:func:`check_q` for one configuration, returning ``(nq,)`` (fewer numpy calls)."""
+    if tree.quat_q_cols:
+        return check_q(tree, q, single=True)[0]
+    try:
+        a = np.asarray(q, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise KinematicsError("q must be an array of numbers") from None
+    if a.shape != (tree.nq,):
+        raise KinematicsError(f"q must have shape ({tree.nq},), got {a.shape}")
+    if not math.isfinite(float(np.dot(a, a))):
+        _check_finite(tree, a.reshape(1, -1), False)
+    return a
+
+
 def check_v(tree: CompiledTree, v: object, *, single: bool = False) -> FloatArray:
     """Validated ``(N, nv)`` view of ``v`` (shape and finiteness)."""
     a = _as_batch(v, tree.nv, "v", single)
@@ -167,8 +182,8 @@ def _local_simple(tree: CompiledTree, qat: FloatArray, out: FloatArray) -> None:
     for g in tree.rotary:
         th = qat[g.col]  # (g, C)
         x = g.m1 * np.sin(th)
-        x += g.m0
-        x += g.m2 * (1.0 - np.cos(th))
+        x += g.m02
+        x -= g.m2 * np.cos(th)
         if g.m3 is not None:
             x += g.m3 * th
         out[:, :, nr + g.joints] = x
@@ -389,7 +404,7 @@ class _TFConstants:
     """Per-joint constants in the one-configuration layout ``(g, 3, 4)``, and an output template."""
 
     template: FloatArray
-    rot: list[tuple[IntArray, IntArray, FloatArray, FloatArray, FloatArray, FloatArray | None]]
+    rot: list[tuple[IntArray, IntArray, FloatArray, FloatArray, FloatArray, FloatArray | None]]  # col is (g, 1, 1)
     pri: tuple[IntArray, IntArray, FloatArray, FloatArray] | None
     gen: IntArray
     affine: tuple[IntArray, FloatArray, FloatArray] | None  # qa = q[src] * mult + off (no mimic chains)
@@ -407,8 +422,8 @@ def _tf_constants(tree: CompiledTree) -> _TFConstants:
     def one(m: FloatArray) -> FloatArray:
         return np.ascontiguousarray(m[..., 0].transpose(2, 0, 1))
 
-    rot = [(g.joints, g.col, one(g.m0), one(g.m1), one(g.m2), None if g.m3 is None else one(g.m3))
-           for g in tree.rotary]
+    rot = [(g.joints, np.ascontiguousarray(g.col[:, None, None]), one(g.m02), one(g.m1), one(g.m2),
+            None if g.m3 is None else one(g.m3)) for g in tree.rotary]
     pri = None
     if tree.prismatic is not None:
         p = tree.prismatic
@@ -440,20 +455,20 @@ def joint_transforms(tree: CompiledTree, q: object) -> FloatArray:
     Same arithmetic as :func:`joint_transforms_batch` (identical results), laid out for one
     configuration so that it costs a handful of numpy calls.
     """
-    qq = check_q(tree, q, single=True)
+    q1 = _check_single(tree, q)
     c = _tf_constants(tree)
     if c.affine is not None:  # mimic without chains: one gather, one multiply, one add
-        qa = qq[0][c.affine[0]] * c.affine[1] + c.affine[2]
+        qa = q1[c.affine[0]] * c.affine[1] + c.affine[2]
     else:
-        qa = tree.expand_q(qq[0])
+        qa = tree.expand_q(q1)
     out = c.template.copy()
-    for joints, col, m0, m1, m2, m3 in c.rot:
-        th = qa[col]
-        x = m1 * np.sin(th)[:, None, None]
-        x += m0
-        x += m2 * (1.0 - np.cos(th))[:, None, None]
+    for joints, col, m02, m1, m2, m3 in c.rot:
+        th = qa[col]  # (g, 1, 1)
+        x = m1 * np.sin(th)
+        x += m02
+        x -= m2 * np.cos(th)
         if m3 is not None:
-            x += m3 * th[:, None, None]
+            x += m3 * th
         out[joints, :3, :] = x
     if c.pri is not None:
         joints, col, d, t0 = c.pri
