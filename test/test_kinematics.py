@@ -508,3 +508,26 @@ def test_batch_equals_single_on_sample_with_mimic() -> None:
     # the follower moves exactly like its leader (multiplier 1, offset 0)
     allq = tree.all_joint_positions(qs[0])
     assert allq["finger_right_joint"][0] == allq["finger_left_joint"][0]
+
+
+def test_forward_batch_reuses_an_earlier_result_as_out() -> None:
+    rng = np.random.default_rng(11)
+    tree = compile_model(every_type_model(rng))
+    qa, qb = random_q(tree, rng, 6), random_q(tree, rng, 6)
+    first = fk.forward_batch(tree, qa)
+    expect_b = np.stack([fk.forward(tree, q) for q in qb])
+    again = fk.forward_batch(tree, qb, out=first)
+    assert again is first
+    assert np.array_equal(first, expect_b)
+    with pytest.raises(KinematicsError, match="out must be"):
+        fk.forward_batch(tree, qb, out=np.empty((5, tree.nlinks, 4, 4)))
+
+
+def test_lenient_mapping_and_gearbox_rejected() -> None:
+    tree = compile_model(mimic_chain_model())
+    q, warns = tree.resolve_mapping({"z_first": 0.2, "ghost": 1.0}, strict=False)
+    assert q.tolist() == [0.2] and any("ghost" in w for w in warns)
+    v, warns = tree.resolve_mapping({"m_mid": 1.0}, velocities=True)
+    assert v.tolist() == [0.0] and any("m_mid" in w for w in warns)
+    with pytest.raises(KinematicsError, match="gearbox"):
+        compile_model(chain(Joint("g", JointType.GEARBOX, "a", "b")))

@@ -374,7 +374,7 @@ def forward_batch(
     buf = np.empty((nl + 1, 4, 3, min(n, max(1, int(chunk)))))
     for a, b in _chunks(n, chunk):
         store[:, :, :3, a:b] = _poses_chunk(tree, _qat(tree, qq[a:b]), world, buf)
-    return store.transpose(3, 0, 2, 1)
+    return out if out is not None else store.transpose(3, 0, 2, 1)
 
 
 def forward(tree: CompiledTree, q: object, *, world: bool = False) -> FloatArray:
