@@ -262,20 +262,40 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
     c3 = 3 * c
     # every matrix product below has at least 2 rows and 3 columns: gemm, whose per-entry rounding
     # does not depend on the number of configurations (a 1-row or 1-column product would be gemv)
+    # nor on how children are grouped into one product (checked by the tests: batch == single)
+    single = c == 1
     for lv in plan.levels:
-        for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
-            np.matmul(g, w[p].reshape(4, c3), out=w[r0:r1].reshape(4 * (r1 - r0), c3))
-        for r0, r1, ca, cb, t0, t1 in lv.aligned:
-            # X_c = (X_p A) Rot(axis, q): mixes columns ca, cb in place (axis sign is in s)
-            sa = s[t0:t1, None, :]
-            cs = co[t0:t1, None, :]
-            ya = w[r0:r1, ca]
-            yb = w[r0:r1, cb]
-            t = ya * sa
-            ya *= cs
-            ya += yb * sa
-            yb *= cs
-            yb -= t
+        if single and lv.g_stack is not None and lv.al_merged is not None:
+            # one configuration: one stacked product and one mixing step per level (fewer calls)
+            k = lv.stop - lv.start
+            np.matmul(lv.g_stack, w[lv.par].reshape(k, 4, c3), out=w[lv.start:lv.stop].reshape(k, 4, c3))
+            links, cas, cbs, trows = lv.al_merged
+            if links.size:
+                sa = s[trows][:, None, :]
+                cs = co[trows][:, None, :]
+                ya = w[links, cas]
+                yb = w[links, cbs]
+                tmp = ya * sa
+                ya *= cs
+                ya += yb * sa
+                yb *= cs
+                yb -= tmp
+                w[links, cas] = ya
+                w[links, cbs] = yb
+        else:
+            for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
+                np.matmul(g, w[p].reshape(4, c3), out=w[r0:r1].reshape(4 * (r1 - r0), c3))
+            for r0, r1, ca, cb, t0, t1 in lv.aligned:
+                # X_c = (X_p A) Rot(axis, q): mixes columns ca, cb in place (axis sign is in s)
+                sa = s[t0:t1, None, :]
+                cs = co[t0:t1, None, :]
+                ya = w[r0:r1, ca]
+                yb = w[r0:r1, cb]
+                t = ya * sa
+                ya *= cs
+                ya += yb * sa
+                yb *= cs
+                yb -= t
         for r0, r1, p, g, trig, cols, screw in lv.general:
             e = np.matmul(g, w[p].reshape(4, c3)).reshape(r1 - r0, 9, 3, c)
             x = w[r0:r1]
@@ -289,13 +309,18 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
         r0, r1 = lv.generic
         if r1 > r0:
             assert gen is not None
-            xp = w[lv.par[r0 - lv.start:r1 - lv.start]]  # (g, 4, 3, C)
-            lt = gen[:, :, r0:r1].transpose(2, 0, 1, 3)  # (g, 3[m], 4[j], C)
+            xp = w[lv.par[r0 - lv.start:r1 - lv.start]]  # (g, 4, 3, C), parents held as F = X D^-1
+            loc = gen[:, :, r0:r1] if lv.ge_dp is None else _compose(lv.ge_dp, gen[:, :, r0:r1])
+            lt = loc.transpose(2, 0, 1, 3)  # (g, 3[m], 4[j], C)
             prod = lt[:, :, :, None, :] * xp[:, :3, None, :, :]  # (g, 3[m], 4[j], 3[i], C)
             x = w[r0:r1]
             np.add(prod[:, 0], prod[:, 1], out=x)
             x += prod[:, 2]
             x[:, 3] += xp[:, 3]
+    if plan.corr_links.size:  # X = F D for the links held as F
+        kc = plan.corr_links.size
+        fix = np.matmul(plan.corr_g, w[plan.corr_links].reshape(kc, 4, c3))
+        w[plan.corr_links] = fix.reshape(kc, 4, 3, c)
     return w
 
 

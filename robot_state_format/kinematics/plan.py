@@ -6,10 +6,13 @@ contiguous, so one stacked matrix product ``G_c (4x4) @ W[parent] (4 x 3C)`` (BL
 ``X_parent @ K_c`` for a constant ``K_c`` of each child; joint motion is then applied element-wise:
 
 * fixed: ``K = origin @ child_offset``; nothing else.
-* revolute/continuous about +-X/Y/Z with identity child offset ("aligned", every usual URDF
-  joint): ``K = origin``, then two columns are mixed with ``cos q``/``sin q``.
-* other revolute/continuous/screw ("general"): ``K = M0`` and a second product gives
-  ``X_p M1``, ``X_p M2`` (and the screw's translation direction); Rodrigues combines them.
+* revolute/continuous ("aligned"): ``Rot(axis, q) = Q Rot(e, q) Q^T`` with e = +-X/Y/Z (``Q = I``
+  when the axis is one of them, else ``Q`` turns Z onto the axis); ``K = origin @ Q``, then two
+  columns are mixed with ``cos q``/``sin q``.  What remains, ``D = Q^T @ child_offset``, is folded
+  into the children's constants and applied to the link itself after the last level (the link is
+  held as ``F = X D^-1`` meanwhile).
+* screw ("general"): ``K = M0`` and a second product gives ``X_p M1``, ``X_p M2`` and the
+  translation direction; Rodrigues combines them.
 * prismatic: ``K = origin @ child_offset`` plus the rotated axis direction times ``q``.
 * universal, revolute2, planar, ball, floating ("generic"): ``K = I`` and the local transform
   is composed element-wise.
@@ -46,6 +49,11 @@ class LevelPlan:
     # prismatic runs: (first, stop, parent, (m + 1, 4) rotated-axis rows and a zero row, qa columns)
     prismatic: list[tuple[int, int, int, FloatArray, IntArray]]
     generic: tuple[int, int]
+    # one-configuration form: every child's constant stacked in level order (identity for generic
+    # children), and the aligned groups merged: link, column a, column b, trig row per child
+    g_stack: FloatArray | None = None  # (k, 4, 4)
+    al_merged: tuple[IntArray, IntArray, IntArray, IntArray] | None = None
+    ge_dp: FloatArray | None = None  # (3, 4, g, 1): parents' pending D for generic children (None: all I)
 
 
 @dataclass
@@ -61,6 +69,8 @@ class PosePlan:
     trig_sign: FloatArray | None  # (nrot, 1) -1 for mimic multipliers of -1 and, for aligned joints,
     # negative axes (None: all +1)
     has_generic: bool
+    corr_links: IntArray  # links held as F = X D^-1 during the levels (revolute joints turned onto an axis)
+    corr_g: FloatArray  # (kc, 4, 4): D^T of each, applied after the last level
 
 
 def transposed(m: FloatArray) -> FloatArray:

@@ -823,14 +823,35 @@ def _plan_kind(j: Joint, default_axis: tuple[float, float, float]) -> int:
     if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS):
         ax = _unit(j.axis, default_axis, j, "axis")
         cols = aligned_columns(ax)
-        if cols is not None and np.array_equal(np.asarray(j.child_offset, dtype=np.float64), np.eye(4)):
-            return (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z)[(1, 2, 0).index(cols[0])]
-        return KIND_GENERAL
+        if cols is None:  # turned onto Z by a change of basis (see _rotary_frame)
+            return KIND_ALIGNED_Z
+        return (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z)[(1, 2, 0).index(cols[0])]
     if j.type is JointType.SCREW:
         return KIND_GENERAL
     if j.type is JointType.PRISMATIC:
         return KIND_PRISMATIC
     return KIND_GENERIC
+
+
+def _rotary_frame(j: Joint, default_axis: tuple[float, float, float]) -> tuple[FloatArray, FloatArray, float]:
+    """``(Q, D, sign)`` with ``Rot(axis, q) = Q Rot(sign e, q) Q^T`` for a coordinate axis e.
+
+    An axis along +-X/Y/Z keeps ``Q = I`` (``sign`` is its sign); any other axis is turned onto Z
+    by ``Q = [e1 e2 axis]`` (the planar basis).  ``D = Q^T @ child_offset`` is what is left to apply
+    after the rotation: ``X_PC = origin @ Q @ Rot(e, q) @ D``.
+    """
+    ax = _unit(j.axis, default_axis, j, "axis")
+    b = np.asarray(j.child_offset, dtype=np.float64)
+    cols = aligned_columns(ax)
+    q = np.eye(4)
+    sign = 1.0
+    if cols is None:
+        e1, e2 = planar_basis(ax)
+        q[:3, :3] = np.column_stack([e1, e2, ax])
+    else:
+        sign = cols[2]
+    d = q.T @ b
+    return q, d, sign
 
 
 def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) -> PosePlan:
@@ -859,6 +880,8 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         trig_src.append(trig_cols.index(col))
         trig_sign.append(sign)
 
+    eye = np.eye(4)
+    link_d = {i: eye for i in range(nl + 1)}  # X_link = F_link @ D: what each held frame F still lacks
     spans: list[tuple[int, int, IntArray]] = []
     if tree.level0 > nr:
         spans.append((nr, tree.level0, np.full(tree.level0 - nr, nl, dtype=np.intp)))
@@ -879,8 +902,8 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
                 # rotary rows follow link order, so the group's sin/cos rows are contiguous
                 aligned.append((r0, r1, ca, cb, rot_index[r0 - nr], rot_index[r1 - 1 - nr] + 1))
                 for link in range(r0, r1):
-                    jk = joint_order[link - nr]
-                    trig_sign[rot_index[link - nr]] *= float(np.sign(_unit(jk.axis, default_axis, jk, "axis")).sum())
+                    trig_sign[rot_index[link - nr]] *= _rotary_frame(joint_order[link - nr], default_axis)[2]
+        ge_dp: list[FloatArray] = []
         runs: list[tuple[int, int, int, FloatArray]] = []
         gr_runs: list[tuple[int, int, int, FloatArray, IntArray, IntArray, bool]] = []
         pr_runs: list[tuple[int, int, int, FloatArray, IntArray]] = []
@@ -893,12 +916,17 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
             rows: list[FloatArray] = []
             extra: list[FloatArray] = []
             screw = False
+            dp = link_d[p]  # the parent is held as X_parent @ inverse(dp): fold dp into the constants
             for li in range(link, end):
                 j = joint_order[li - nr]
-                a = np.asarray(j.origin, dtype=np.float64)
+                a = dp @ np.asarray(j.origin, dtype=np.float64)
                 b = np.asarray(j.child_offset, dtype=np.float64)
                 if kd in (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z):
-                    rows.append(transposed(a))
+                    qm, dm, _ = _rotary_frame(j, default_axis)
+                    rows.append(transposed(a @ qm))
+                    link_d[li] = dm
+                elif kd == KIND_GENERIC:
+                    ge_dp.append(dp)
                 else:
                     rows.append(transposed(a @ b))
                 if kd == KIND_GENERAL:
@@ -928,11 +956,26 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
                 pr_runs.append((link, end, p, np.ascontiguousarray(np.concatenate(extra)), cols))
             link = end
         ge0, ge1 = span(KIND_GENERIC)
+        ge_const = None
+        if ge_dp and not all(np.array_equal(x, eye) for x in ge_dp):
+            ge_const = np.ascontiguousarray(np.stack([x[:3, :] for x in ge_dp], axis=-1)[..., None])
+        g_stack = np.zeros((stop - start, 4, 4))
+        g_stack[:] = np.eye(4)
+        for r0, r1, _, g in runs:
+            g_stack[r0 - start:r1 - start] = g.reshape(r1 - r0, 4, 4)
+        al_links = [x for r0, r1, _, _, _, _ in aligned for x in range(r0, r1)]
+        merged = (
+            np.array(al_links, dtype=np.intp),
+            np.array([ca for r0, r1, ca, _, _, _ in aligned for _ in range(r0, r1)], dtype=np.intp),
+            np.array([cb for r0, r1, _, cb, _, _ in aligned for _ in range(r0, r1)], dtype=np.intp),
+            np.array([r for _, _, _, _, t0, t1 in aligned for r in range(t0, t1)], dtype=np.intp),
+        )
         levels.append(LevelPlan(
             start=start, stop=stop, par=par, runs=runs, aligned=aligned, general=gr_runs, prismatic=pr_runs,
-            generic=(ge0, ge1),
+            generic=(ge0, ge1), g_stack=g_stack, al_merged=merged, ge_dp=ge_const,
         ))
     identity_src = trig_src == list(range(len(trig_src)))
+    corr = [i for i in range(nl) if not np.array_equal(link_d[i], eye)]
     return PosePlan(
         nlinks=nl,
         nroot=nr,
@@ -942,4 +985,7 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         trig_src=None if identity_src else np.array(trig_src, dtype=np.intp),
         trig_sign=None if all(x == 1.0 for x in trig_sign) else np.array(trig_sign).reshape(-1, 1),
         has_generic=any(lv.generic[1] > lv.generic[0] for lv in levels),
+        corr_links=np.array(corr, dtype=np.intp),
+        corr_g=np.ascontiguousarray(np.stack([transposed(link_d[i]) for i in corr])) if corr
+        else np.zeros((0, 4, 4)),
     )
