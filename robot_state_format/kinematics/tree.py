@@ -8,7 +8,9 @@ only runs vectorised numpy code on these arrays.
 Layouts
 -------
 * ``link_names``: root links first (declaration order), then every other link breadth-first
-  (by depth below its root; siblings in joint declaration order).  Parents precede children.
+  by depth; within a depth level, links are grouped by how the pose kernel treats their joint
+  (fixed, revolute about X/Y/Z, screw, prismatic, other) and then by parent (see
+  :mod:`robot_state_format.kinematics.plan`).  Parents always precede children.
 * ``joint_names``: tree joints in the order of their child links, so joint ``j`` moves link
   ``nroot + j``.
 * ``q`` (size ``nq``): the positions of every *independent* moving joint, in joint order, each
