@@ -278,12 +278,30 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
         observer.listen_tf()
         fresh = children.start("state_publisher_fresh", _node_cmd("robot_state_format.ros.state_publisher", pub_params))
         replay_params = _params_file(logs / "replay.yaml", {
-            "model_file": str(model_path), "output_dir": str(restart_dir), "replay_file": str(saved_path),
-            "replay_on_start": True})
+            "model_file": str(model_path), "output_dir": str(restart_dir), "replay_file": str(saved_path)})
         replayer = children.start("state_store_replay", _node_cmd("robot_state_format.ros.state_store", replay_params))
         want = expected_edges(state, model)
-        observer.spin_until(lambda: all(k in observer.edges for k in want), 20.0,
-                            f"TF of all {len(want)} joints from the fresh state_publisher", children)
+
+        def fresh_listening() -> bool:
+            infos = observer.node.get_subscriptions_info_by_topic("/joint_states")
+            return any(i.node_name == "state_publisher" for i in infos)
+
+        observer.spin_until(fresh_listening, 20.0, "the fresh state_publisher", children)
+        for attempt in range(4):  # the replayed state is also re-sent to late joiners by the store itself
+            ok, msg = observer.trigger("/state_store/replay", children)
+            if not ok:
+                raise DemoError(f"replay refused: {msg}")
+            if attempt == 0:
+                _say(msg)
+            try:
+                observer.spin_until(lambda: all(k in observer.edges for k in want), 5.0, "TF", children)
+                break
+            except DemoError:
+                continue
+        missing = [k for k in want if k not in observer.edges]
+        if missing:
+            raise DemoError(f"no TF from the fresh state_publisher for {len(missing)} of {len(want)} joints "
+                            f"(e.g. {missing[0][0]} -> {missing[0][1]})")
         observer.spin_until(lambda: max(tf_error(observer.edges[k], want[k])[0] for k in want) < TOLERANCE,
                             5.0, "TF equal to the saved state", children)
         errs = [tf_error(observer.edges[k], want[k]) for k in want]

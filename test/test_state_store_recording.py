@@ -104,6 +104,7 @@ def test_killed_recording_reads_back_up_to_last_chunk(ros: RosHarness, tmp_path:
     ros.wait_for_service(f"{NODE}/stop_recording")
     sent, _ = _send(ros, 80)
     ros.spin_for(0.5)  # the node ends a chunk every 0.5 s at most
+    store.stopping = True  # killed on purpose
     os.kill(store.pid, signal.SIGKILL)
     store.proc.wait()
     bag = next(p for p in tmp_path.iterdir() if p.is_dir())

@@ -483,10 +483,10 @@ class StateStore(Node):
     def _on_matched(self, topic: str, info: Any) -> None:
         # A late subscriber with volatile durability (state_publisher's SensorDataQoS) gets no history:
         # send the replayed state again when a subscriber appears, and a few times during the next
-        # second (the new reader may not know this writer yet when the match is reported here).
+        # three seconds (the new reader may not know this writer yet when the match is reported here).
         if getattr(info, "current_count_change", 0) > 0 and self._replayed is not None:
             self._resend_replayed(topic)
-            self._resend_until = time.monotonic() + 1.0
+            self._resend_until = time.monotonic() + 3.0
 
     def _resend_replayed(self, topic: str | None = None) -> None:
         if self._replayed is None or (self._player is not None and self._player.running):
