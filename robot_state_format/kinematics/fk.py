@@ -320,10 +320,8 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
             np.add(prod[:, 0], prod[:, 1], out=x)
             x += prod[:, 2]
             x[:, 3] += xp[:, 3]
-    if plan.corr_links.size:  # X = F D for the links held as F
-        kc = plan.corr_links.size
-        fix = np.matmul(plan.corr_g, w[plan.corr_links].reshape(kc, 4, c3))
-        w[plan.corr_links] = fix.reshape(kc, 4, 3, c)
+    for r0, r1, g in plan.corr_ranges:  # X = F D for the links held as F
+        w[r0:r1] = np.matmul(g, w[r0:r1].reshape(r1 - r0, 4, c3)).reshape(r1 - r0, 4, 3, c)
     return w
 
 

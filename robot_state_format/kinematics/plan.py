@@ -33,8 +33,9 @@ IntArray = NDArray[np.intp]
 class LevelPlan:
     """One depth level: links ``[start, stop)`` with parents ``par`` (``nlinks`` = the root frame).
 
-    Within a level links are ordered by kind, then by parent, so each kind is a contiguous range
-    and each *run* (same kind, same parent) is one matrix product ``G_run (4m x 4) @ W[parent]``.
+    Within a level links are ordered by kind, then by whether they are held transformed, then by
+    parent, so each kind is a contiguous range and each *run* (same kind, same parent) is one
+    matrix product ``G_run (4m x 4) @ W[parent]``.
     """
 
     start: int
@@ -69,8 +70,9 @@ class PosePlan:
     trig_sign: FloatArray | None  # (nrot, 1) -1 for mimic multipliers of -1 and, for aligned joints,
     # negative axes (None: all +1)
     has_generic: bool
-    corr_links: IntArray  # links held as F = X D^-1 during the levels (revolute joints turned onto an axis)
-    corr_g: FloatArray  # (kc, 4, 4): D^T of each, applied after the last level
+    # links held as F = X D^-1 during the levels, in contiguous ranges (first, stop, (k, 4, 4) D^T):
+    # X = F D is applied after the last level
+    corr_ranges: list[tuple[int, int, FloatArray]]
 
 
 def transposed(m: FloatArray) -> FloatArray:

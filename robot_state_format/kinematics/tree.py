@@ -490,7 +490,7 @@ def compile_model(model: Model) -> CompiledTree:
     def kind(j: Joint) -> int:
         return _plan_kind(j, default_axis)
 
-    level0_joints = sorted(frontier, key=kind)
+    level0_joints = sorted(frontier, key=lambda j: (kind(j), _held_transformed(j, default_axis)))
     order.extend(j.child for j in level0_joints)
     joint_order.extend(level0_joints)
     current = list(order)
@@ -500,7 +500,7 @@ def compile_model(model: Model) -> CompiledTree:
             nxt.extend(children.get(name, []))
         pos = {n: i for i, n in enumerate(order)}
         # within a level, group joints by how the pose kernel treats them, then by parent
-        nxt.sort(key=lambda j: (kind(j), pos[j.parent]))
+        nxt.sort(key=lambda j: (kind(j), _held_transformed(j, default_axis), pos[j.parent]))
         for j in nxt:
             link_depth[j.child] = link_depth[j.parent] + 1
         order.extend(j.child for j in nxt)
@@ -856,6 +856,13 @@ def _rotary_frame(j: Joint, default_axis: tuple[float, float, float]) -> tuple[F
     return q, d, sign
 
 
+def _held_transformed(j: Joint, default_axis: tuple[float, float, float]) -> bool:
+    """Whether the pose kernel holds the child link as ``X D^-1`` (a revolute joint with ``D != I``)."""
+    if j.type not in (JointType.REVOLUTE, JointType.CONTINUOUS):
+        return False
+    return not np.array_equal(_rotary_frame(j, default_axis)[1], np.eye(4))
+
+
 def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) -> PosePlan:
     """The per-level constants used by the pose kernels (see :mod:`.plan`)."""
     default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)
@@ -978,6 +985,13 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         ))
     identity_src = trig_src == list(range(len(trig_src)))
     corr = [i for i in range(nl) if not np.array_equal(link_d[i], eye)]
+    corr_ranges: list[tuple[int, int, FloatArray]] = []
+    for i in corr:
+        if corr_ranges and corr_ranges[-1][1] == i:
+            r0 = corr_ranges[-1][0]
+            corr_ranges[-1] = (r0, i + 1, np.concatenate([corr_ranges[-1][2], transposed(link_d[i])[None]]))
+        else:
+            corr_ranges.append((i, i + 1, transposed(link_d[i])[None]))
     return PosePlan(
         nlinks=nl,
         nroot=nr,
@@ -987,7 +1001,5 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         trig_src=None if identity_src else np.array(trig_src, dtype=np.intp),
         trig_sign=None if all(x == 1.0 for x in trig_sign) else np.array(trig_sign).reshape(-1, 1),
         has_generic=any(lv.generic[1] > lv.generic[0] for lv in levels),
-        corr_links=np.array(corr, dtype=np.intp),
-        corr_g=np.ascontiguousarray(np.stack([transposed(link_d[i]) for i in corr])) if corr
-        else np.zeros((0, 4, 4)),
+        corr_ranges=[(r0, r1, np.ascontiguousarray(g)) for r0, r1, g in corr_ranges],
     )
