@@ -121,12 +121,12 @@ class Observer:
     def trigger(self, service: str, children: Children, timeout: float = 10.0) -> tuple[bool, str]:
         from std_srvs.srv import Trigger
 
-        client = self.node.create_client(Trigger, service)
+        client: Any = self.node.create_client(Trigger, service)
         self.spin_until(client.service_is_ready, timeout, f"service {service}", children)
         future = client.call_async(Trigger.Request())
         self.spin_until(future.done, timeout, f"answer of {service}", children)
         self.node.destroy_client(client)
-        r = future.result()
+        r: Any = future.result()
         return bool(r.success), str(r.message)
 
     def listen_tf(self) -> None:
