@@ -68,3 +68,17 @@ def test_record_cli_writes_a_readable_recording(ros: RosHarness, tmp_path: Path)
     assert bag.parent == tmp_path and (bag / "metadata.yaml").exists()
     got = decode_all(bag)
     assert [(t, m.data) for t, _, m in got] == [("/world_state", text)]
+
+
+def test_replay_cli_plays_a_recording_and_exits(ros: RosHarness, tmp_path: Path) -> None:
+    from sensor_msgs.msg import JointState as JointStateMsg
+    from test_state_store_recording import RELIABLE, _write_timeline
+
+    _write_timeline(tmp_path / "bag", 30, 10_000_000)  # 0.3 s of recording
+    inbox = ros.subscribe("joint_states", JointStateMsg, RELIABLE)
+    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--rate", "0.5"])
+    ros.spin_until(lambda: not proc.alive(), timeout=20, what="playback to end")
+    assert proc.returncode == 0, proc.output()
+    assert "published 31 messages" in proc.output()
+    got = [int(m.position[0]) for m in inbox.messages]
+    assert got and got == list(range(got[0], 30))  # in order, up to the last one
