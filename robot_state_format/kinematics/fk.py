@@ -226,6 +226,14 @@ def _local_generic(tree: CompiledTree, qat: FloatArray, out: FloatArray) -> None
         out[:, :, nr + qg.joints] = _compose(_compose(qg.a, r), qg.b)
 
 
+def _view(a: FloatArray, *shape: int) -> FloatArray:
+    """``a.reshape(shape)`` that must not copy (it is written through)."""
+    r = a.reshape(shape)
+    if r.base is None:  # pragma: no cover - the layouts used here always reshape as views
+        raise AssertionError("internal error: reshape copied a view that is written to")
+    return r
+
+
 def _trig(tree: CompiledTree, qat: FloatArray) -> tuple[FloatArray, FloatArray]:
     """sin and cos of every rotary joint's angle, ``(nrot, C)`` each (shared for +-1 mimics).
 
@@ -271,7 +279,7 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
         if single and lv.g_stack is not None and lv.al_merged is not None:
             # one configuration: one stacked product and one mixing step per level (fewer calls)
             k = lv.stop - lv.start
-            np.matmul(lv.g_stack, w[lv.par].reshape(k, 4, c3), out=w[lv.start:lv.stop].reshape(k, 4, c3))
+            np.matmul(lv.g_stack, w[lv.par].reshape(k, 4, c3), out=_view(w[lv.start:lv.stop], k, 4, c3))
             links, cas, cbs, trows = lv.al_merged
             if links.size:
                 sa = s[trows][:, None, :]
@@ -287,7 +295,7 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
                 w[links, cbs] = yb
         else:
             for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
-                np.matmul(g, w[p].reshape(4, c3), out=w[r0:r1].reshape(4 * (r1 - r0), c3))
+                np.matmul(g, w[p].reshape(4, c3), out=_view(w[r0:r1], 4 * (r1 - r0), c3))
             for r0, r1, ca, cb, t0, t1 in lv.aligned:
                 # X_c = (X_p A) Rot(axis, q): mixes columns ca, cb in place (axis sign is in s)
                 sa = s[t0:t1, None, :]
@@ -393,6 +401,13 @@ def forward_batch(
             for a, b in _chunks(n, chunk):
                 out[a:b, :, :3, :] = _poses_chunk(tree, _qat(tree, qq[a:b]), world).transpose(3, 0, 2, 1)
             return out
+    elif 0 < n <= chunk and not world:
+        # one chunk: compute in place in the result (one more slot: the root frame), no copy
+        full = np.empty((nl + 1, 4, 4, n))  # [link, column j, row i, configuration]
+        full[:, :3, 3, :] = 0.0
+        full[:, 3, 3, :] = 1.0
+        _poses_t(tree, _qat(tree, qq), full[:, :, :3, :])
+        return full[:nl].transpose(3, 0, 2, 1)
     else:
         store = np.empty((nl, 4, 4, n))  # [link, column j, row i, configuration]
     store[:, :3, 3, :] = 0.0
