@@ -303,12 +303,18 @@ def test_batch_equals_single_bit_for_bit() -> None:
     singles = np.stack([fk.forward(tree, q) for q in qs])
     twists = np.stack([fk.link_twists(tree, q, v) for q, v in zip(qs, vs)])
     tfs = np.stack([fk.joint_transforms(tree, q) for q in qs])
-    for chunk in (1, 5, 16, 256):
+    for chunk in (1, 2, 5, 16, 36, 256):
         assert np.array_equal(fk.forward_batch(tree, qs, chunk=chunk), singles)
         out = np.empty((37, tree.nlinks, 4, 4))
         assert np.array_equal(fk.forward_batch(tree, qs, chunk=chunk, out=out), singles)
         assert np.array_equal(fk.link_twists_batch(tree, qs, vs, chunk=chunk), twists)
         assert np.array_equal(fk.joint_transforms_batch(tree, qs, chunk=chunk), tfs)
+    m.pose = rand_transform(rng)
+    tree = compile_model(m)
+    worlds = np.stack([fk.forward(tree, q, world=True) for q in qs])
+    for chunk in (4, 256):
+        assert np.array_equal(fk.forward_batch(tree, qs, chunk=chunk, world=True), worlds)
+    np.testing.assert_allclose(worlds[3], m.pose @ singles[3], atol=1e-12)
 
 
 # ---------------------------------------------------------------------------------------------

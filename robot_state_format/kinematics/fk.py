@@ -271,6 +271,9 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
     s, co = _trig(tree, qat)
     gen = _local(tree, qat, np.empty((3, 4, nl, c)), generic_only=True) if plan.has_generic else None
     c3 = 3 * c
+    # a chunk of a larger result is strided: its (row i, configuration) block is not contiguous,
+    # so the constant products run once per row i, on (4, C) blocks
+    split = c > 1 and w.strides[2] != c * w.strides[3]
     # every matrix product below has at least 2 rows and 3 columns: gemm, whose per-entry rounding
     # does not depend on the number of configurations (a 1-row or 1-column product would be gemv)
     # nor on how children are grouped into one product (checked by the tests: batch == single)
@@ -295,7 +298,11 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
                 w[links, cbs] = yb
         else:
             for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
-                np.matmul(g, w[p].reshape(4, c3), out=_view(w[r0:r1], 4 * (r1 - r0), c3))
+                if split:
+                    for i in range(3):
+                        np.matmul(g, w[p, :, i], out=_view(w[r0:r1, :, i], 4 * (r1 - r0), c))
+                else:
+                    np.matmul(g, w[p].reshape(4, c3), out=_view(w[r0:r1], 4 * (r1 - r0), c3))
             for r0, r1, ca, cb, t0, t1 in lv.aligned:
                 # X_c = (X_p A) Rot(axis, q): mixes columns ca, cb in place (axis sign is in s)
                 sa = s[t0:t1, None, :]
@@ -347,8 +354,13 @@ def _world_t(tree: CompiledTree, w: FloatArray) -> FloatArray:
 
 
 def _chunks(n: int, chunk: int) -> list[tuple[int, int]]:
-    chunk = max(1, int(chunk))
-    return [(i, min(n, i + chunk)) for i in range(0, n, chunk)]
+    """Ranges of ``chunk`` configurations (the last up to ``chunk + 1``): none of size 1 unless
+    ``n == 1`` (a product with one column would go through gemv, see :func:`_poses_t`)."""
+    chunk = max(2, int(chunk))
+    out = [(i, min(n, i + chunk)) for i in range(0, n, chunk)]
+    if len(out) > 1 and out[-1][1] - out[-1][0] == 1:
+        out[-2:] = [(out[-2][0], n)]
+    return out
 
 
 def _set_bottom_row(out: FloatArray) -> None:
@@ -392,30 +404,30 @@ def forward_batch(
     qq = check_q(tree, q)
     n, nl = qq.shape[0], tree.nlinks
     shape = (n, nl, 4, 4)
-    if out is not None:
+    full: FloatArray | None = None
+    if out is None:
+        full = np.empty((nl + 1, 4, 4, n))  # [link (+ the root frame), column j, row i, configuration]
+    else:
         if out.shape != shape or out.dtype != np.float64:
             raise KinematicsError(f"out must be a float64 array of shape {shape}")
-        store = out.transpose(1, 3, 2, 0)
-        if not store.flags.c_contiguous:  # an ordinary array: copy each chunk into it
-            _set_bottom_row(out)
-            for a, b in _chunks(n, chunk):
-                out[a:b, :, :3, :] = _poses_chunk(tree, _qat(tree, qq[a:b]), world).transpose(3, 0, 2, 1)
-            return out
-    elif 0 < n <= chunk and not world:
-        # one chunk: compute in place in the result (one more slot: the root frame), no copy
-        full = np.empty((nl + 1, 4, 4, n))  # [link, column j, row i, configuration]
-        full[:, :3, 3, :] = 0.0
-        full[:, 3, 3, :] = 1.0
-        _poses_t(tree, _qat(tree, qq), full[:, :, :3, :])
-        return full[:nl].transpose(3, 0, 2, 1)
-    else:
-        store = np.empty((nl, 4, 4, n))  # [link, column j, row i, configuration]
-    store[:, :3, 3, :] = 0.0
-    store[:, 3, 3, :] = 1.0
-    buf = np.empty((nl + 1, 4, 3, min(n, max(1, int(chunk)))))
-    for a, b in _chunks(n, chunk):
-        store[:, :, :3, a:b] = _poses_chunk(tree, _qat(tree, qq[a:b]), world, buf)
-    return out if out is not None else store.transpose(3, 0, 2, 1)
+        base = out.base
+        if (isinstance(base, np.ndarray) and base.shape == (nl + 1, 4, 4, n) and base.flags.c_contiguous
+                and out.transpose(1, 3, 2, 0).flags.c_contiguous
+                and out.__array_interface__["data"][0] == base.__array_interface__["data"][0]):
+            full = base  # an earlier result: computed in place again
+    if full is None:  # an ordinary array: compute by chunks and copy each into it
+        assert out is not None
+        _set_bottom_row(out)
+        for a, b in _chunks(n, chunk):
+            out[a:b, :, :3, :] = _poses_chunk(tree, _qat(tree, qq[a:b]), world).transpose(3, 0, 2, 1)
+        return out
+    full[:, :3, 3, :] = 0.0
+    full[:, 3, 3, :] = 1.0
+    for a, b in _chunks(n, chunk):  # in place: the chunk's poses are a strided view of the result
+        w = _poses_t(tree, _qat(tree, qq[a:b]), full[:, :, :3, a:b])
+        if world:
+            full[:nl, :, :3, a:b] = _world_t(tree, w[:nl])
+    return out if out is not None else full[:nl].transpose(3, 0, 2, 1)
 
 
 def forward(tree: CompiledTree, q: object, *, world: bool = False) -> FloatArray:
