@@ -298,9 +298,9 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
                 w[links, cbs] = yb
         else:
             for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
-                if split:
-                    for i in range(3):
-                        np.matmul(g, w[p, :, i], out=_view(w[r0:r1, :, i], 4 * (r1 - r0), c))
+                if split:  # one (4m x 4) @ (4 x C) product per row i, stacked in one call
+                    np.matmul(g, w[p].transpose(1, 0, 2),
+                              out=_view(w[r0:r1].transpose(2, 0, 1, 3), 3, 4 * (r1 - r0), c))
                 else:
                     np.matmul(g, w[p].reshape(4, c3), out=_view(w[r0:r1], 4 * (r1 - r0), c3))
             for r0, r1, ca, cb, t0, t1 in lv.aligned:
