@@ -234,6 +234,15 @@ def _view(a: FloatArray, *shape: int) -> FloatArray:
     return r
 
 
+def _mix(ya: FloatArray, yb: FloatArray, sa: FloatArray, cs: FloatArray) -> None:
+    """Columns ``a, b`` of ``Y Rot(q)`` in place: ``a' = a cos + b sin``, ``b' = b cos - a sin``."""
+    t = ya * sa
+    ya *= cs
+    ya += yb * sa
+    yb *= cs
+    yb -= t
+
+
 def _trig(tree: CompiledTree, qat: FloatArray) -> tuple[FloatArray, FloatArray]:
     """sin and cos of every rotary joint's angle, ``(nrot, C)`` each (shared for +-1 mimics).
 
@@ -284,9 +293,14 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
             k = lv.stop - lv.start
             np.matmul(lv.g_stack, w[lv.par].reshape(k, 4, c3), out=_view(w[lv.start:lv.stop], k, 4, c3))
             links, cas, cbs, trows = lv.al_merged
-            if links.size:
-                sa = s[trows][:, None, :]
-                cs = co[trows][:, None, :]
+            if len(lv.aligned) == 1:  # one group: in place on views
+                r0, r1, ca, cb, t0, t1 = lv.aligned[0]
+                _mix(w[r0:r1, ca], w[r0:r1, cb], s[t0:t1, None, :], co[t0:t1, None, :])
+            elif links.size:
+                # the level's trig rows are contiguous (rotary joints follow link order)
+                t0, t1 = lv.aligned[0][4], lv.aligned[-1][5]
+                sa = s[t0:t1, None, :]
+                cs = co[t0:t1, None, :]
                 ya = w[links, cas]
                 yb = w[links, cbs]
                 tmp = ya * sa
@@ -304,16 +318,8 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
                 else:
                     np.matmul(g, w[p].reshape(4, c3), out=_view(w[r0:r1], 4 * (r1 - r0), c3))
             for r0, r1, ca, cb, t0, t1 in lv.aligned:
-                # X_c = (X_p A) Rot(axis, q): mixes columns ca, cb in place (axis sign is in s)
-                sa = s[t0:t1, None, :]
-                cs = co[t0:t1, None, :]
-                ya = w[r0:r1, ca]
-                yb = w[r0:r1, cb]
-                t = ya * sa
-                ya *= cs
-                ya += yb * sa
-                yb *= cs
-                yb -= t
+                # X_c = (X_p A Q) Rot(e, q): mixes columns ca, cb in place (axis sign is in s)
+                _mix(w[r0:r1, ca], w[r0:r1, cb], s[t0:t1, None, :], co[t0:t1, None, :])
         for r0, r1, p, g, trig, cols, screw in lv.general:
             e = np.matmul(g, w[p].reshape(4, c3)).reshape(r1 - r0, 9, 3, c)
             x = w[r0:r1]

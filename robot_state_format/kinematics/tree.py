@@ -973,6 +973,9 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         for r0, r1, _, g in runs:
             g_stack[r0 - start:r1 - start] = g.reshape(r1 - r0, 4, 4)
         al_links = [x for r0, r1, _, _, _, _ in aligned for x in range(r0, r1)]
+        if aligned and [r for _, _, _, _, t0, t1 in aligned for r in range(t0, t1)] != list(
+                range(aligned[0][4], aligned[-1][5])):  # pragma: no cover - guaranteed by the link order
+            raise KinematicsError("internal error: trig rows of a level are not contiguous")
         merged = (
             np.array(al_links, dtype=np.intp),
             np.array([ca for r0, r1, ca, _, _, _ in aligned for _ in range(r0, r1)], dtype=np.intp),
