@@ -247,10 +247,17 @@ def _trig(tree: CompiledTree, qat: FloatArray) -> tuple[FloatArray, FloatArray]:
     """sin and cos of every rotary joint's angle, ``(nrot, C)`` each (shared for +-1 mimics).
 
     For joints about a negative coordinate axis the sine is negated (see ``PosePlan.trig_sign``).
+    Computed from the half-angle tangent, ``t = tan(q/2)``: ``sin q = 2t / (1 + t^2)``,
+    ``cos q = (1 - t^2) / (1 + t^2)``: numpy's float64 ``tan`` is vectorised where ``sin``/``cos``
+    are not, which makes this several times faster; the results are within a few 1e-16 of
+    ``np.sin``/``np.cos`` (near q = pi, t is about 1e16 and the formulas still hold).
     """
     plan = _plan(tree)
-    th = qat[plan.trig_cols]
-    s, c = np.sin(th), np.cos(th)
+    t = np.tan(qat[plan.trig_cols] * 0.5)
+    t2 = t * t
+    inv = 1.0 / (1.0 + t2)
+    s = (t + t) * inv
+    c = (1.0 - t2) * inv
     if plan.trig_src is not None:
         s, c = s[plan.trig_src], c[plan.trig_src]
     if plan.trig_sign is not None:
