@@ -37,6 +37,9 @@ IntArray = NDArray[np.intp]
 DEFAULT_CHUNK = 1024
 """Configurations evaluated together inside a batch (keeps the working set in cache)."""
 
+TWIST_CHUNK = 256
+"""The same for twists, whose intermediate arrays are larger."""
+
 __all__ = [
     "check_q",
     "check_v",
@@ -651,7 +654,7 @@ def _check_frame(frame: str) -> bool:
 
 
 def link_twists_batch(
-    tree: CompiledTree, q: object, v: object, *, frame: str = "root", chunk: int = DEFAULT_CHUNK
+    tree: CompiledTree, q: object, v: object, *, frame: str = "root", chunk: int = TWIST_CHUNK
 ) -> FloatArray:
     """Link twists ``(N, nlinks, 6)`` = ``[linear, angular]`` for ``q`` ``(N, nq)`` and ``v`` ``(N, nv)``."""
     body = _check_frame(frame)
