@@ -30,6 +30,16 @@ def pytest_report_header(config: pytest.Config) -> str:
             f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')}")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Start the static checks (test_static.py) in the background as soon as we know they will run.
+    for item in session.items:
+        module = getattr(item, "module", None)
+        start = getattr(module, "start_background_checks", None)
+        if start is not None:
+            start()
+            break
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
     outcome = yield

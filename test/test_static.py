@@ -1,8 +1,15 @@
-"""Static checks as tests: ruff over the code, mypy over the ROS-free core modules."""
+"""Static checks as tests: ruff over the code, mypy over the ROS-free core modules.
+
+Both run as subprocesses started when the session's tests are collected (``start_background_checks``,
+called from conftest.py when a test of this file is selected), at low CPU priority, so mypy's ~15 s
+overlap the rest of the suite; the tests then wait for the results.
+"""
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,21 +20,67 @@ ROOT = Path(__file__).resolve().parent.parent
 RUFF_PATHS = ["robot_state_format", "test", "bench", "scripts"]
 MYPY_PATHS = ["robot_state_format/errors.py", "robot_state_format/model", "robot_state_format/kinematics",
               "robot_state_format/usdf"]
+CHECK_TIMEOUT = 300
+
+_running: dict[str, subprocess.Popen[str]] = {}
 
 
-def _run(args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, capture_output=True, text=True, check=False)
+def _commands() -> dict[str, list[str]]:
+    commands = {}
+    if importlib.util.find_spec("ruff") is not None:
+        paths = [p for p in RUFF_PATHS if (ROOT / p).exists()]
+        commands["ruff"] = ["ruff", "check", "--no-cache", "--config", str(ROOT / "ruff.toml"), *paths]
+    if importlib.util.find_spec("mypy") is not None:
+        paths = [p for p in MYPY_PATHS if (ROOT / p).exists()]
+        commands["mypy"] = ["mypy", "--config-file", str(ROOT / "setup.cfg"), "--no-error-summary", *paths]
+    return commands
+
+
+def _start(name: str, args: list[str]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, preexec_fn=lambda: os.nice(10))
+
+
+def start_background_checks() -> None:
+    """Start ruff and mypy now (idempotent); the tests below collect their results.
+
+    Not under pytest-xdist workers (each would start its own copy): there the tests run them in turn.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    if not _running:
+        atexit.register(_stop_unclaimed)
+    for name, args in _commands().items():
+        if name not in _running:
+            _running[name] = _start(name, args)
+
+
+def _stop_unclaimed() -> None:
+    """Terminate checks whose tests never ran (e.g. the session stopped early)."""
+    for proc in _running.values():
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+
+def _result(name: str) -> tuple[int, str]:
+    proc = _running.pop(name, None) or _start(name, _commands()[name])
+    try:
+        out, _ = proc.communicate(timeout=CHECK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, _ = proc.communicate()
+        pytest.fail(f"{name} did not finish in {CHECK_TIMEOUT} s:\n{out}")
+    return proc.returncode, out
 
 
 @pytest.mark.skipif(importlib.util.find_spec("ruff") is None, reason="ruff is not installed")
 def test_ruff_is_clean() -> None:
-    paths = [p for p in RUFF_PATHS if (ROOT / p).exists()]
-    result = _run(["ruff", "check", "--no-cache", "--config", str(ROOT / "ruff.toml"), *paths])
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, out = _result("ruff")
+    assert code == 0, out
 
 
 @pytest.mark.skipif(importlib.util.find_spec("mypy") is None, reason="mypy is not installed")
 def test_mypy_core_is_clean() -> None:
-    paths = [p for p in MYPY_PATHS if (ROOT / p).exists()]
-    result = _run(["mypy", "--config-file", str(ROOT / "setup.cfg"), "--no-error-summary", *paths])
-    assert result.returncode == 0, result.stdout + result.stderr
+    code, out = _result("mypy")
+    assert code == 0, out
