@@ -284,7 +284,7 @@ class RosHarness:
         if srv_type is None:
             self.spin_until(lambda: self.node.count_services(name) >= 1, timeout, f"service {name}")
             return None
-        client = self.node.create_client(srv_type, name)
+        client: Any = self.node.create_client(srv_type, name)
         self.spin_until(client.service_is_ready, timeout, f"service {name} ready")
         return client
 
