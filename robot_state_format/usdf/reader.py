@@ -45,6 +45,8 @@ _MODEL_MULTI = ("link_state", "joint_state", "model_state")
 _FRAME_CHILDREN = ("parent", "pose", "twist")
 _LINK_CHILDREN = ("pose", "twist", "wrench")
 _JOINT_CHILDREN = ("positions", "velocities", "torques")
+_POSITION = {kind: {tag: i for i, tag in enumerate(order)} for kind, order in
+             (("frame", _FRAME_CHILDREN), ("link_state", _LINK_CHILDREN), ("joint_state", _JOINT_CHILDREN))}
 
 
 @dataclass
@@ -244,10 +246,15 @@ def _read_stamp(el: etree._Element, ctx: _Ctx) -> Stamp | None:
     return Stamp(vals[0], vals[1])
 
 
-def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
-    name = _name(el, ctx, scoped_ok=False)
-    fs = FrameState(name=name)
+def _read_leaves(el: etree._Element, ctx: _Ctx, obj: FrameState | LinkState | JointState,
+                 order: tuple[str, ...], arity: int | None, kind: str) -> None:
+    """Read the leaf children of a named container into ``obj``'s same-named fields.
+
+    Each child may appear once, in ``order``; ``parent`` holds a name, the rest numbers
+    (``arity`` of them, or any number when None).
+    """
     last = -1
+    positions = _POSITION[kind]
     _own_checks(el, ctx)
     for child in el:
         tail = child.tail
@@ -256,23 +263,22 @@ def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
         ctag = child.tag
         if not isinstance(ctag, str):
             continue
-        if ctag not in _FRAME_CHILDREN:
-            _unknown(child, ctx, "frame")
+        pos = positions.get(ctag)
+        if pos is None:
+            _unknown(child, ctx, kind)
             continue
-        pos = _FRAME_CHILDREN.index(ctag)
-        last = _order(child, pos, last, _FRAME_CHILDREN, ctx)
-        if ctag == "parent":
-            if fs.parent is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <parent>", child)
-            fs.parent = _read_parent(child, ctx)
-        elif ctag == "pose":
-            if fs.pose is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
-            fs.pose = _vector(child, ctx, 6)  # type: ignore[assignment]
+        if pos < last:
+            last = _order(child, pos, last, order, ctx)
         else:
-            if fs.twist is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
-            fs.twist = _vector(child, ctx, 6)  # type: ignore[assignment]
+            last = pos
+        if getattr(obj, ctag) is not None:
+            ctx.error("USDF_DUPLICATE_ELEMENT", f"more than one <{ctag}>", child)
+        setattr(obj, ctag, _read_parent(child, ctx) if ctag == "parent" else _vector(child, ctx, arity))
+
+
+def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
+    fs = FrameState(name=_name(el, ctx, scoped_ok=False))
+    _read_leaves(el, ctx, fs, _FRAME_CHILDREN, 6, "frame")
     return fs
 
 
@@ -332,62 +338,14 @@ def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
 
 
 def _read_link(el: etree._Element, ctx: _Ctx) -> LinkState:
-    name = _name(el, ctx, scoped_ok=True)
-    ls = LinkState(name=name)
-    last = -1
-    _own_checks(el, ctx)
-    for child in el:
-        tail = child.tail
-        if tail is not None and tail.strip(_XML_SPACE):
-            _stray(child, ctx)
-        ctag = child.tag
-        if ctag == "pose":
-            last = _order(child, 0, last, _LINK_CHILDREN, ctx)
-            if ls.pose is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
-            ls.pose = _vector(child, ctx, 6)  # type: ignore[assignment]
-        elif ctag == "twist":
-            last = _order(child, 1, last, _LINK_CHILDREN, ctx)
-            if ls.twist is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
-            ls.twist = _vector(child, ctx, 6)  # type: ignore[assignment]
-        elif ctag == "wrench":
-            last = _order(child, 2, last, _LINK_CHILDREN, ctx)
-            if ls.wrench is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <wrench>", child)
-            ls.wrench = _vector(child, ctx, 6)  # type: ignore[assignment]
-        elif isinstance(ctag, str):
-            _unknown(child, ctx, "link_state")
+    ls = LinkState(name=_name(el, ctx, scoped_ok=True))
+    _read_leaves(el, ctx, ls, _LINK_CHILDREN, 6, "link_state")
     return ls
 
 
 def _read_joint(el: etree._Element, ctx: _Ctx) -> JointState:
-    name = _name(el, ctx, scoped_ok=True)
-    js = JointState(name=name)
-    last = -1
-    _own_checks(el, ctx)
-    for child in el:
-        tail = child.tail
-        if tail is not None and tail.strip(_XML_SPACE):
-            _stray(child, ctx)
-        ctag = child.tag
-        if ctag == "positions":
-            last = _order(child, 0, last, _JOINT_CHILDREN, ctx)
-            if js.positions is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <positions>", child)
-            js.positions = _vector(child, ctx, None)
-        elif ctag == "velocities":
-            last = _order(child, 1, last, _JOINT_CHILDREN, ctx)
-            if js.velocities is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <velocities>", child)
-            js.velocities = _vector(child, ctx, None)
-        elif ctag == "torques":
-            last = _order(child, 2, last, _JOINT_CHILDREN, ctx)
-            if js.torques is not None:
-                ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <torques>", child)
-            js.torques = _vector(child, ctx, None)
-        elif isinstance(ctag, str):
-            _unknown(child, ctx, "joint_state")
+    js = JointState(name=_name(el, ctx, scoped_ok=True))
+    _read_leaves(el, ctx, js, _JOINT_CHILDREN, None, "joint_state")
     if js.velocities is not None and js.torques is not None and len(js.velocities) != len(js.torques):
         ctx.error("USDF_DOF_MISMATCH",
                   f"{len(js.velocities)} velocities but {len(js.torques)} torques (one each per DOF)", el)
