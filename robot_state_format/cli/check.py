@@ -10,17 +10,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, Severity
+from robot_state_format.cli._common import add_model_options, report_error
+from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.xacro import parse_xacro_args
 
 
-def add_model_options(p: argparse.ArgumentParser) -> None:
-    """Options shared by commands that read a model: ``--xacro-arg`` and ``--search-path``."""
-    p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
-                   help="xacro argument (repeatable)")
-    p.add_argument("--search-path", action="append", default=[], metavar="DIR",
-                   help="extra directory for SDFormat includes (repeatable)")
+PROG = "robot-state-format check"
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -36,26 +32,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         xacro_args = parse_xacro_args(args.xacro_arg)
     except ValueError as exc:
-        print(f"robot-state-format check: error: {exc}", file=sys.stderr)
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     status = 0
     for path in args.models:
         try:
             model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path)
-        except ModelIOError as exc:
-            print(f"robot-state-format check: error: {exc}", file=sys.stderr)
-            status = 2
-            continue
-        except DiagnosticError as exc:
-            errors = [d for d in exc.diagnostics if d.severity is Severity.ERROR]
-            others = [d for d in exc.diagnostics if d.severity is not Severity.ERROR]
-            for d in errors + others:
-                print(d.format(), file=sys.stderr)
-            status = max(status, 1)
-            continue
-        except RobotStateFormatError as exc:  # any other error of this package: the file is unusable
-            print(f"{path}:0: error: {exc}", file=sys.stderr)
-            status = max(status, 1)
+        except RobotStateFormatError as exc:
+            status = max(status, report_error(PROG, exc, path))
             continue
         for d in model.warnings:
             print(d.format())

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_format.cli.check import add_model_options
-from robot_state_format.errors import DiagnosticError, KinematicsError, ModelIOError
+from robot_state_format.cli._common import add_model_options, report_error
+from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.frames import format_frames_tree, frames_document
@@ -113,16 +113,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path)
         doc = fk_document(model, positions, velocities, warn)
-    except ModelIOError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2
-    except DiagnosticError as exc:
-        for d in exc.diagnostics:
-            print(d.format(), file=sys.stderr)
-        return 1
-    except KinematicsError as exc:
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
+    except RobotStateFormatError as exc:
+        return report_error(PROG, exc, args.model)
     for d in model.warnings:
         print(d.format(), file=sys.stderr)
     for w in warn:

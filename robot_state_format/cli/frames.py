@@ -10,8 +10,8 @@ import argparse
 import json
 import sys
 
-from robot_state_format.cli.check import add_model_options
-from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
+from robot_state_format.cli._common import add_model_options, report_error
+from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.xacro import parse_xacro_args
@@ -40,16 +40,8 @@ def run(args: argparse.Namespace) -> int:
             sys.stdout.write(text + "\n")
         else:
             sys.stdout.write(format_frames_tree(model))
-    except ModelIOError as exc:
-        print(f"robot-state-format frames: error: {exc}", file=sys.stderr)
-        return 2
-    except DiagnosticError as exc:
-        for d in exc.diagnostics:
-            print(d.format(), file=sys.stderr)
-        return 1
     except RobotStateFormatError as exc:
-        print(f"{args.model}:0: error: {exc}", file=sys.stderr)
-        return 1
+        return report_error("robot-state-format frames", exc, args.model)
     for d in model.warnings:
         print(d.format(), file=sys.stderr)
     return 0

@@ -1,0 +1,46 @@
+"""Pieces shared by the commands that read a model: options and the error → exit-code contract."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from robot_state_format.errors import (
+    DiagnosticError,
+    KinematicsError,
+    ModelIOError,
+    RobotStateFormatError,
+    Severity,
+)
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    """Options shared by commands that read a model: ``--xacro-arg`` and ``--search-path``."""
+    p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                   help="xacro argument (repeatable)")
+    p.add_argument("--search-path", action="append", default=[], metavar="DIR",
+                   help="extra directory for SDFormat includes (repeatable)")
+
+
+def report_error(prog: str, exc: RobotStateFormatError, path: str) -> int:
+    """Print ``exc`` the way every command does and return its exit code.
+
+    I/O errors: ``PROG: error: ...``, exit 2. Document errors: each diagnostic as
+    ``FILE:LINE: error: [CODE] text`` (errors first, then warnings), exit 1. Kinematics errors
+    (positions that do not fit the model): ``PROG: error: ...``, exit 1. Any other error of this
+    package makes the file unusable: ``PATH:0: error: ...``, exit 1.
+    """
+    if isinstance(exc, ModelIOError):
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    if isinstance(exc, DiagnosticError):
+        errors = [d for d in exc.diagnostics if d.severity is Severity.ERROR]
+        others = [d for d in exc.diagnostics if d.severity is not Severity.ERROR]
+        for d in errors + others:
+            print(d.format(), file=sys.stderr)
+        return 1
+    if isinstance(exc, KinematicsError):
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 1
+    print(f"{path}:0: error: {exc}", file=sys.stderr)
+    return 1
