@@ -28,7 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import KinematicsError
-from robot_state_format.kinematics.plan import PosePlan
+from robot_state_format.kinematics.plan import LevelPlan, PosePlan
 from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTree
 
 FloatArray = NDArray[np.float64]
@@ -277,10 +277,13 @@ def _plan(tree: CompiledTree) -> PosePlan:
 def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None) -> FloatArray:
     """Transposed link poses ``(nlinks + 1, 4, 3, C)`` (last slot: the root frame, identity).
 
-    ``buf`` (same shape) is reused when given.
+    ``buf`` (same shape) is reused when given.  One configuration goes through
+    :func:`_poses_single` (the same products in fewer numpy calls).
     """
     plan = _plan(tree)
     nl, nr, c = plan.nlinks, plan.nroot, qat.shape[1]
+    if c == 1:
+        return _poses_single(tree, qat[:, 0], buf)
     w = buf if buf is not None and buf.shape == (nl + 1, 4, 3, c) else np.empty((nl + 1, 4, 3, c))
     w[nl] = 0.0
     for i in range(3):
@@ -292,67 +295,118 @@ def _poses_t(tree: CompiledTree, qat: FloatArray, buf: FloatArray | None = None)
     c3 = 3 * c
     # a chunk of a larger result is strided: its (row i, configuration) block is not contiguous,
     # so the constant products run once per row i, on (4, C) blocks
-    split = c > 1 and w.strides[2] != c * w.strides[3]
+    split = w.strides[2] != c * w.strides[3]
     # every matrix product below has at least 2 rows and 3 columns: gemm, whose per-entry rounding
     # does not depend on the number of configurations (a 1-row or 1-column product would be gemv)
     # nor on how children are grouped into one product (checked by the tests: batch == single)
-    single = c == 1
     for lv in plan.levels:
-        if single and lv.g_stack is not None and lv.al_merged is not None:
-            # one configuration: one stacked product and one mixing step per level (fewer calls)
-            k = lv.stop - lv.start
-            np.matmul(lv.g_stack, w[lv.par].reshape(k, 4, c3), out=_view(w[lv.start:lv.stop], k, 4, c3))
-            links, cas, cbs, trows = lv.al_merged
-            if len(lv.aligned) == 1:  # one group: in place on views
-                r0, r1, ca, cb, t0, t1 = lv.aligned[0]
-                _mix(w[r0:r1, ca], w[r0:r1, cb], s[t0:t1, None, :], co[t0:t1, None, :])
-            elif links.size:
-                # the level's trig rows are contiguous (rotary joints follow link order)
-                t0, t1 = lv.aligned[0][4], lv.aligned[-1][5]
-                sa = s[t0:t1, None, :]
-                cs = co[t0:t1, None, :]
-                ya = w[links, cas]
-                yb = w[links, cbs]
-                tmp = ya * sa
-                ya *= cs
-                ya += yb * sa
-                yb *= cs
-                yb -= tmp
-                w[links, cas] = ya
-                w[links, cbs] = yb
-        else:
-            for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
-                if split:  # one (4m x 4) @ (4 x C) product per row i, stacked in one call
-                    np.matmul(g, w[p].transpose(1, 0, 2),
-                              out=_view(w[r0:r1].transpose(2, 0, 1, 3), 3, 4 * (r1 - r0), c))
-                else:
-                    np.matmul(g, w[p].reshape(4, c3), out=_view(w[r0:r1], 4 * (r1 - r0), c3))
-            for r0, r1, ca, cb, t0, t1 in lv.aligned:
-                # X_c = (X_p A Q) Rot(e, q): mixes columns ca, cb in place (axis sign is in s)
-                _mix(w[r0:r1, ca], w[r0:r1, cb], s[t0:t1, None, :], co[t0:t1, None, :])
-        for r0, r1, p, g, trig, cols, screw in lv.general:
-            e = np.matmul(g, w[p].reshape(4, c3)).reshape(r1 - r0, 9, 3, c)
-            x = w[r0:r1]
-            x += e[:, 0:4] * s[trig][:, None, None, :]
-            x += e[:, 4:8] * (1.0 - co[trig])[:, None, None, :]
-            if screw:
-                x[:, 3] += e[:, 8] * qat[cols][:, None, :]
-        for r0, r1, p, g, cols in lv.prismatic:  # g has a zero last row (never a 1-row product)
-            d = np.matmul(g, w[p].reshape(4, c3))[: r1 - r0].reshape(r1 - r0, 3, c)
-            w[r0:r1, 3] += d * qat[cols][:, None, :]
-        r0, r1 = lv.generic
-        if r1 > r0:
-            assert gen is not None
-            xp = w[lv.par[r0 - lv.start:r1 - lv.start]]  # (g, 4, 3, C), parents held as F = X D^-1
-            loc = gen[:, :, r0:r1] if lv.ge_dp is None else _compose(lv.ge_dp, gen[:, :, r0:r1])
-            lt = loc.transpose(2, 0, 1, 3)  # (g, 3[m], 4[j], C)
-            prod = lt[:, :, :, None, :] * xp[:, :3, None, :, :]  # (g, 3[m], 4[j], 3[i], C)
-            x = w[r0:r1]
-            np.add(prod[:, 0], prod[:, 1], out=x)
-            x += prod[:, 2]
-            x[:, 3] += xp[:, 3]
-    for r0, r1, g in plan.corr_ranges:  # X = F D for the links held as F
-        w[r0:r1] = np.matmul(g, w[r0:r1].reshape(r1 - r0, 4, c3)).reshape(r1 - r0, 4, 3, c)
+        for r0, r1, p, g in lv.runs:  # X_c = X_p K_c for every child of p in the run
+            if split:  # one (4m x 4) @ (4 x C) product per row i, stacked in one call
+                np.matmul(g, w[p].transpose(1, 0, 2),
+                          out=_view(w[r0:r1].transpose(2, 0, 1, 3), 3, 4 * (r1 - r0), c))
+            else:
+                np.matmul(g, w[p].reshape(4, c3), out=_view(w[r0:r1], 4 * (r1 - r0), c3))
+        for r0, r1, ca, cb, t0, t1 in lv.aligned:
+            # X_c = (X_p A Q) Rot(e, q): mixes columns ca, cb in place (axis sign is in s)
+            _mix(w[r0:r1, ca], w[r0:r1, cb], s[t0:t1, None, :], co[t0:t1, None, :])
+        _level_rest(lv, w, qat, s, co, gen)
+    _correct(plan, w)
+    return w
+
+
+def _level_rest(lv: LevelPlan, w: FloatArray, qat: FloatArray, s: FloatArray | None, co: FloatArray | None,
+                gen: FloatArray | None) -> None:
+    """The screw, prismatic and generic children of a level (after the constant products)."""
+    c = w.shape[3]
+    c3 = 3 * c
+    for r0, r1, p, g, trig, cols, screw in lv.general:
+        assert s is not None and co is not None
+        e = np.matmul(g, w[p].reshape(4, c3)).reshape(r1 - r0, 9, 3, c)
+        x = w[r0:r1]
+        x += e[:, 0:4] * s[trig][:, None, None, :]
+        x += e[:, 4:8] * (1.0 - co[trig])[:, None, None, :]
+        if screw:
+            x[:, 3] += e[:, 8] * qat[cols][:, None, :]
+    for r0, r1, p, g, cols in lv.prismatic:  # g has a zero last row (never a 1-row product)
+        d = np.matmul(g, w[p].reshape(4, c3))[: r1 - r0].reshape(r1 - r0, 3, c)
+        w[r0:r1, 3] += d * qat[cols][:, None, :]
+    r0, r1 = lv.generic
+    if r1 > r0:
+        assert gen is not None
+        xp = w[lv.par[r0 - lv.start:r1 - lv.start]]  # (g, 4, 3, C), parents held as F = X D^-1
+        loc = gen[:, :, r0:r1] if lv.ge_dp is None else _compose(lv.ge_dp, gen[:, :, r0:r1])
+        lt = loc.transpose(2, 0, 1, 3)  # (g, 3[m], 4[j], C)
+        prod = lt[:, :, :, None, :] * xp[:, :3, None, :, :]  # (g, 3[m], 4[j], 3[i], C)
+        x = w[r0:r1]
+        np.add(prod[:, 0], prod[:, 1], out=x)
+        x += prod[:, 2]
+        x[:, 3] += xp[:, 3]
+
+
+def _correct(plan: PosePlan, w: FloatArray) -> None:
+    """``X = F D`` for the links held as ``F`` during the levels."""
+    c = w.shape[3]
+    for r0, r1, g in plan.corr_ranges:
+        w[r0:r1] = np.matmul(g, w[r0:r1].reshape(r1 - r0, 4, 3 * c)).reshape(r1 - r0, 4, 3, c)
+
+
+def _poses_single(tree: CompiledTree, qa: FloatArray, buf: FloatArray | None = None) -> FloatArray:
+    """:func:`_poses_t` for one configuration ``qa`` ``(nqa,)``: ``(nlinks + 1, 4, 3, 1)`` (a view).
+
+    Held as the top rows of the poses, ``(links, 3, 4)``, so that a contiguous range of parents is
+    one ``3n x 4`` matrix.  Per block of a level (see ``tree._blocks``): one product
+    ``[X_p0; ...; X_p1] @ [G_c, G_c']`` (``G_c'``: ``G_c`` with the mixed columns swapped; gemm like
+    the batch kernel's, so the same entries), one gather of each child's own parent, one
+    multiplication by ``[1 or cos, 0 or sin]`` and one sum: the products and sums of :func:`_mix`,
+    so the result equals the batch kernel's.  Every element-wise call is on contiguous 1-D data.
+    """
+    plan = _plan(tree)
+    w = _single_template(tree).copy()  # (nlinks + 1, 3, 4): root links and the root frame set
+    n = plan.trig_cols.size
+    vals = np.empty(2 + 2 * n)  # [1, 0, cos of the computed angles, sin of them] (as _trig)
+    vals[0], vals[1] = 1.0, 0.0
+    t = np.tan(qa[plan.trig_cols] * 0.5)
+    t2 = t * t
+    inv = 1.0 / (1.0 + t2)
+    np.multiply(1.0 - t2, inv, out=vals[2:2 + n])
+    np.multiply(t + t, inv, out=vals[2 + n:])
+    assert plan.cs_index is not None
+    cs = vals[plan.cs_index]  # every block's factors, flat
+    wt = w.transpose(0, 2, 1)[..., None]  # the batch layout (links, 4, 3, 1), a view
+    s = co = gen = None
+    qat = qa[:, None]
+    if plan.has_general:
+        s, co = _trig(tree, qat)
+    if plan.has_generic:
+        gen = _local(tree, qat, np.empty((3, 4, plan.nlinks, 1)), generic_only=True)
+    o = 0
+    for lv in plan.levels:
+        for a, b, p0, p1, g, idx in lv.blocks:
+            y = w[p0:p1].reshape(3 * (p1 - p0), 4).dot(g).ravel()[idx]  # (2, k, 3, 4) flat
+            m = 12 * (b - a)
+            y *= cs[o:o + 2 * m]
+            np.add(y[:m], y[m:], out=w[a:b].reshape(m))
+            o += 2 * m
+        if lv.rest:
+            _level_rest(lv, wt, qat, s, co, gen)
+    for r0, r1, p0, p1, g, idx in plan.corr_blocks:  # X = F D for the links held as F
+        w[r0:r1] = w[p0:p1].reshape(3 * (p1 - p0), 4).dot(g).ravel()[idx].reshape(r1 - r0, 3, 4)
+    if buf is not None:
+        buf[...] = wt
+        return buf
+    return wt
+
+
+def _single_template(tree: CompiledTree) -> FloatArray:
+    """``(nlinks + 1, 3, 4)`` zeros with the root links' poses and the root frame (last) set."""
+    cached = tree._cache.get("single")
+    if isinstance(cached, np.ndarray):
+        return cached
+    plan = _plan(tree)
+    w = np.zeros((plan.nlinks + 1, 3, 4))
+    w[plan.nlinks] = np.eye(4)[:3]
+    w[:plan.nroot] = plan.root_t[..., 0].transpose(0, 2, 1)
+    tree._cache["single"] = w
     return w
 
 
@@ -448,12 +502,23 @@ def forward_batch(
 
 def forward(tree: CompiledTree, q: object, *, world: bool = False) -> FloatArray:
     """Link poses ``(nlinks, 4, 4)`` for one configuration ``q`` of shape ``(nq,)``."""
-    qq = check_q(tree, q, single=True)
-    w = _poses_chunk(tree, _qat(tree, qq), world)
-    out = np.empty((tree.nlinks, 4, 4))
-    out[:, :3, :] = w[..., 0].transpose(0, 2, 1)
-    _set_bottom_row(out)
+    qa = _qa_single(tree, _check_single(tree, q))
+    nl = tree.nlinks
+    w = _poses_single(tree, qa)[:nl]
+    out = _tf_constants(tree).link_template.copy()
+    if world:
+        out[:, :3, :] = _world_t(tree, w)[..., 0].transpose(0, 2, 1)
+    else:
+        out[:, :3, :] = w[..., 0].transpose(0, 2, 1)  # a view of the (links, 3, 4) rows: a plain copy
     return out
+
+
+def _qa_single(tree: CompiledTree, q1: FloatArray) -> FloatArray:
+    """``qa`` ``(nqa,)`` for one validated configuration (the values of :func:`_qat`)."""
+    c = _tf_constants(tree)
+    if c.affine is not None:  # mimic without chains: one gather, one multiply, one add
+        return q1[c.affine[0]] * c.affine[1] + c.affine[2]
+    return tree.expand_q(q1)
 
 
 def joint_transforms_batch(tree: CompiledTree, q: object, *, chunk: int = DEFAULT_CHUNK) -> FloatArray:
@@ -473,6 +538,7 @@ class _TFConstants:
     """Per-joint constants in the one-configuration layout ``(g, 3, 4)``, and an output template."""
 
     template: FloatArray
+    link_template: FloatArray  # (nlinks, 4, 4) zeros with the bottom rows [0, 0, 0, 1]
     rot: list[tuple[IntArray, IntArray, FloatArray, FloatArray, FloatArray, FloatArray | None]]  # col is (g, 1, 1)
     pri: tuple[IntArray, IntArray, FloatArray, FloatArray] | None
     gen: IntArray
@@ -513,7 +579,9 @@ def _tf_constants(tree: CompiledTree) -> _TFConstants:
             mult[lv.dst] = lv.mult
             off[lv.dst] = lv.off
         affine = (src, mult, off)
-    consts = _TFConstants(template, rot, pri, gen, affine)
+    link_template = np.zeros((tree.nlinks, 4, 4))
+    link_template[:, 3, 3] = 1.0
+    consts = _TFConstants(template, link_template, rot, pri, gen, affine)
     tree._cache["tf"] = consts
     return consts
 
@@ -526,10 +594,7 @@ def joint_transforms(tree: CompiledTree, q: object) -> FloatArray:
     """
     q1 = _check_single(tree, q)
     c = _tf_constants(tree)
-    if c.affine is not None:  # mimic without chains: one gather, one multiply, one add
-        qa = q1[c.affine[0]] * c.affine[1] + c.affine[2]
-    else:
-        qa = tree.expand_q(q1)
+    qa = _qa_single(tree, q1)
     out = c.template.copy()
     for joints, col, m02, m1, m2, m3 in c.rot:
         th = qa[col]  # (g, 1, 1)
@@ -620,31 +685,81 @@ def _joint_rates(tree: CompiledTree, qat: FloatArray, vat: FloatArray) -> tuple[
     return w, v
 
 
-def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatArray, body: bool) -> FloatArray:
-    """``(nlinks, 6, C)`` twists from transposed poses ``(nlinks + 1, 4, 3, C)``."""
-    nl, nr, c = tree.nlinks, tree.nroot, qat.shape[1]
+@dataclass
+class _TwistKernel:
+    """Constant motion of the one-coordinate joints in their child frames (see :func:`_twists`)."""
+
+    s: FloatArray  # (njoints, 2, 3, 1): [linear, angular] per unit rate, in the child frame (0: others)
+    col: IntArray  # (njoints,) the rate's va column (nva: none, a zero row)
+    generic: IntArray  # joints with several coordinates (universal, revolute2, planar, ball, floating)
+
+
+def _twist_kernel(tree: CompiledTree) -> _TwistKernel:
+    cached = tree._cache.get("twist")
+    if isinstance(cached, _TwistKernel):
+        return cached
     cons = tree._twist_constants()
-    wj, vj = _joint_rates(tree, qat, vat)
-    # child-origin velocity relative to the parent, in J' then in C: u = v + w x t_JC
-    uj = vj + _cross(wj, cons.offset_t)
-    wc = _rotate_t_const(cons.offset_r, wj)
-    uc = _rotate_t_const(cons.offset_r, uj)
-    wl = w_pose[nr:nl]
-    dw = _rotate(wl, wc)
-    dv = _rotate(wl, uc)
-    omega = np.zeros((nl + 1, 3, c))  # last slot: the root frame (at rest)
-    lin = np.zeros((nl + 1, 3, c))
-    pos = w_pose[:, 3]
+    nj = tree.njoints
+    sm = np.zeros((nj, 2, 3, 1))
+    col = np.full(nj, tree.nva, dtype=np.intp)
+    rt = cons.offset_r[..., 0].transpose(0, 2, 1)  # R_JC^T per joint
+    for g, ax, pitch in zip(tree.rotary, cons.rot_axes, cons.rot_pitch):
+        for i, j in enumerate(g.joints):
+            a = ax[i, :, 0]
+            sm[j, 1, :, 0] = rt[j] @ a
+            sm[j, 0, :, 0] = rt[j] @ (a * pitch[i, 0, 0] + np.cross(a, cons.offset_t[j, :, 0]))
+            col[j] = tree.joint_va[j]
+    if tree.prismatic is not None:
+        for i, j in enumerate(tree.prismatic.joints):
+            sm[j, 0, :, 0] = rt[j] @ cons.pri_axes[i, :, 0]
+            col[j] = tree.joint_va[j]
+    generic = [g.joints for g in (tree.two_axis, tree.planar) if g is not None] + [g.joints for g in tree.quaternion]
+    kern = _TwistKernel(sm, col, np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp))
+    tree._cache["twist"] = kern
+    return kern
+
+
+_P1 = np.array([1, 2, 0])  # (a x b)_i = a[P1] b[P2] - a[P2] b[P1]
+_P2 = np.array([2, 0, 1])
+
+
+def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatArray, body: bool) -> FloatArray:
+    """``(nlinks, 6, C)`` twists from transposed poses ``(nlinks + 1, 4, 3, C)`` (element-wise only).
+
+    Each joint adds ``dw`` (angular) and ``dv`` (velocity of its child's origin) in the root frame;
+    a link's angular velocity is the sum over the joints above it, and the velocity of its origin
+    ``p`` is ``A + w x p`` with ``A`` the sum of ``dv - dw x p_child``: two sums per depth level.
+    """
+    nl, nr, c = tree.nlinks, tree.nroot, qat.shape[1]
+    kern = _twist_kernel(tree)
+    w_pose = np.ascontiguousarray(w_pose)  # (one configuration: a transposed view) contiguous operands are faster
+    rate = np.concatenate([vat, np.zeros((1, c))])[kern.col]  # (njoints, C)
+    x = kern.s * rate[:, None, None, :]  # (njoints, 2, 3, C) in the child frames
+    if kern.generic.size:
+        cons = tree._twist_constants()
+        g = kern.generic
+        wj, vj = _joint_rates(tree, qat, vat)
+        uj = vj[g] + _cross(wj[g], cons.offset_t[g])
+        x[g, 1] = _rotate_t_const(cons.offset_r[g], wj[g])
+        x[g, 0] = _rotate_t_const(cons.offset_r[g], uj)
+    t = w_pose[nr:nl, None, :3] * x[:, :, :, None, :]  # (k, 2, 3[j], 3[i], C)
+    z = np.zeros((nl + 1, 2, 3, c))  # [A, w] per link; last slot: the root frame (at rest)
+    d = z[nr:nl]
+    np.add(t[:, :, 0], t[:, :, 1], out=d)
+    d += t[:, :, 2]  # [dv, dw] in the root frame
+    pos = w_pose[:nl, 3]  # (nlinks, 3, C)
+    p1, p2 = pos[:, _P1], pos[:, _P2]
+    dw = d[:, 1]
+    d[:, 0] -= dw[:, _P1] * p2[nr:] - dw[:, _P2] * p1[nr:]  # dv - dw x p
     for lv in _plan(tree).levels:
-        a, b, par = lv.start, lv.stop, lv.par
-        wp = omega[par]
-        omega[a:b] = wp + dw[a - nr:b - nr]
-        lin[a:b] = lin[par] + _cross(wp, pos[a:b] - pos[par]) + dv[a - nr:b - nr]
-    omega, lin = omega[:nl], lin[:nl]
+        z[lv.start:lv.stop] += z[lv.par]
+    z = z[:nl]
+    w = z[:, 1]
+    z[:, 0] += w[:, _P1] * p2 - w[:, _P2] * p1  # A + w x p
     if body:
-        omega = _rotate_t(w_pose[:nl], omega)
-        lin = _rotate_t(w_pose[:nl], lin)
-    return np.concatenate([lin, omega], axis=1)
+        z[:, 0] = _rotate_t(w_pose[:nl], z[:, 0])
+        z[:, 1] = _rotate_t(w_pose[:nl], z[:, 1])
+    return z.reshape(nl, 6, c)
 
 
 def _check_frame(frame: str) -> bool:
@@ -674,8 +789,8 @@ def link_twists_batch(
 def link_twists(tree: CompiledTree, q: object, v: object, *, frame: str = "root") -> FloatArray:
     """Link twists ``(nlinks, 6)``: ``[linear, angular]`` of each link origin (see module doc)."""
     body = _check_frame(frame)
-    qq = check_q(tree, q, single=True)
+    qa = _qa_single(tree, _check_single(tree, q))
     vv = check_v(tree, v, single=True)
-    qat = _qat(tree, qq)
-    vat = np.ascontiguousarray(tree.expand_v(vv).T)
-    return np.ascontiguousarray(_twists(tree, _poses_t(tree, qat), qat, vat, body)[..., 0])
+    vat = tree.expand_v(vv[0])[:, None]
+    qat = qa[:, None]
+    return np.ascontiguousarray(_twists(tree, _poses_single(tree, qa), qat, vat, body)[..., 0])

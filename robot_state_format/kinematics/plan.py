@@ -20,7 +20,7 @@ contiguous, so one stacked matrix product ``G_c (4x4) @ W[parent] (4 x 3C)`` (BL
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
@@ -50,10 +50,16 @@ class LevelPlan:
     # prismatic runs: (first, stop, parent, (m + 1, 4) rotated-axis rows and a zero row, qa columns)
     prismatic: list[tuple[int, int, int, FloatArray, IntArray]]
     generic: tuple[int, int]
-    # one-configuration form: every child's constant stacked in level order (identity for generic
-    # children), and the aligned groups merged: link, column a, column b, trig row per child
+    # one-configuration form (see fk._poses_single): per child, its constant and the constant with the
+    # mixed rows swapped (and signed), stacked ``(k, 8, 4)``; and ``(k, 8, 1)`` indices into
+    # ``[1, 0, cos..., sin...]`` giving the factors of those 8 rows (1 and 0 for rows left alone)
     g_stack: FloatArray | None = None  # (k, 4, 4)
-    al_merged: tuple[IntArray, IntArray, IntArray, IntArray] | None = None
+    gg: FloatArray | None = None  # (k, 8, 4)
+    cs_idx: IntArray | None = None  # (k, 8, 1)
+    # the same cut into blocks with a contiguous parent range (see tree._blocks): (first, stop,
+    # first parent, stop parent, (8m, 4) constants, (8, m, 3) indices)
+    blocks: list[tuple[int, int, int, int, FloatArray, IntArray]] = field(default_factory=list)
+    rest: bool = False  # any general, prismatic or generic child (see fk._level_rest)
     ge_dp: FloatArray | None = None  # (3, 4, g, 1): parents' pending D for generic children (None: all I)
 
 
@@ -73,6 +79,9 @@ class PosePlan:
     # links held as F = X D^-1 during the levels, in contiguous ranges (first, stop, (k, 4, 4) D^T):
     # X = F D is applied after the last level
     corr_ranges: list[tuple[int, int, FloatArray]]
+    has_general: bool = False  # any screw/general rotary run (needs sin/cos per rotary joint)
+    cs_index: IntArray | None = None  # (8, nlinks - nroot, 1): every level's cs_idx, in link order
+    corr_blocks: list[tuple[int, int, int, int, FloatArray, IntArray]] = field(default_factory=list)  # X = D F
 
 
 def transposed(m: FloatArray) -> FloatArray:

@@ -972,20 +972,33 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         g_stack[:] = np.eye(4)
         for r0, r1, _, g in runs:
             g_stack[r0 - start:r1 - start] = g.reshape(r1 - r0, 4, 4)
-        al_links = [x for r0, r1, _, _, _, _ in aligned for x in range(r0, r1)]
-        if aligned and [r for _, _, _, _, t0, t1 in aligned for r in range(t0, t1)] != list(
-                range(aligned[0][4], aligned[-1][5])):  # pragma: no cover - guaranteed by the link order
-            raise KinematicsError("internal error: trig rows of a level are not contiguous")
-        merged = (
-            np.array(al_links, dtype=np.intp),
-            np.array([ca for r0, r1, ca, _, _, _ in aligned for _ in range(r0, r1)], dtype=np.intp),
-            np.array([cb for r0, r1, _, cb, _, _ in aligned for _ in range(r0, r1)], dtype=np.intp),
-            np.array([r for _, _, _, _, t0, t1 in aligned for r in range(t0, t1)], dtype=np.intp),
-        )
         levels.append(LevelPlan(
             start=start, stop=stop, par=par, runs=runs, aligned=aligned, general=gr_runs, prismatic=pr_runs,
-            generic=(ge0, ge1), g_stack=g_stack, al_merged=merged, ge_dp=ge_const,
+            generic=(ge0, ge1), g_stack=g_stack, ge_dp=ge_const,
         ))
+    # one-configuration form: X_c = G_c X_p (rows 0-3) and the same with the mixed rows swapped and
+    # signed (rows 4-7); X_c = rows 0-3 * [1 or cos] + rows 4-7 * [0 or sin]: the same products as
+    # fk._mix (a sign moved from sin onto a constant row is exact)
+    ntrig = len(trig_cols)
+    for lv in levels:
+        gs = lv.g_stack
+        assert gs is not None
+        k = lv.stop - lv.start
+        gg = np.concatenate([gs, gs], axis=1)
+        idx = np.zeros((k, 8), dtype=np.intp)
+        idx[:, 4:] = 1
+        for r0, r1, ca, cb, t0, _ in lv.aligned:
+            for li in range(r0, r1):
+                i, t = li - lv.start, t0 + li - r0
+                sg, row = trig_sign[t], trig_src[t]
+                gg[i, 4 + ca] = sg * gs[i, cb]
+                gg[i, 4 + cb] = -sg * gs[i, ca]
+                idx[i, [ca, cb]] = 2 + row
+                idx[i, [4 + ca, 4 + cb]] = 2 + ntrig + row
+        lv.gg = np.ascontiguousarray(gg)
+        lv.cs_idx = idx[:, :, None]
+        lv.blocks = _blocks(lv.start, lv.stop, lv.par, gg)
+        lv.rest = bool(lv.general or lv.prismatic or lv.generic[1] > lv.generic[0])
     identity_src = trig_src == list(range(len(trig_src)))
     corr = [i for i in range(nl) if not np.array_equal(link_d[i], eye)]
     corr_ranges: list[tuple[int, int, FloatArray]] = []
@@ -1004,5 +1017,51 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         trig_src=None if identity_src else np.array(trig_src, dtype=np.intp),
         trig_sign=None if all(x == 1.0 for x in trig_sign) else np.array(trig_sign).reshape(-1, 1),
         has_generic=any(lv.generic[1] > lv.generic[0] for lv in levels),
+        has_general=any(lv.general for lv in levels),
         corr_ranges=[(r0, r1, np.ascontiguousarray(g)) for r0, r1, g in corr_ranges],
+        cs_index=np.concatenate([_cs_flat(lv) for lv in levels]) if levels else np.zeros(0, dtype=np.intp),
+        corr_blocks=[b for r0, r1, g in corr_ranges for b in _blocks(r0, r1, np.arange(r0, r1), g, 1024)],
     )
+
+
+def _cs_flat(lv: LevelPlan) -> IntArray:
+    """The level's factor indices in the order of its blocks' results ``(2, m, 3, 4)``, flat."""
+    assert lv.cs_idx is not None
+    parts = []
+    for a, b, *_ in lv.blocks:
+        ci = lv.cs_idx[a - lv.start:b - lv.start, :, 0].reshape(b - a, 2, 1, 4).transpose(1, 0, 2, 3)
+        parts.append(np.broadcast_to(ci, (2, b - a, 3, 4)).ravel())
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
+
+
+BLOCK_LIMIT = 128
+"""Largest children x parents count of one product in the one-configuration pose kernel."""
+
+
+def _blocks(start: int, stop: int, par: IntArray, g: FloatArray,
+            limit: int = BLOCK_LIMIT) -> list[tuple[int, int, int, int, FloatArray, IntArray]]:
+    """Children ``[start, stop)`` of parents ``par`` with constants ``g`` ``(k, r, 4)`` cut into blocks.
+
+    A block ``(a, b, p0, p1, B, idx)`` is one product ``P @ B``: ``P`` ``(3n, 4)`` the poses (top rows)
+    of the contiguous parent range ``[p0, p1)``, ``B`` ``(4, r m)`` the constants of children ``[a, b)``
+    (``B[:, (c, r)] = g[c, r]``); ``idx`` picks each child's own parent from the ``(n, 3, m, r)``
+    result, flat, in the order ``(r // 4, m, 3, 4)``.
+    """
+    r = g.shape[1]
+    out: list[tuple[int, int, int, int, FloatArray, IntArray]] = []
+    a = start
+    while a < stop:
+        b, p0, p1 = a + 1, int(par[a - start]), int(par[a - start]) + 1
+        while b < stop:
+            q0, q1 = min(p0, int(par[b - start])), max(p1, int(par[b - start]) + 1)
+            if (b + 1 - a) * (q1 - q0) > limit:
+                break
+            b, p0, p1 = b + 1, q0, q1
+        k = b - a
+        pidx = par[a - start:b - start] - p0
+        hh, cc, ii, jj = np.meshgrid(np.arange(r // 4), np.arange(k), np.arange(3), np.arange(4), indexing="ij")
+        idx = ((pidx[cc] * 3 + ii) * k + cc) * r + hh * 4 + jj
+        bmat = g[a - start:b - start].transpose(2, 0, 1).reshape(4, k * r)
+        out.append((a, b, p0, p1, np.ascontiguousarray(bmat), idx.ravel()))
+        a = b
+    return out
