@@ -96,3 +96,27 @@ def test_replace_static_drops_removed_frames_for_late_joiners(ros: RosHarness, b
     pub.replace_static([])
     ros.spin_until(lambda: len(late) >= 2, what="emptied /tf_static")
     assert late.messages[-1].transforms == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_send_serialized_arrives_as_the_same_message(ros: RosHarness, backend: str) -> None:
+    from rclpy.serialization import serialize_message
+
+    pub = TfPublisher(ros.node, backend=backend)
+    sent = TFMessage(transforms=[tf("a", 1.25), tf("b", -0.5, parent="a")])
+    sent.transforms[1].header.stamp.sec = 17
+    sent.transforms[1].header.stamp.nanosec = 999_999_999
+    sent.transforms[1].transform.rotation.z = 0.6
+    sent.transforms[1].transform.rotation.w = 0.8
+    data = serialize_message(sent)
+    assert isinstance(data, bytes)
+    inbox = ros.subscribe("/tf", TFMessage, TF_QOS)
+    ros.wait_for_matched(inbox.subscription)
+    pub.send_serialized(data)
+    ros.spin_until(lambda: len(inbox) >= 1, what="the serialised /tf message")
+    ros.spin_for(0.2)
+    assert len(inbox) == 1
+    assert inbox.messages[0] == sent
+    assert xs(inbox.messages[0]) == [("a", 1.25), ("b", -0.5)]
+    # it went out on the TfPublisher's one /tf writer, no second publisher was made
+    assert len(ros.node.get_publishers_info_by_topic("/tf")) == 1

@@ -197,3 +197,87 @@ def test_playback_from_directory_of_restart_files(ros: RosHarness, tmp_path: Pat
     assert [list(m.position) for m in received] == [[0.1 * i, -0.1 * i] for i in range(5)]
     assert [m.header.stamp.nanosec for m in received] == [i * 10_000_000 for i in range(5)]
     ros.node.destroy_subscription(sub)
+
+
+def test_playback_publishes_clock_on_the_recorded_timeline(ros: RosHarness, tmp_path: Path) -> None:
+    import time
+
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+
+    n, step, rate = 20, 20_000_000, 2.0  # 20 messages 20 ms apart, played at twice the pace
+    times = _write_timeline(tmp_path / "bag", n, step)
+    loop = n * step  # span plus one step
+    proc = ros.start_node("state_store", {"playback_path": str(tmp_path / "bag"), "loop": True, "rate": rate,
+                                          "publish_clock": True})
+    clocks: list[tuple[float, int]] = []
+    states: list[Any] = []
+    clock_sub = ros.node.create_subscription(
+        Clock, "/clock", lambda m: clocks.append((time.monotonic(), m.clock.sec * 10**9 + m.clock.nanosec)),
+        RELIABLE)
+    js_sub = ros.node.create_subscription(JointState, "joint_states", states.append, RELIABLE)
+    r = _trigger(ros, "play")  # the /clock publisher exists once playback starts
+    assert r.success, r.message
+    ros.wait_for_matched(clock_sub)
+    ros.spin_until(lambda: len(clocks) >= 2 * n + 10 and len(states) >= 2 * n + 5, timeout=15,
+                   what="two loops of /clock")
+    assert _trigger(ros, "stop_playback").success
+    values = [c for _, c in clocks]
+    # monotonic: never back in time, also across loop boundaries
+    assert all(b >= a for a, b in zip(values, values[1:]))
+    assert len(set(values)) > 2 * n // 2
+    # every /clock value is a recorded stamp shifted by whole loop lengths
+    for c in values:
+        k, rest = divmod(c - times[0], loop)
+        assert k >= 0 and times[0] + rest in times, c
+    assert max(values) >= times[0] + loop  # it went on into the second loop, shifted consistently
+    # the clock is the time of each played message: every joint_states stamp was a /clock value
+    published = set(values)
+    stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in states]
+    inside = [s for s in stamps if values[0] <= s <= values[-1]]  # /clock may match a little later
+    assert len(inside) >= n and all(s in published for s in inside)
+    # pace: /clock advances at rate times the wall clock (whole run, tolerant of scheduling jitter)
+    (w0, c0), (w1, c1) = clocks[0], clocks[-1]
+    assert c1 > c0 and 0.8 < ((c1 - c0) / 1e9 / rate) / (w1 - w0) < 1.25
+    ros.node.destroy_subscription(clock_sub)
+    ros.node.destroy_subscription(js_sub)
+    assert proc.stop() == 0 and proc.stopped_by == "SIGINT"
+
+
+CLOCK_REFUSED = r"""
+import sys
+import rclpy
+from rclpy.parameter import Parameter
+from robot_state_format.ros.state_store import StateStore, clock_type
+assert clock_type() is not None
+# from here on, as in a set-up without rosgraph_msgs: importing it fails (rclpy's own time source
+# imported it already above; it only listens to /clock)
+sys.modules["rosgraph_msgs"] = None
+sys.modules["rosgraph_msgs.msg"] = None
+assert clock_type() is None
+rclpy.init(args=sys.argv)
+node = StateStore(parameter_overrides=[Parameter("playback_path", value=sys.argv[1]),
+                                       Parameter("publish_clock", value=True)])
+ok, msg = node.play()  # set at start (a parameter file): playback refuses, saying why
+print("PLAY", ok, msg)
+node.set_parameters([Parameter("publish_clock", value=False)])
+r = node.set_parameters([Parameter("publish_clock", value=True)])[0]
+print("SET", r.successful, r.reason)
+print("TOPICS", [t for t, _ in node.get_topic_names_and_types() if t == "/clock"])
+node.destroy_node()
+rclpy.try_shutdown()
+"""
+
+
+def test_publish_clock_is_refused_without_rosgraph_msgs(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    _write_timeline(tmp_path / "bag", 3, 10_000_000)
+    out = subprocess.run([sys.executable, "-c", CLOCK_REFUSED, str(tmp_path / "bag")], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    lines = dict(line.split(" ", 1) for line in out.stdout.splitlines() if line.startswith(("SET", "PLAY", "TOPICS")))
+    assert lines["PLAY"].startswith("False ") and "rosgraph_msgs" in lines["PLAY"]
+    assert lines["SET"].startswith("False ") and "rosgraph_msgs" in lines["SET"]
+    assert lines["TOPICS"] == "[]"  # nothing was published on /clock

@@ -15,7 +15,6 @@ ROS arguments go after ``--ros-args`` (e.g. ``-r __ns:=/robot``).
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import time
 from pathlib import Path
@@ -61,72 +60,42 @@ def _err(cmd: str, msg: str) -> None:
     print(f"robot-state-format {cmd}: error: {msg}", file=sys.stderr)
 
 
-def _start(args: argparse.Namespace, params: dict[str, Any]) -> Any:
-    """rclpy up, one StateStore with ``params``; returns the node."""
+def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
+    """rclpy up (SIGINT/SIGTERM end the command cleanly, exit 0), one StateStore with ``params``;
+    returns the node and its :class:`robot_state_format.ros.spin.Stop`."""
     try:
-        import rclpy
         from rclpy.parameter import Parameter
+
+        from robot_state_format.ros import spin
     except ImportError:
         raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
     from robot_state_format.ros.state_store import StateStore
 
-    rclpy.init(args=[sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
-    _catch_signals()
+    stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
     if args.model:
         params = {"model_file": str(Path(args.model).resolve()), **params}
     overrides = [Parameter(k, value=v) for k, v in params.items()]
-    return StateStore(args.node_name, parameter_overrides=overrides)
+    try:
+        return StateStore(args.node_name, parameter_overrides=overrides), stop
+    except BaseException:
+        spin.finish(stop)
+        raise
 
 
-def _stop(node: Any) -> None:
-    import rclpy
+def _stop(node: Any, stop: Any) -> None:
+    from robot_state_format.ros import spin
 
     try:
         node.shutdown()
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
     finally:
-        _restore_signals()
+        spin.finish(stop, node)
 
 
-_STOP = {"flag": False}
-_OLD_HANDLERS: dict[int, Any] = {}
-
-
-def _on_signal(signum: int, frame: Any) -> None:
-    _STOP["flag"] = True
-
-
-def _catch_signals() -> None:
-    """SIGINT/SIGTERM end the command cleanly (exit 0) from the moment the node exists."""
-    _STOP["flag"] = False
-    for s in (signal.SIGINT, signal.SIGTERM):
-        _OLD_HANDLERS[s] = signal.signal(s, _on_signal)
-
-
-def _restore_signals() -> None:
-    for s, h in _OLD_HANDLERS.items():
-        signal.signal(s, h)
-    _OLD_HANDLERS.clear()
-
-
-def _spin(node: Any, until: float | None, done: Any = None) -> bool:
+def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
     """Spin until the deadline, ``done()``, or SIGINT/SIGTERM; True when interrupted."""
-    import rclpy
+    from robot_state_format.ros import spin
 
-    try:
-        while rclpy.ok() and not _STOP["flag"]:
-            if until is not None and time.monotonic() >= until:
-                break
-            if done is not None and done():
-                break
-            rclpy.spin_once(node, timeout_sec=0.05)
-        if not rclpy.ok():  # rclpy's own signal handler shut the context down
-            _STOP["flag"] = True
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        _STOP["flag"] = True
-    return _STOP["flag"]
+    return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
 
 
 def run_save(args: argparse.Namespace) -> int:
@@ -134,7 +103,7 @@ def run_save(args: argparse.Namespace) -> int:
     if not out.is_dir():
         _err("save", f"{out}: not a directory")
         return 2
-    node = _start(args, {"output_dir": str(out.resolve())})
+    node, stop = _start(args, {"output_dir": str(out.resolve())})
     try:
         result: dict[str, Any] = {}
 
@@ -143,10 +112,10 @@ def run_save(args: argparse.Namespace) -> int:
             result["r"] = (ok, msg)
             return ok or "no snapshot" not in msg
 
-        _spin(node, time.monotonic() + args.timeout, attempt)
+        _spin(node, stop, time.monotonic() + args.timeout, attempt)
         ok, msg = result.get("r") or node.save("restart")
     finally:
-        _stop(node)
+        _stop(node, stop)
     if ok:
         print(msg)
         return 0
@@ -159,17 +128,17 @@ def run_record(args: argparse.Namespace) -> int:
     if not out.is_dir():
         _err("record", f"{out}: not a directory")
         return 2
-    node = _start(args, {"output_dir": str(out.resolve())})
+    node, stop = _start(args, {"output_dir": str(out.resolve())})
     try:
         ok, msg = node.start_recording()
         if not ok:
             _err("record", msg)
             return 2
         print(f"recording to {msg} (Ctrl-C to stop)", file=sys.stderr)
-        _spin(node, time.monotonic() + args.duration if args.duration > 0 else None)
+        _spin(node, stop, time.monotonic() + args.duration if args.duration > 0 else None)
         ok, msg = node.stop_recording()
     finally:
-        _stop(node)
+        _stop(node, stop)
     if not ok:
         _err("record", msg)
         return 2
@@ -189,7 +158,7 @@ def run_replay(args: argparse.Namespace) -> int:
     params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
         "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
         "publish_clock": bool(args.clock)}
-    node = _start(args, params)
+    node, stop = _start(args, params)
     try:
         if is_file:
             ok, msg = node.replay(str(path.resolve()))
@@ -197,7 +166,7 @@ def run_replay(args: argparse.Namespace) -> int:
                 _err("replay", msg)
                 return 1
             print(msg, file=sys.stderr)
-            _spin(node, time.monotonic() + args.hold if args.hold >= 0 else None)
+            _spin(node, stop, time.monotonic() + args.hold if args.hold >= 0 else None)
             return 0
         ok, msg = node.play(str(path.resolve()))
         if not ok:
@@ -205,11 +174,11 @@ def run_replay(args: argparse.Namespace) -> int:
             return 2
         print(msg, file=sys.stderr)
         player = node._player
-        _spin(node, None, lambda: not player.running)
+        _spin(node, stop, None, lambda: not player.running)
         if player.error:
             _err("replay", player.error)
             return 2
         print(f"published {player.published} messages", file=sys.stderr)
         return 0
     finally:
-        _stop(node)
+        _stop(node, stop)

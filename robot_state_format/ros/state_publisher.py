@@ -245,7 +245,7 @@ class StatePublisher(Node):
         from robot_state_format.ros.tf_publisher import TfPublisher
 
         self._tf = TfPublisher(self)
-        self._send_tf = _serialized_tf_sender(self._tf)
+        self._send_tf = self._tf.send_serialized
         self._world_pub = self.create_publisher(String, "world_state", LATCHED)
         self._description_pub = None
         if not p["use_robot_description_topic"]:
@@ -639,27 +639,6 @@ def patch_model_pose(text: str, pose: tuple[float, ...] | None, parent: str | No
     return out
 
 
-def _serialized_tf_sender(tf: Any) -> Any:
-    """A function publishing TFMessage CDR bytes on /tf through ``tf`` (a TfPublisher).
-
-    Uses ``TfPublisher.send_serialized`` when it exists; otherwise the TfPublisher's own /tf publisher
-    (rclpy publishers accept serialised bytes); as a last resort the bytes are decoded and sent.
-    """
-    direct = getattr(tf, "send_serialized", None)
-    if callable(direct):
-        return direct
-    pub = getattr(tf, "_tf_pub", None) or getattr(getattr(tf, "_broadcaster", None), "pub_tf", None)
-    if pub is not None:
-        return pub.publish
-
-    def decode_and_send(data: bytes) -> None:
-        from rclpy.serialization import deserialize_message
-
-        tf.send(deserialize_message(data, _tf_message_type()).transforms)
-
-    return decode_and_send
-
-
 def _tf_message_type() -> Any:
     from tf2_msgs.msg import TFMessage
 
@@ -683,14 +662,14 @@ def _gid_key(info: Any) -> bytes | None:
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_publisher``: spin the node until SIGINT/SIGTERM."""
-    rclpy.init(args=args if args is not None else sys.argv)
+    from robot_state_format.ros import spin
+
+    stop = spin.init(args if args is not None else sys.argv)
     node: StatePublisher | None = None
     code = 0
     try:
         node = StatePublisher()
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
+        spin.spin(node, stop)
     except (StatePublisherConfigError, rclpy.exceptions.ParameterException) as exc:
         print(f"state_publisher: error: {exc}", file=sys.stderr)
         code = 2
@@ -698,10 +677,7 @@ def main(args: list[str] | None = None) -> int:
         print(f"state_publisher: error: cannot load the robot description:\n{exc}", file=sys.stderr)
         code = 1
     finally:
-        if node is not None:
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
+        spin.finish(stop, node)
     return code
 
 

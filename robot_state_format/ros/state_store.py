@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import rclpy
 from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType,
                                 SetParametersResult)
 from rclpy.event_handler import PublisherEventCallbacks
@@ -704,23 +703,21 @@ class StateStore(Node):
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_store``: spin the node until SIGINT/SIGTERM."""
-    rclpy.init(args=args if args is not None else sys.argv)
+    from robot_state_format.ros import spin
+
+    stop = spin.init(args if args is not None else sys.argv)
     node: StateStore | None = None
     code = 0
     try:
         node = StateStore()
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
+        spin.spin(node, stop)
     except RobotStateFormatError as exc:
         print(f"state_store: error: {exc}", file=sys.stderr)
         code = 2
     finally:
         if node is not None:
             node.shutdown()
-            node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
+        spin.finish(stop, node)
     return code
 
 

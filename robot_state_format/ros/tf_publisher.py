@@ -9,6 +9,8 @@ with the topics and QoS tf2_ros uses, which nothing on the wire can tell apart:
   ``TFMessage`` keyed by ``child_frame_id``; sending a frame again overwrites it in place, and the
   whole set is republished so late joiners get every static frame from the one latched message.
 
+``send_serialized`` publishes an already serialised ``TFMessage`` on ``/tf`` (no Python message built).
+
 ``replace_static`` drops the accumulated set first, so frames removed from a model vanish for late
 joiners too.
 """
@@ -92,6 +94,19 @@ class TfPublisher:
             self._broadcaster.sendTransform(items)
         else:
             self._tf_pub.publish(TFMessage(transforms=items))
+
+    def send_serialized(self, data: bytes) -> None:
+        """Publish one pre-serialised ``tf2_msgs/TFMessage`` (CDR bytes, e.g. from
+        ``rclpy.serialization.serialize_message``) on ``/tf`` without decoding it."""
+        pub = self._tf_pub
+        if pub is None:  # tf2_ros backend: the broadcaster's own publisher (one /tf writer per object)
+            pub = getattr(self._broadcaster, "pub_tf", None)
+        if pub is not None:
+            pub.publish(bytes(data))
+            return
+        from rclpy.serialization import deserialize_message
+
+        self.send(deserialize_message(bytes(data), TFMessage).transforms)
 
     # -- static --------------------------------------------------------------------------------
     @property

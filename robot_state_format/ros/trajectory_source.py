@@ -100,11 +100,12 @@ def main(argv: list[str] | None = None) -> int:
     from sensor_msgs.msg import JointState
 
     from robot_state_format.model.loader import load_model_file
+    from robot_state_format.ros import spin
     from robot_state_format.ros.messages import ns_to_stamp
 
     model = load_model_file(args.model)
     chans, quats = channels(model)
-    rclpy.init(args=[sys.argv[0], *ros_args])
+    stop = spin.init([sys.argv[0], *ros_args])
     node = rclpy.create_node("trajectory_source")
     pub = node.create_publisher(JointState, args.topic,
                                 QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE))
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     def tick() -> None:
         t = time.monotonic() - t0
         if args.duration and t > args.duration:
-            raise SystemExit(0)
+            return
         names, pos, vel = sample(chans, quats, t)
         msg = JointState()
         msg.header.stamp = ns_to_stamp(node.get_clock().now().nanoseconds)
@@ -121,18 +122,11 @@ def main(argv: list[str] | None = None) -> int:
         pub.publish(msg)
 
     node.create_timer(1.0 / args.rate, tick)
-    code = 0
     try:
-        rclpy.spin(node)
-    except (KeyboardInterrupt, rclpy.executors.ExternalShutdownException):
-        pass
-    except SystemExit as exc:
-        code = int(exc.code or 0)
+        spin.spin(node, stop, until=t0 + args.duration if args.duration else None)
     finally:
-        node.destroy_node()
-        if rclpy.ok():
-            rclpy.try_shutdown()
-    return code
+        spin.finish(stop, node)
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+"""Spin nodes until SIGINT/SIGTERM without rclpy's shutdown races (docs/testing.md).
+
+A plain ``rclpy.spin`` with rclpy's own signal handlers sometimes loses the wake-up (``spin`` then
+blocks until another message arrives) or raises ``RCLError: context is not valid`` when the context is
+shut down between two waits. Here rclpy is initialised without its handlers; SIGINT/SIGTERM only set a
+:class:`Stop` flag, and :func:`spin` waits in bounded steps (``timeout_sec``), so a stop is seen within
+one step and the context is shut down by :func:`finish`, after the node's own clean-up.
+
+Typical ``main``::
+
+    stop = init(args)
+    node = None
+    try:
+        node = MyNode()
+        spin(node, stop)
+    finally:
+        finish(stop, node)
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+import rclpy
+from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
+from rclpy.signals import SignalHandlerOptions
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class Stop:
+    """A flag set by SIGINT/SIGTERM (once :meth:`install` ran) or by :meth:`request`."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.signum: int | None = None
+        self._old: dict[int, Any] = {}
+
+    def request(self, signum: int | None = None) -> None:
+        self.requested = True
+        if signum is not None and self.signum is None:
+            self.signum = signum
+
+    def _handler(self, signum: int, frame: FrameType | None) -> None:
+        self.request(signum)
+
+    def install(self) -> Stop:
+        """Handle SIGINT and SIGTERM with this flag (main thread only); returns self."""
+        for s in STOP_SIGNALS:
+            self._old[s] = signal.signal(s, self._handler)
+        return self
+
+    def restore(self) -> None:
+        """Put back the handlers :meth:`install` replaced."""
+        for s, h in self._old.items():
+            signal.signal(s, h)
+        self._old.clear()
+
+
+def init(args: list[str] | None = None) -> Stop:
+    """``rclpy.init`` without rclpy's signal handlers, and a :class:`Stop` handling SIGINT/SIGTERM."""
+    stop = Stop().install()
+    try:
+        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+    except BaseException:
+        stop.restore()
+        raise
+    return stop
+
+
+def spin(nodes: Node | list[Node], stop: Stop, *, until: float | None = None,
+         done: Callable[[], bool] | None = None, timeout_sec: float = 0.25) -> bool:
+    """Execute the callbacks of ``nodes`` until ``stop`` is requested, monotonic ``until`` passes,
+    ``done()`` is true or the context is shut down; returns ``stop.requested``.
+
+    Waits last at most ``timeout_sec``. An error raised once the stop was requested or the context is
+    down is a side effect of stopping and ignored; earlier ones propagate.
+    """
+    node_list = nodes if isinstance(nodes, list) else [nodes]
+    context = node_list[0].context if node_list else None
+    executor = SingleThreadedExecutor(context=context)
+    for n in node_list:
+        executor.add_node(n)
+    try:
+        while not stop.requested and context is not None and context.ok():
+            if until is not None and time.monotonic() >= until:
+                break
+            if done is not None and done():
+                break
+            wait = timeout_sec if until is None else max(0.0, min(timeout_sec, until - time.monotonic()))
+            executor.spin_once(timeout_sec=wait)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        stop.request()
+    except Exception:
+        if not stop.requested and context is not None and context.ok():
+            raise
+    finally:
+        for n in node_list:
+            executor.remove_node(n)
+        executor.shutdown(timeout_sec=0)
+    if context is not None and not context.ok():
+        stop.request()
+    return stop.requested
+
+
+def finish(stop: Stop, *nodes: Node | None) -> None:
+    """Destroy ``nodes``, shut rclpy down and restore the signal handlers (errors of a context that is
+    already down are ignored)."""
+    try:
+        for n in nodes:
+            if n is not None:
+                try:
+                    n.destroy_node()
+                except Exception:  # noqa: BLE001 - destroying after an external shutdown
+                    if rclpy.ok():
+                        raise
+        rclpy.try_shutdown()
+    finally:
+        stop.restore()
