@@ -1,25 +1,17 @@
-"""The README's main command (``./run demo``): load the bundled sample model and print its frames.
+"""The README's main command (``./run demo [args]``): the real demo, :mod:`robot_state_format.demo`.
 
-This is the placeholder demo; it grows into the node demo once state_publisher exists.
+Arguments go to it unchanged (``./run demo --help``): a model file, ``--out DIR``, ``--record-seconds S``.
 """
 
 from __future__ import annotations
 
-import subprocess
 import sys
-from pathlib import Path
-
-SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
-DEFAULT_SAMPLE = "double_pendulum.urdf"
 
 
 def main(argv: list[str]) -> int:
-    model = Path(argv[0]) if argv else SAMPLES / DEFAULT_SAMPLE
-    if not model.exists():
-        print(f"demo: sample model {model} not found", file=sys.stderr)
-        return 2
-    print(f"# frames of {model.name}", flush=True)
-    return subprocess.call([sys.executable, "-m", "robot_state_format", "frames", str(model)])
+    from robot_state_format.demo import main as demo_main
+
+    return demo_main(argv)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 * ``ros`` (function): a ``RosHarness``: an in-process rclpy node with wait/collect helpers and
   ``start_node`` for node subprocesses, all stopped (SIGINT, then SIGTERM) after the test.
+* ``ros_module`` (module): the same, shared by one module's tests; processes stop after its last test.
 * ``ros_node`` (function): just the harness's ``rclpy.node.Node``.
 * ``start_node`` (function): the harness's ``start_node`` function.
 * ``ros_context`` (session): the rclpy context those nodes live in (not rclpy's global one).
@@ -45,6 +46,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     outcome = yield
     report = outcome.get_result()
     harness = getattr(item, "_rsf_ros_harness", None)
+    if harness is None or not harness.processes:  # the module's harness (``ros_module``), if any
+        module = item.getparent(pytest.Module)
+        harness = getattr(module, "_rsf_ros_harness", None) or harness
     if report.failed and harness is not None and harness.processes:
         report.sections.append((f"node processes ({report.when})", harness.report()))
 
@@ -63,6 +67,20 @@ def ros(ros_context: Any, tmp_path_factory: pytest.TempPathFactory,
         request: pytest.FixtureRequest) -> Iterator[RosHarness]:
     """A ``RosHarness`` for this test; started node processes are stopped and logs kept in its workdir."""
     workdir = tmp_path_factory.mktemp("ros")
+    harness = RosHarness(ros_context, workdir)
+    request.node._rsf_ros_harness = harness
+    try:
+        yield harness
+    finally:
+        harness.close()
+
+
+@pytest.fixture(scope="module")
+def ros_module(ros_context: Any, tmp_path_factory: pytest.TempPathFactory,
+               request: pytest.FixtureRequest) -> Iterator[RosHarness]:
+    """A ``RosHarness`` shared by the tests of one module: node processes started through it run until
+    the module's last test is done (start expensive nodes once); failures report them like ``ros``."""
+    workdir = tmp_path_factory.mktemp("ros_module")
     harness = RosHarness(ros_context, workdir)
     request.node._rsf_ros_harness = harness
     try:

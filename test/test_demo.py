@@ -39,3 +39,14 @@ def test_demo_runs_and_writes_everything(tmp_path: Path) -> None:
     # every child was stopped: no demo process is left behind
     left = subprocess.run(["pgrep", "-f", str(out)], capture_output=True, text=True).stdout.split()
     assert left == []
+
+
+def test_run_demo_script_passes_its_arguments_to_the_demo(tmp_path: Path) -> None:
+    script = Path(__file__).resolve().parents[1] / "scripts" / "demo.py"
+    helped = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
+    assert helped.returncode == 0 and "--record-seconds" in helped.stdout
+    missing = tmp_path / "no_such_robot.urdf"
+    refused = subprocess.run([sys.executable, str(script), str(missing), "--out", str(tmp_path / "o")],
+                             capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and f"{missing}: no such file" in refused.stderr
+    assert not (tmp_path / "o").exists()
