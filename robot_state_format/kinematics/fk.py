@@ -689,7 +689,7 @@ def _joint_rates(tree: CompiledTree, qat: FloatArray, vat: FloatArray) -> tuple[
 class _TwistKernel:
     """Constant motion of the one-coordinate joints in their child frames (see :func:`_twists`)."""
 
-    s: FloatArray  # (njoints, 2, 3, 1): [linear, angular] per unit rate, in the child frame (0: others)
+    s: FloatArray  # (2, 3, njoints, 1): [linear, angular] per unit rate, in the child frame (0: others)
     col: IntArray  # (njoints,) the rate's va column (nva: none, a zero row)
     generic: IntArray  # joints with several coordinates (universal, revolute2, planar, ball, floating)
 
@@ -700,7 +700,7 @@ def _twist_kernel(tree: CompiledTree) -> _TwistKernel:
         return cached
     cons = tree._twist_constants()
     nj = tree.njoints
-    sm = np.zeros((nj, 2, 3, 1))
+    sm = np.zeros((nj, 2, 3, 1))  # filled per joint, then held as (2, 3, njoints, 1)
     col = np.full(nj, tree.nva, dtype=np.intp)
     rt = cons.offset_r[..., 0].transpose(0, 2, 1)  # R_JC^T per joint
     for g, ax, pitch in zip(tree.rotary, cons.rot_axes, cons.rot_pitch):
@@ -714,52 +714,56 @@ def _twist_kernel(tree: CompiledTree) -> _TwistKernel:
             sm[j, 0, :, 0] = rt[j] @ cons.pri_axes[i, :, 0]
             col[j] = tree.joint_va[j]
     generic = [g.joints for g in (tree.two_axis, tree.planar) if g is not None] + [g.joints for g in tree.quaternion]
-    kern = _TwistKernel(sm, col, np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp))
+    kern = _TwistKernel(np.ascontiguousarray(sm.transpose(1, 2, 0, 3)), col,
+                        np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp))
     tree._cache["twist"] = kern
     return kern
 
 
-_P1 = np.array([1, 2, 0])  # (a x b)_i = a[P1] b[P2] - a[P2] b[P1]
-_P2 = np.array([2, 0, 1])
-
-
 def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatArray, body: bool) -> FloatArray:
-    """``(nlinks, 6, C)`` twists from transposed poses ``(nlinks + 1, 4, 3, C)`` (element-wise only).
+    """``(nlinks, 6, C)`` twists (a view) from transposed poses ``(nlinks + 1, 4, 3, C)``; element-wise only.
 
     Each joint adds ``dw`` (angular) and ``dv`` (velocity of its child's origin) in the root frame;
     a link's angular velocity is the sum over the joints above it, and the velocity of its origin
-    ``p`` is ``A + w x p`` with ``A`` the sum of ``dv - dw x p_child``: two sums per depth level.
+    ``p`` is ``A + w x p`` with ``A`` the sum of ``dv - dw x p_child``: one sum per depth level.
+    Vectors are held component first, ``(3, links, C)``, so every operation runs over all links
+    (and configurations) at once.
     """
     nl, nr, c = tree.nlinks, tree.nroot, qat.shape[1]
     kern = _twist_kernel(tree)
-    w_pose = np.ascontiguousarray(w_pose)  # (one configuration: a transposed view) contiguous operands are faster
+    wp = np.ascontiguousarray(w_pose[:nl].transpose(1, 2, 0, 3))  # (4[j], 3[i], links, C): R^T rows, then p
     rate = np.concatenate([vat, np.zeros((1, c))])[kern.col]  # (njoints, C)
-    x = kern.s * rate[:, None, None, :]  # (njoints, 2, 3, C) in the child frames
+    x = kern.s * rate  # (2, 3, njoints, C): [uc, wc] in the child frames
     if kern.generic.size:
         cons = tree._twist_constants()
         g = kern.generic
         wj, vj = _joint_rates(tree, qat, vat)
         uj = vj[g] + _cross(wj[g], cons.offset_t[g])
-        x[g, 1] = _rotate_t_const(cons.offset_r[g], wj[g])
-        x[g, 0] = _rotate_t_const(cons.offset_r[g], uj)
-    t = w_pose[nr:nl, None, :3] * x[:, :, :, None, :]  # (k, 2, 3[j], 3[i], C)
-    z = np.zeros((nl + 1, 2, 3, c))  # [A, w] per link; last slot: the root frame (at rest)
-    d = z[nr:nl]
-    np.add(t[:, :, 0], t[:, :, 1], out=d)
-    d += t[:, :, 2]  # [dv, dw] in the root frame
-    pos = w_pose[:nl, 3]  # (nlinks, 3, C)
-    p1, p2 = pos[:, _P1], pos[:, _P2]
-    dw = d[:, 1]
-    d[:, 0] -= dw[:, _P1] * p2[nr:] - dw[:, _P2] * p1[nr:]  # dv - dw x p
+        x[1][:, g] = _rotate_t_const(cons.offset_r[g], wj[g]).transpose(1, 0, 2)
+        x[0][:, g] = _rotate_t_const(cons.offset_r[g], uj).transpose(1, 0, 2)
+    z = np.zeros((2, 3, nl + 1, c))  # [A, w] per link; last slot: the root frame (at rest)
+    r = wp[:, :, nr:nl]
+    d = z[:, :, nr:nl]
+    np.multiply(r[0], x[:, 0, None], out=d)
+    d += r[1] * x[:, 1, None]
+    d += r[2] * x[:, 2, None]  # [dv, dw] = R [uc, wc] in the root frame
+    pos = np.concatenate([wp[3], wp[3, :2]])  # (5, links, C): rows 1-3 and 2-4 are p rolled by 1 and 2
+    dw = np.concatenate([d[1], d[1, :2]])
+    d[0] -= dw[1:4] * pos[2:5, nr:] - dw[2:5] * pos[1:4, nr:]  # dv - dw x p
+    zl = np.ascontiguousarray(z.reshape(6, nl + 1, c).transpose(1, 0, 2)).reshape(nl + 1, 6 * c)  # link first
     for lv in _plan(tree).levels:
-        z[lv.start:lv.stop] += z[lv.par]
-    z = z[:nl]
-    w = z[:, 1]
-    z[:, 0] += w[:, _P1] * p2 - w[:, _P2] * p1  # A + w x p
-    if body:
-        z[:, 0] = _rotate_t(w_pose[:nl], z[:, 0])
-        z[:, 1] = _rotate_t(w_pose[:nl], z[:, 1])
-    return z.reshape(nl, 6, c)
+        zl[lv.start:lv.stop] += zl.take(lv.par, axis=0)
+    z = np.ascontiguousarray(zl[:nl].reshape(nl, 6, c).transpose(1, 0, 2)).reshape(2, 3, nl, c)
+    w = np.concatenate([z[1], z[1, :2]])
+    z[0] += w[1:4] * pos[2:5] - w[2:5] * pos[1:4]  # A + w x p
+    if body:  # R^T v: component j is sum_i R_ij v_i
+        for k in range(2):
+            v = z[k].copy()
+            t = wp[:3, 0] * v[0]
+            t += wp[:3, 1] * v[1]
+            t += wp[:3, 2] * v[2]
+            z[k] = t
+    return z.reshape(6, nl, c).transpose(1, 0, 2)
 
 
 def _check_frame(frame: str) -> bool:

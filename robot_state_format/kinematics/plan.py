@@ -20,6 +20,7 @@ contiguous, so one stacked matrix product ``G_c (4x4) @ W[parent] (4 x 3C)`` (BL
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -89,7 +90,7 @@ def transposed(m: FloatArray) -> FloatArray:
     return np.ascontiguousarray(np.asarray(m, dtype=np.float64).T)
 
 
-def aligned_columns(axis: FloatArray) -> tuple[int, int, float] | None:
+def aligned_columns(axis: Sequence[float] | FloatArray) -> tuple[int, int, float] | None:
     """Columns mixed by a rotation about ``axis`` if it is exactly +-X/Y/Z: ``(a, b, sign)``."""
     for i, (a, b) in enumerate(((1, 2), (2, 0), (0, 1))):
         if abs(float(axis[i])) == 1.0 and float(axis[(i + 1) % 3]) == 0.0 and float(axis[(i + 2) % 3]) == 0.0:

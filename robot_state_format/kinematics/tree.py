@@ -397,17 +397,36 @@ def _as_values(value: object, joint: str, n: int, what: str) -> FloatArray:
 # compilation
 
 
-def _unit(v: Sequence[float] | None, default: tuple[float, float, float], joint: Joint, what: str) -> FloatArray:
-    a = np.array(default if v is None else v, dtype=np.float64)
-    n = float(np.linalg.norm(a)) if a.shape == (3,) else float("nan")
+def _unit3(v: Sequence[float] | None, default: tuple[float, float, float], joint: Joint,
+           what: str) -> tuple[float, float, float]:
+    """``v`` (or ``default``) scaled to unit length, as three floats (plain Python: cheaper than numpy)."""
+    src = default if v is None else v
+    try:
+        x, y, z = (float(c) for c in src)
+    except (TypeError, ValueError):
+        raise KinematicsError(f"joint {joint.name!r}: {what} must be a non-zero finite 3-vector, got {v!r}") from None
+    n = math.sqrt(x * x + y * y + z * z)
     if not math.isfinite(n) or n < 1e-12:
         raise KinematicsError(f"joint {joint.name!r}: {what} must be a non-zero finite 3-vector, got {v!r}")
-    return a / n
+    return x / n, y / n, z / n
+
+
+def _unit(v: Sequence[float] | None, default: tuple[float, float, float], joint: Joint, what: str) -> FloatArray:
+    return np.array(_unit3(v, default, joint, what))
 
 
 def _skew(a: FloatArray) -> FloatArray:
     k = np.zeros((4, 4))
     k[:3, :3] = [[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]]
+    return k
+
+
+def _skews(axes: FloatArray) -> FloatArray:
+    """``(g, 4, 4)`` cross-product matrices of unit axes ``(g, 3)``."""
+    k = np.zeros((len(axes), 4, 4))
+    x, y, z = axes[:, 0], axes[:, 1], axes[:, 2]
+    k[:, 0, 1], k[:, 0, 2], k[:, 1, 2] = -z, y, -x
+    k[:, 1, 0], k[:, 2, 0], k[:, 2, 1] = z, -y, x
     return k
 
 
@@ -417,16 +436,24 @@ def _translation(a: FloatArray) -> FloatArray:
     return t
 
 
+def _planar_basis3(n: Sequence[float] | FloatArray) -> tuple[tuple[float, float, float], tuple[float, float, float]]:
+    x, y, z = (float(c) for c in n)
+    mags = [abs(x), abs(y), abs(z)]
+    i = mags.index(min(mags))  # first index of the smallest |n_i|
+    u = [0.0, 0.0, 0.0]
+    u[i] = 1.0
+    ni = (x, y, z)[i]
+    e = (u[0] - ni * x, u[1] - ni * y, u[2] - ni * z)
+    m = math.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2])
+    e1 = (e[0] / m, e[1] / m, e[2] / m)
+    e2 = (y * e1[2] - z * e1[1], z * e1[0] - x * e1[2], x * e1[1] - y * e1[0])
+    return e1, e2
+
+
 def planar_basis(normal: Sequence[float] | FloatArray) -> tuple[FloatArray, FloatArray]:
     """In-plane basis ``(e1, e2)`` of a planar joint with unit normal ``normal`` (see module doc)."""
-    n = np.asarray(normal, dtype=np.float64)
-    i = int(np.argmin(np.abs(n)))  # first index of the smallest |n_i|
-    u = np.zeros(3)
-    u[i] = 1.0
-    e1 = u - float(n @ u) * n
-    e1 /= np.linalg.norm(e1)
-    e2 = np.cross(n, e1)
-    return e1, e2
+    e1, e2 = _planar_basis3(normal)
+    return np.array(e1), np.array(e2)
 
 
 def _transform(t: object, joint: Joint, what: str) -> FloatArray:
@@ -486,11 +513,18 @@ def compile_model(model: Model) -> CompiledTree:
     for j in frontier:
         link_depth[j.child] = 0
     default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)
+    all_origins = _transforms([j.origin for j in joints], joints, "origin")
+    all_offsets = _transforms([j.child_offset for j in joints], joints, "child_offset")
+    offset_is_eye = (all_offsets == _EYE4).all(axis=(1, 2)).tolist() if joints else []
+    infos = {j.name: _joint_info(j, default_axis, all_offsets[i], offset_is_eye[i]) for i, j in enumerate(joints)}
 
     def kind(j: Joint) -> int:
-        return _plan_kind(j, default_axis)
+        return infos[j.name].kind
 
-    level0_joints = sorted(frontier, key=lambda j: (kind(j), _held_transformed(j, default_axis)))
+    def held(j: Joint) -> bool:
+        return infos[j.name].held
+
+    level0_joints = sorted(frontier, key=lambda j: (kind(j), held(j)))
     order.extend(j.child for j in level0_joints)
     joint_order.extend(level0_joints)
     current = list(order)
@@ -500,7 +534,7 @@ def compile_model(model: Model) -> CompiledTree:
             nxt.extend(children.get(name, []))
         pos = {n: i for i, n in enumerate(order)}
         # within a level, group joints by how the pose kernel treats them, then by parent
-        nxt.sort(key=lambda j: (kind(j), _held_transformed(j, default_axis), pos[j.parent]))
+        nxt.sort(key=lambda j: (kind(j), held(j), pos[j.parent]))
         for j in nxt:
             link_depth[j.child] = link_depth[j.parent] + 1
         order.extend(j.child for j in nxt)
@@ -541,13 +575,20 @@ def compile_model(model: Model) -> CompiledTree:
     nqa = nva = 0
     qa_index: dict[str, tuple[int, int]] = {}
     va_index: dict[str, tuple[int, int]] = {}
+    nqs = [j.type.nq for j in joint_order]
+    nvs = [j.type.nv for j in joint_order]
+    qa_start = [-1] * len(names)
+    va_start = [-1] * len(names)
     for k, j in enumerate(joint_order):
-        if j.nq > 0:
-            joint_qa[k], joint_va[k] = nqa, nva
-            qa_index[j.name] = (nqa, nqa + j.nq)
-            va_index[j.name] = (nva, nva + j.nv)
-            nqa += j.nq
-            nva += j.nv
+        nq, nv = nqs[k], nvs[k]
+        if nq > 0:
+            qa_start[k], va_start[k] = nqa, nva
+            qa_index[j.name] = (nqa, nqa + nq)
+            va_index[j.name] = (nva, nva + nv)
+            nqa += nq
+            nva += nv
+    joint_qa[:] = qa_start
+    joint_va[:] = va_start
 
     mimic_q, mimic_v, followers, mimicked = _compile_mimic(model, joint_order, jidx, joint_qa, joint_va)
 
@@ -558,14 +599,15 @@ def compile_model(model: Model) -> CompiledTree:
     moving: list[str] = []
     quat_q_cols: list[tuple[str, int]] = []
     for k, j in enumerate(joint_order):
-        if j.nq == 0 or j.name in followers:
+        nq, nv = nqs[k], nvs[k]
+        if nq == 0 or j.name in followers:
             continue
         moving.append(j.name)
         q0, v0 = len(q_to_qa), len(v_to_va)
-        q_index[j.name] = (q0, q0 + j.nq)
-        v_index[j.name] = (v0, v0 + j.nv)
-        q_to_qa.extend(range(int(joint_qa[k]), int(joint_qa[k]) + j.nq))
-        v_to_va.extend(range(int(joint_va[k]), int(joint_va[k]) + j.nv))
+        q_index[j.name] = (q0, q0 + nq)
+        v_index[j.name] = (v0, v0 + nv)
+        q_to_qa.extend(range(qa_start[k], qa_start[k] + nq))
+        v_to_va.extend(range(va_start[k], va_start[k] + nv))
         if j.type is JointType.BALL:
             quat_q_cols.append((j.name, q0))
         elif j.type is JointType.FLOATING:
@@ -574,6 +616,9 @@ def compile_model(model: Model) -> CompiledTree:
         j.name: sorted(m.dof for m in j.mimic) for j in joint_order if j.mimic and j.name not in followers
     }
 
+    model_index = {j.name: i for i, j in enumerate(joints)}
+    order_idx = np.array([model_index[j.name] for j in joint_order], dtype=np.intp)
+    origins, offsets = all_origins[order_idx], all_offsets[order_idx]
     tree = CompiledTree(
         model_name=model.name if not model.is_world else "",
         pose=np.array(model.pose, dtype=np.float64),
@@ -608,8 +653,7 @@ def compile_model(model: Model) -> CompiledTree:
         planar=None,
         quaternion=[],
         quat_q_cols=quat_q_cols,
-        child_offset=np.stack([_transform(j.child_offset, j, "child_offset") for j in joint_order])
-        if joint_order else np.zeros((0, 4, 4)),
+        child_offset=offsets,
         constraint_names=list(model.constraints),
         _q_index=q_index,
         _v_index=v_index,
@@ -617,9 +661,69 @@ def compile_model(model: Model) -> CompiledTree:
         _va_index=va_index,
         _partial_mimic=partial,
     )
-    _compile_groups(tree, model, joint_order)
-    tree.plan = _compile_plan(tree, model, joint_order)
+    ji = [infos[j.name] for j in joint_order]
+    _compile_groups(tree, joint_order, ji, origins, offsets)
+    tree.plan = _compile_plan(tree, joint_order, ji, origins, offsets)
     return tree
+
+
+def _transforms(ts: list[object], joints: list[Joint], what: str) -> FloatArray:
+    """``(n, 4, 4)`` finite transforms (``KinematicsError`` naming the first bad joint)."""
+    if not ts:
+        return np.zeros((0, 4, 4))
+    try:
+        a = np.array(ts, dtype=np.float64)
+    except (TypeError, ValueError):
+        a = np.zeros(0)
+    if a.shape == (len(ts), 4, 4) and math.isfinite(float(a.sum())):
+        return a
+    for t, j in zip(ts, joints):
+        _transform(t, j, what)
+    raise KinematicsError(f"{what}: every joint's must be a finite 4x4 transform")  # pragma: no cover
+
+
+@dataclass
+class _JointInfo:
+    """What the compilation needs of one joint, computed once."""
+
+    kind: int
+    axis: tuple[float, float, float] | None  # unit axis (None: fixed, ball, floating)
+    q: FloatArray | None  # revolute/continuous: the change of basis Q (None: I, an axis along +-X/Y/Z)
+    sign: float  # revolute/continuous: sign of the coordinate axis
+    held: bool  # the pose kernel holds the child as X D^-1 (D = Q^T child_offset != I)
+
+
+_AXIS_TYPES = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.SCREW, JointType.PRISMATIC,
+               JointType.UNIVERSAL, JointType.REVOLUTE2)
+
+
+def _joint_info(j: Joint, default_axis: tuple[float, float, float], b: FloatArray, b_is_eye: bool) -> _JointInfo:
+    """``b``: the joint's child offset (validated), ``b_is_eye``: whether it is the identity."""
+    t = j.type
+    if t is JointType.FIXED:
+        return _JointInfo(KIND_FIXED, None, None, 1.0, False)
+    if t is JointType.PLANAR:
+        return _JointInfo(KIND_GENERIC, _unit3(j.axis, (0.0, 0.0, 1.0), j, "axis"), None, 1.0, False)
+    if t not in _AXIS_TYPES:
+        return _JointInfo(KIND_GENERIC, None, None, 1.0, False)
+    ax = _unit3(j.axis, default_axis, j, "axis")
+    if t is JointType.SCREW:
+        return _JointInfo(KIND_GENERAL, ax, None, 1.0, False)
+    if t is JointType.PRISMATIC:
+        return _JointInfo(KIND_PRISMATIC, ax, None, 1.0, False)
+    if t not in (JointType.REVOLUTE, JointType.CONTINUOUS):
+        return _JointInfo(KIND_GENERIC, ax, None, 1.0, False)
+    cols = aligned_columns(ax)
+    if cols is None:  # turned onto Z by Q = [e1 e2 axis] (the planar basis)
+        e1, e2 = _planar_basis3(ax)
+        q = np.eye(4)
+        q[:3, :3] = np.array([e1, e2, ax]).T
+        return _JointInfo(KIND_ALIGNED_Z, ax, q, 1.0, not np.array_equal(q.T @ b, _EYE4))
+    kind = (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z)[(1, 2, 0).index(cols[0])]
+    return _JointInfo(kind, ax, None, cols[2], not b_is_eye)
+
+
+_EYE4 = np.eye(4)
 
 
 def _compile_mimic(
@@ -693,55 +797,70 @@ def _compile_mimic(
     return levels_q, levels_v, followers, np.array(sorted(entries), dtype=np.intp)
 
 
-def _compile_groups(tree: CompiledTree, model: Model, joint_order: list[Joint]) -> None:
-    default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)
-    fixed_j: list[int] = []
-    fixed_x: list[FloatArray] = []
-    rot: dict[str, tuple[list[int], list[int], list[FloatArray], list[FloatArray], list[FloatArray], list[FloatArray]]] = {}
-    pri: tuple[list[int], list[int], list[FloatArray], list[FloatArray], list[FloatArray]] = ([], [], [], [], [])
+def _tops(m: FloatArray) -> FloatArray:
+    """``(g, 4, 4)`` transforms to the kernels' ``(3, 4, g, 1)`` layout (see :func:`_stack`)."""
+    return np.ascontiguousarray(m[:, :3, :].transpose(1, 2, 0)[..., None])
+
+
+def _compile_groups(tree: CompiledTree, joint_order: list[Joint], infos: list[_JointInfo], origins: FloatArray,
+                    offsets: FloatArray) -> None:
+    """Per-type constants (fixed, rotary and prismatic ones computed for the whole group at once)."""
+    by_type: dict[JointType, list[int]] = {}
+    for k, j in enumerate(joint_order):
+        by_type.setdefault(j.type, []).append(k)
+
+    def idx(*types: JointType) -> IntArray:
+        return np.array(sorted(k for t in types for k in by_type.get(t, [])), dtype=np.intp)
+
+    fixed = idx(JointType.FIXED)
+    tree.fixed_joints = fixed
+    tree.fixed_x = _tops(origins[fixed] @ offsets[fixed]) if fixed.size else np.zeros((3, 4, 0, 1))
+    rot_axes: list[FloatArray] = []
+    rot_pitch: list[FloatArray] = []
+    for types in ((JointType.REVOLUTE, JointType.CONTINUOUS), (JointType.SCREW,)):
+        ks = idx(*types)
+        if not ks.size:
+            continue
+        a, b = origins[ks], offsets[ks]
+        axes = np.array([infos[k].axis for k in ks], dtype=np.float64)
+        kk = _skews(axes)
+        ak = a @ kk
+        m0, m1, m2 = _tops(a @ b), _tops(ak @ b), _tops(ak @ kk @ b)
+        pitch = np.zeros(len(ks))
+        m3 = None
+        if types[0] is JointType.SCREW:
+            pitch = np.array([float(joint_order[k].screw_pitch) for k in ks]) / (2.0 * math.pi)
+            if not np.all(np.isfinite(pitch)):
+                bad = joint_order[int(ks[np.nonzero(~np.isfinite(pitch))[0][0]])]
+                raise KinematicsError(f"joint {bad.name!r}: screw pitch must be finite")
+            tr = np.zeros((len(ks), 4, 4))
+            tr[:, :3, 3] = axes * pitch[:, None]
+            m3 = _tops(a @ tr @ b)
+        tree.rotary.append(RotaryGroup(ks, tree.joint_qa[ks], m0, m1, m2, m3, np.ascontiguousarray(m0 + m2)))
+        rot_axes.append(np.ascontiguousarray(axes[:, :, None]))
+        rot_pitch.append(pitch.reshape(-1, 1, 1))
+    pri = idx(JointType.PRISMATIC)
+    pri_axes = np.zeros((0, 3))
+    if pri.size:
+        a, b = origins[pri], offsets[pri]
+        ab = a @ b
+        pri_axes = np.array([infos[k].axis for k in pri], dtype=np.float64)
+        d = (a[:, :3, :3] @ pri_axes[:, :, None])[..., 0]
+        tree.prismatic = PrismaticGroup(pri, tree.joint_qa[pri], np.ascontiguousarray(ab[:, :3, :3].transpose(1, 2, 0)[..., None]),
+                                        np.ascontiguousarray(ab[:, :3, 3].T[..., None]),
+                                        np.ascontiguousarray(d.T[..., None]))
     two: tuple[list[int], list[int], list[list[FloatArray]], list[list[FloatArray]]] = ([], [], [], [])
     pla: tuple[list[int], list[int], list[list[FloatArray]], list[FloatArray], list[FloatArray]] = ([], [], [], [], [])
     quat: dict[bool, tuple[list[int], list[int], list[FloatArray], list[FloatArray]]] = {}
-    rot_axes: dict[str, tuple[list[FloatArray], list[float]]] = {}
-    pri_axes: list[FloatArray] = []
     two_axes: list[tuple[FloatArray, FloatArray]] = []
     pla_axes: list[tuple[FloatArray, FloatArray, FloatArray]] = []
-    for k, j in enumerate(joint_order):
-        a = _transform(j.origin, j, "origin")
-        b = _transform(j.child_offset, j, "child_offset")
+    for k in idx(JointType.UNIVERSAL, JointType.REVOLUTE2, JointType.PLANAR, JointType.BALL, JointType.FLOATING):
+        j = joint_order[k]
+        a, b = origins[k], offsets[k]
         col = int(tree.joint_qa[k])
         t = j.type
-        if t is JointType.FIXED:
-            fixed_j.append(k)
-            fixed_x.append(_top(a @ b))
-        elif t in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.SCREW):
-            ax = _unit(j.axis, default_axis, j, "axis")
-            kk = _skew(ax)
-            key = "screw" if t is JointType.SCREW else "rev"
-            g = rot.setdefault(key, ([], [], [], [], [], []))
-            g[0].append(k)
-            g[1].append(col)
-            g[2].append(_top(a @ b))
-            g[3].append(_top(a @ kk @ b))
-            g[4].append(_top(a @ kk @ kk @ b))
-            pitch = float(j.screw_pitch) if t is JointType.SCREW else 0.0
-            if not math.isfinite(pitch):
-                raise KinematicsError(f"joint {j.name!r}: screw pitch must be finite")
-            g[5].append(_top(a @ _translation(ax * (pitch / (2.0 * math.pi))) @ b))
-            ra = rot_axes.setdefault(key, ([], []))
-            ra[0].append(ax)
-            ra[1].append(pitch / (2.0 * math.pi))
-        elif t is JointType.PRISMATIC:
-            ax = _unit(j.axis, default_axis, j, "axis")
-            ab = a @ b
-            pri[0].append(k)
-            pri[1].append(col)
-            pri[2].append(ab[:3, :3].copy())
-            pri[3].append(ab[:3, 3].copy())
-            pri[4].append(a[:3, :3] @ ax)
-            pri_axes.append(ax)
-        elif t in (JointType.UNIVERSAL, JointType.REVOLUTE2):
-            a1 = _unit(j.axis, default_axis, j, "axis")
+        if t in (JointType.UNIVERSAL, JointType.REVOLUTE2):
+            a1 = np.array(infos[k].axis)
             a2 = _unit(j.axis2, (0.0, 0.0, 1.0), j, "axis2")
             k1, k2 = _skew(a1), _skew(a2)
             two[0].append(k)
@@ -750,7 +869,7 @@ def _compile_groups(tree: CompiledTree, model: Model, joint_order: list[Joint]) 
             two[3].append([_top(b), _top(k2 @ b), _top(k2 @ k2 @ b)])
             two_axes.append((a1, a2))
         elif t is JointType.PLANAR:
-            n = _unit(j.axis, (0.0, 0.0, 1.0), j, "axis")
+            n = np.array(infos[k].axis)
             e1, e2 = planar_basis(n)
             kk = _skew(n)
             pla[0].append(k)
@@ -759,26 +878,12 @@ def _compile_groups(tree: CompiledTree, model: Model, joint_order: list[Joint]) 
             pla[3].append(a[:3, :3] @ e1)
             pla[4].append(a[:3, :3] @ e2)
             pla_axes.append((e1, e2, n))
-        elif t in (JointType.BALL, JointType.FLOATING):
+        else:
             g2 = quat.setdefault(t is JointType.FLOATING, ([], [], [], []))
             g2[0].append(k)
             g2[1].append(col)
             g2[2].append(_top(a))
             g2[3].append(_top(b))
-        else:  # pragma: no cover - every JointType is handled above
-            raise KinematicsError(f"joint {j.name!r}: unsupported type {t.value}")
-    tree.fixed_joints = np.array(fixed_j, dtype=np.intp)
-    tree.fixed_x = _stack(fixed_x) if fixed_x else np.zeros((3, 4, 0, 1))
-    for key in ("rev", "screw"):
-        if key in rot:
-            g = rot[key]
-            m3 = _stack(g[5]) if key == "screw" else None
-            m0, m2 = _stack(g[2]), _stack(g[4])
-            tree.rotary.append(RotaryGroup(np.array(g[0], dtype=np.intp), np.array(g[1], dtype=np.intp),
-                                           m0, _stack(g[3]), m2, m3, np.ascontiguousarray(m0 + m2)))
-    if pri[0]:
-        tree.prismatic = PrismaticGroup(np.array(pri[0], dtype=np.intp), np.array(pri[1], dtype=np.intp),
-                                        _stack(pri[2]), _stack(pri[3]), _stack(pri[4]))
     if two[0]:
         tree.two_axis = TwoAxisGroup(
             np.array(two[0], dtype=np.intp), np.array(two[1], dtype=np.intp),
@@ -791,17 +896,17 @@ def _compile_groups(tree: CompiledTree, model: Model, joint_order: list[Joint]) 
             (_stack([m[0] for m in pla[2]]), _stack([m[1] for m in pla[2]]), _stack([m[2] for m in pla[2]])),
             _stack(pla[3]), _stack(pla[4]),
         )
+
     def vecs(vs: list[FloatArray]) -> FloatArray:
         return np.ascontiguousarray(np.array(vs, dtype=np.float64).reshape(len(vs), 3, 1))
 
     a1s = [a1 for a1, _ in two_axes]
     k2a1 = [np.cross(a2, a1) for a1, a2 in two_axes]
     k2k2a1 = [np.cross(a2, np.cross(a2, a1)) for a1, a2 in two_axes]
-    offsets = tree.child_offset
     tree.twist = TwistConstants(
-        rot_axes=[vecs(rot_axes[k][0]) for k in ("rev", "screw") if k in rot_axes],
-        rot_pitch=[np.array(rot_axes[k][1]).reshape(-1, 1, 1) for k in ("rev", "screw") if k in rot_axes],
-        pri_axes=vecs(pri_axes),
+        rot_axes=rot_axes,
+        rot_pitch=rot_pitch,
+        pri_axes=np.ascontiguousarray(pri_axes.reshape(-1, 3, 1)),
         two=(vecs(a1s), vecs(k2a1), vecs(k2k2a1), vecs([a2 for _, a2 in two_axes])),
         planar=(vecs([e[0] for e in pla_axes]), vecs([e[1] for e in pla_axes]), vecs([e[2] for e in pla_axes])),
         offset_t=np.ascontiguousarray(offsets[:, :3, 3, None]),
@@ -818,79 +923,65 @@ KIND_FIXED, KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z, KIND_GENERAL, KIND_P
 _ROTARY = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.SCREW)
 
 
-def _plan_kind(j: Joint, default_axis: tuple[float, float, float]) -> int:
-    """How the pose kernel treats a joint (see :mod:`.plan`); orders links within a level."""
-    if j.type is JointType.FIXED:
-        return KIND_FIXED
-    if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS):
-        ax = _unit(j.axis, default_axis, j, "axis")
-        cols = aligned_columns(ax)
-        if cols is None:  # turned onto Z by a change of basis (see _rotary_frame)
-            return KIND_ALIGNED_Z
-        return (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z)[(1, 2, 0).index(cols[0])]
-    if j.type is JointType.SCREW:
-        return KIND_GENERAL
-    if j.type is JointType.PRISMATIC:
-        return KIND_PRISMATIC
-    return KIND_GENERIC
-
-
-def _rotary_frame(j: Joint, default_axis: tuple[float, float, float]) -> tuple[FloatArray, FloatArray, float]:
-    """``(Q, D, sign)`` with ``Rot(axis, q) = Q Rot(sign e, q) Q^T`` for a coordinate axis e.
-
-    An axis along +-X/Y/Z keeps ``Q = I`` (``sign`` is its sign); any other axis is turned onto Z
-    by ``Q = [e1 e2 axis]`` (the planar basis).  ``D = Q^T @ child_offset`` is what is left to apply
-    after the rotation: ``X_PC = origin @ Q @ Rot(e, q) @ D``.
-    """
-    ax = _unit(j.axis, default_axis, j, "axis")
-    b = np.asarray(j.child_offset, dtype=np.float64)
-    cols = aligned_columns(ax)
-    q = np.eye(4)
-    sign = 1.0
-    if cols is None:
-        e1, e2 = planar_basis(ax)
-        q[:3, :3] = np.column_stack([e1, e2, ax])
-    else:
-        sign = cols[2]
-    d = q.T @ b
-    return q, d, sign
-
-
-def _held_transformed(j: Joint, default_axis: tuple[float, float, float]) -> bool:
-    """Whether the pose kernel holds the child link as ``X D^-1`` (a revolute joint with ``D != I``)."""
-    if j.type not in (JointType.REVOLUTE, JointType.CONTINUOUS):
-        return False
-    return not np.array_equal(_rotary_frame(j, default_axis)[1], np.eye(4))
-
-
-def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) -> PosePlan:
+def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_JointInfo], origins: FloatArray,
+                  offsets: FloatArray) -> PosePlan:
     """The per-level constants used by the pose kernels (see :mod:`.plan`)."""
-    default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)
-    nl, nr = tree.nlinks, tree.nroot
+    nl, nr, nj = tree.nlinks, tree.nroot, tree.njoints
+    rotary = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.SCREW)
     rot_index: dict[int, int] = {}
     for k, j in enumerate(joint_order):
-        if j.type in _ROTARY:
+        if j.type in rotary:
             rot_index[k] = len(rot_index)
     # sin/cos sharing: a follower q = +-leader (offset 0) reuses the leader's values
     mimic = {}
-    for lv in tree.mimic_q:
-        for d, sidx, m, o in zip(lv.dst, lv.src, lv.mult, lv.off):
-            mimic[int(d)] = (int(sidx), float(m), float(o))
+    for mlv in tree.mimic_q:
+        for d, sidx, m, o in zip(mlv.dst.tolist(), mlv.src.tolist(), mlv.mult.tolist(), mlv.off.tolist()):
+            mimic[d] = (sidx, m, o)
     trig_cols: list[int] = []
+    trig_row: dict[int, int] = {}
     trig_src: list[int] = []
     trig_sign: list[float] = []
+    joint_qa = tree.joint_qa.tolist()
     for k in rot_index:
-        col, sign = int(tree.joint_qa[k]), 1.0
+        col, sign = joint_qa[k], 1.0
         while col in mimic and mimic[col][1] in (1.0, -1.0) and mimic[col][2] == 0.0:
             sign *= mimic[col][1]
             col = mimic[col][0]
-        if col not in trig_cols:
+        if col not in trig_row:
+            trig_row[col] = len(trig_cols)
             trig_cols.append(col)
-        trig_src.append(trig_cols.index(col))
+        trig_src.append(trig_row[col])
         trig_sign.append(sign)
 
-    eye = np.eye(4)
-    link_d = {i: eye for i in range(nl + 1)}  # X_link = F_link @ D: what each held frame F still lacks
+    # X_link = F_link @ D: what each held link's frame F still lacks (D = Q^T child_offset)
+    kinds = [info.kind for info in infos]
+    qmats = np.repeat(_EYE4[None], nj, axis=0)
+    for k, info in enumerate(infos):
+        if info.q is not None:
+            qmats[k] = info.q
+    aligned_kinds = (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z)
+    is_al = np.array([kd in aligned_kinds for kd in kinds], dtype=bool)
+    held = np.array([info.held for info in infos], dtype=bool)
+    link_d = np.repeat(_EYE4[None], nl + 1, axis=0)
+    if held.any():
+        hk = np.nonzero(held)[0]
+        link_d[nr + hk] = qmats[hk].transpose(0, 2, 1) @ offsets[hk]
+    jpar = np.where(tree.joint_parent < 0, nl, tree.joint_parent)
+    parent_held = np.zeros(nj, dtype=bool)
+    if held.any():
+        held_link = np.zeros(nl + 1, dtype=bool)
+        held_link[nr:nl] = held
+        parent_held = held_link[jpar]
+    # a = D_parent @ origin (the parent is held as X D^-1); constant K = a @ Q (aligned) or a @ child_offset
+    amat = origins.copy()
+    if parent_held.any():
+        ph = np.nonzero(parent_held)[0]
+        amat[ph] = link_d[jpar[ph]] @ origins[ph]
+    right = np.where(is_al[:, None, None], qmats, offsets)
+    kmat = amat @ right if nj else np.zeros((0, 4, 4))
+    kt = kmat.transpose(0, 2, 1)  # transposed constants (the layout of LevelPlan)
+    is_generic = np.array([kd == KIND_GENERIC for kd in kinds], dtype=bool)
+
     spans: list[tuple[int, int, IntArray]] = []
     if tree.level0 > nr:
         spans.append((nr, tree.level0, np.full(tree.level0 - nr, nl, dtype=np.intp)))
@@ -898,48 +989,47 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
     levels: list[LevelPlan] = []
     for start, stop, par in spans:
         par = np.where(par < 0, nl, par).astype(np.intp)
-        kinds = [_plan_kind(joint_order[link - nr], default_axis) for link in range(start, stop)]
+        lk = kinds[start - nr:stop - nr]
+        parl = par.tolist()
 
-        def span(kd: int, kinds: list[int] = kinds, start: int = start) -> tuple[int, int]:
-            idx = [i for i, x in enumerate(kinds) if x == kd]
+        def span(kd: int, lk: list[int] = lk, start: int = start) -> tuple[int, int]:
+            idx = [i for i, x in enumerate(lk) if x == kd]
             return (start + idx[0], start + idx[-1] + 1) if idx else (start, start)
 
         aligned: list[tuple[int, int, int, int, int, int]] = []
-        for kd, (ca, cb) in zip((KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z), ((1, 2), (2, 0), (0, 1))):
+        for kd, (ca, cb) in zip(aligned_kinds, ((1, 2), (2, 0), (0, 1))):
             r0, r1 = span(kd)
             if r1 > r0:
                 # rotary rows follow link order, so the group's sin/cos rows are contiguous
                 aligned.append((r0, r1, ca, cb, rot_index[r0 - nr], rot_index[r1 - 1 - nr] + 1))
                 for link in range(r0, r1):
-                    trig_sign[rot_index[link - nr]] *= _rotary_frame(joint_order[link - nr], default_axis)[2]
+                    trig_sign[rot_index[link - nr]] *= infos[link - nr].sign
+        g_stack = np.array(kt[start - nr:stop - nr])
+        gen_rows = is_generic[start - nr:stop - nr]
+        if gen_rows.any():
+            g_stack[gen_rows] = _EYE4
         ge_dp: list[FloatArray] = []
         runs: list[tuple[int, int, int, FloatArray]] = []
         gr_runs: list[tuple[int, int, int, FloatArray, IntArray, IntArray, bool]] = []
         pr_runs: list[tuple[int, int, int, FloatArray, IntArray]] = []
         link = start
         while link < stop:
-            kd, p = kinds[link - start], int(par[link - start])
+            kd, p = lk[link - start], parl[link - start]
             end = link
-            while end < stop and kinds[end - start] == kd and int(par[end - start]) == p:
+            while end < stop and lk[end - start] == kd and parl[end - start] == p:
                 end += 1
-            rows: list[FloatArray] = []
-            extra: list[FloatArray] = []
-            screw = False
-            dp = link_d[p]  # the parent is held as X_parent @ inverse(dp): fold dp into the constants
-            for li in range(link, end):
-                j = joint_order[li - nr]
-                a = dp @ np.asarray(j.origin, dtype=np.float64)
-                b = np.asarray(j.child_offset, dtype=np.float64)
-                if kd in (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z):
-                    qm, dm, _ = _rotary_frame(j, default_axis)
-                    rows.append(transposed(a @ qm))
-                    link_d[li] = dm
-                elif kd == KIND_GENERIC:
-                    ge_dp.append(dp)
-                else:
-                    rows.append(transposed(a @ b))
-                if kd == KIND_GENERAL:
-                    ax = _unit(j.axis, default_axis, j, "axis")
+            ks = list(range(link - nr, end - nr))
+            cols = tree.joint_qa[link - nr:end - nr].copy()
+            if kd != KIND_GENERIC:
+                runs.append((link, end, p, np.ascontiguousarray(g_stack[link - start:end - start].reshape(-1, 4))))
+            else:
+                ge_dp.extend(link_d[p] for _ in ks)
+            if kd == KIND_GENERAL:
+                extra = []
+                screw = False
+                for k in ks:
+                    j, a, b = joint_order[k], amat[k], offsets[k]
+                    ax = np.array(infos[k].axis)
                     kk = _skew(ax)
                     e = np.zeros((9, 4))
                     e[0:4] = transposed(a @ kk @ b)
@@ -949,29 +1039,18 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
                         e[8, :3] = a[:3, :3] @ ax * pitch
                         screw = screw or pitch != 0.0
                     extra.append(e)
-                elif kd == KIND_PRISMATIC:
-                    e1 = np.zeros((1, 4))
-                    e1[0, :3] = a[:3, :3] @ _unit(j.axis, default_axis, j, "axis")
-                    extra.append(e1)
-            ks = list(range(link - nr, end - nr))
-            cols = np.array([tree.joint_qa[k] for k in ks], dtype=np.intp)
-            if kd != KIND_GENERIC:
-                runs.append((link, end, p, np.ascontiguousarray(np.concatenate(rows))))
-            if kd == KIND_GENERAL:
                 gr_runs.append((link, end, p, np.ascontiguousarray(np.concatenate(extra)),
                                 np.array([rot_index[k] for k in ks], dtype=np.intp), cols, screw))
             elif kd == KIND_PRISMATIC:
-                extra.append(np.zeros((1, 4)))  # keeps the product a gemm (see fk._poses_t)
-                pr_runs.append((link, end, p, np.ascontiguousarray(np.concatenate(extra)), cols))
+                e1 = np.zeros((end - link + 1, 4))  # a zero last row keeps the product a gemm (see fk._poses_t)
+                for i, k in enumerate(ks):
+                    e1[i, :3] = amat[k][:3, :3] @ np.array(infos[k].axis)
+                pr_runs.append((link, end, p, e1, cols))
             link = end
         ge0, ge1 = span(KIND_GENERIC)
         ge_const = None
-        if ge_dp and not all(np.array_equal(x, eye) for x in ge_dp):
+        if ge_dp and not all(np.array_equal(x, _EYE4) for x in ge_dp):
             ge_const = np.ascontiguousarray(np.stack([x[:3, :] for x in ge_dp], axis=-1)[..., None])
-        g_stack = np.zeros((stop - start, 4, 4))
-        g_stack[:] = np.eye(4)
-        for r0, r1, _, g in runs:
-            g_stack[r0 - start:r1 - start] = g.reshape(r1 - r0, 4, 4)
         levels.append(LevelPlan(
             start=start, stop=stop, par=par, runs=runs, aligned=aligned, general=gr_runs, prismatic=pr_runs,
             generic=(ge0, ge1), g_stack=g_stack, ge_dp=ge_const,
@@ -980,6 +1059,8 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
     # signed (rows 4-7); X_c = rows 0-3 * [1 or cos] + rows 4-7 * [0 or sin]: the same products as
     # fk._mix (a sign moved from sin onto a constant row is exact)
     ntrig = len(trig_cols)
+    sign_arr = np.array(trig_sign)
+    src_arr = np.array(trig_src, dtype=np.intp)
     for lv in levels:
         gs = lv.g_stack
         assert gs is not None
@@ -987,38 +1068,37 @@ def _compile_plan(tree: CompiledTree, model: Model, joint_order: list[Joint]) ->
         gg = np.concatenate([gs, gs], axis=1)
         idx = np.zeros((k, 8), dtype=np.intp)
         idx[:, 4:] = 1
-        for r0, r1, ca, cb, t0, _ in lv.aligned:
-            for li in range(r0, r1):
-                i, t = li - lv.start, t0 + li - r0
-                sg, row = trig_sign[t], trig_src[t]
-                gg[i, 4 + ca] = sg * gs[i, cb]
-                gg[i, 4 + cb] = -sg * gs[i, ca]
-                idx[i, [ca, cb]] = 2 + row
-                idx[i, [4 + ca, 4 + cb]] = 2 + ntrig + row
+        for r0, r1, ca, cb, t0, t1 in lv.aligned:
+            rr = np.arange(r0 - lv.start, r1 - lv.start)
+            sg, row = sign_arr[t0:t1, None], src_arr[t0:t1]
+            gg[rr, 4 + ca] = sg * gs[rr, cb]
+            gg[rr, 4 + cb] = -sg * gs[rr, ca]
+            idx[rr, ca] = idx[rr, cb] = 2 + row
+            idx[rr, 4 + ca] = idx[rr, 4 + cb] = 2 + ntrig + row
         lv.gg = np.ascontiguousarray(gg)
         lv.cs_idx = idx[:, :, None]
         lv.blocks = _blocks(lv.start, lv.stop, lv.par, gg)
         lv.rest = bool(lv.general or lv.prismatic or lv.generic[1] > lv.generic[0])
     identity_src = trig_src == list(range(len(trig_src)))
-    corr = [i for i in range(nl) if not np.array_equal(link_d[i], eye)]
     corr_ranges: list[tuple[int, int, FloatArray]] = []
-    for i in corr:
-        if corr_ranges and corr_ranges[-1][1] == i:
-            r0 = corr_ranges[-1][0]
-            corr_ranges[-1] = (r0, i + 1, np.concatenate([corr_ranges[-1][2], transposed(link_d[i])[None]]))
-        else:
-            corr_ranges.append((i, i + 1, transposed(link_d[i])[None]))
+    if held.any():
+        hl = (nr + np.nonzero(held)[0]).tolist()
+        r0 = hl[0]
+        for i, nxt in zip(hl, hl[1:] + [-1]):
+            if nxt != i + 1:
+                corr_ranges.append((r0, i + 1, np.ascontiguousarray(link_d[r0:i + 1].transpose(0, 2, 1))))
+                r0 = nxt
     return PosePlan(
         nlinks=nl,
         nroot=nr,
         root_t=np.ascontiguousarray(tree.root_poses.transpose(0, 2, 1)[:, :, :3, None]),
         levels=levels,
         trig_cols=np.array(trig_cols, dtype=np.intp),
-        trig_src=None if identity_src else np.array(trig_src, dtype=np.intp),
-        trig_sign=None if all(x == 1.0 for x in trig_sign) else np.array(trig_sign).reshape(-1, 1),
+        trig_src=None if identity_src else src_arr,
+        trig_sign=None if all(x == 1.0 for x in trig_sign) else sign_arr.reshape(-1, 1),
         has_generic=any(lv.generic[1] > lv.generic[0] for lv in levels),
+        corr_ranges=corr_ranges,
         has_general=any(lv.general for lv in levels),
-        corr_ranges=[(r0, r1, np.ascontiguousarray(g)) for r0, r1, g in corr_ranges],
         cs_index=np.concatenate([_cs_flat(lv) for lv in levels]) if levels else np.zeros(0, dtype=np.intp),
         corr_blocks=[b for r0, r1, g in corr_ranges for b in _blocks(r0, r1, np.arange(r0, r1), g, 1024)],
     )
@@ -1058,10 +1138,12 @@ def _blocks(start: int, stop: int, par: IntArray, g: FloatArray,
                 break
             b, p0, p1 = b + 1, q0, q1
         k = b - a
-        pidx = par[a - start:b - start] - p0
-        hh, cc, ii, jj = np.meshgrid(np.arange(r // 4), np.arange(k), np.arange(3), np.arange(4), indexing="ij")
-        idx = ((pidx[cc] * 3 + ii) * k + cc) * r + hh * 4 + jj
+        cc = np.arange(k)[None, :, None, None]
+        pidx = (par[a - start:b - start] - p0)[None, :, None, None]
+        ii = np.arange(3)[None, None, :, None]
+        hj = (np.arange(r // 4)[:, None, None, None] * 4 + np.arange(4)[None, None, None, :])
+        idx = ((pidx * 3 + ii) * k + cc) * r + hj
         bmat = g[a - start:b - start].transpose(2, 0, 1).reshape(4, k * r)
-        out.append((a, b, p0, p1, np.ascontiguousarray(bmat), idx.ravel()))
+        out.append((a, b, p0, p1, np.ascontiguousarray(bmat), idx.ravel()))  # idx: (r // 4, k, 3, 4)
         a = b
     return out
