@@ -24,8 +24,14 @@ from numpy.typing import NDArray
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import (DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data,
-                       qos_profile_system_default)
+from rclpy.qos import (
+    DurabilityPolicy,
+    HistoryPolicy,
+    QoSProfile,
+    ReliabilityPolicy,
+    qos_profile_sensor_data,
+    qos_profile_system_default,
+)
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -33,7 +39,13 @@ from std_msgs.msg import String
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
 from robot_state_format.model.types import WORLD, JointType, Model
-from robot_state_format.ros.messages import TfEncoder, joint_state_arrays, transform_msg_to_matrix, transforms_to_msgs
+from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
+from robot_state_format.ros.messages import (
+    TfEncoder,
+    joint_state_arrays,
+    transform_msg_to_matrix,
+    transforms_to_msgs,
+)
 from robot_state_format.state_cache import JointStateCache, Problem
 
 WARN_PERIOD_S = 5.0
@@ -80,17 +92,10 @@ class LoadedDescription:
 
 def parse_xacro_args(text: str) -> dict[str, str]:
     """``"a:=1 b:=two"`` → ``{"a": "1", "b": "two"}`` (shell quoting allowed)."""
-    out: dict[str, str] = {}
     try:
-        words = shlex.split(text)
+        return xacro_args_from_words(shlex.split(text))
     except ValueError as exc:
         raise StatePublisherConfigError(f"xacro_args: {exc}") from None
-    for word in words:
-        key, sep, value = word.partition(":=")
-        if not sep or not key:
-            raise StatePublisherConfigError(f"xacro_args: {word!r} is not of the form name:=value")
-        out[key] = value
-    return out
 
 
 def load_description(description: str, model_file: str, xacro_args: str) -> LoadedDescription:
