@@ -19,6 +19,12 @@ from robot_state_format.usdf.writer import write_world_state
 
 from test_usdf_build import POSITIONS, bot
 
+
+@pytest.fixture(autouse=True)
+def _run_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo writes MUJOCO_LOG.TXT into the working directory on warnings: keep it out of the repo."""
+    monkeypatch.chdir(tmp_path)
+
 FIX = Path(__file__).parent / "fixtures" / "usdf"
 SAMPLES = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
 

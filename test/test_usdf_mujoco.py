@@ -32,6 +32,12 @@ from robot_state_format.usdf.writer import write_world_state  # noqa: E402
 sys.path.insert(0, str(Path(__file__).parent))
 from real_robots import SKIP_REASON, real_urdf  # noqa: E402
 
+
+@pytest.fixture(autouse=True)
+def _run_in_tmp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo writes MUJOCO_LOG.TXT into the working directory on warnings: keep it out of the repo."""
+    monkeypatch.chdir(tmp_path)
+
 ROBOTS = Path(__file__).parent / "fixtures" / "usdf" / "robots"
 SAMPLES = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
 
