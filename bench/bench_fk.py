@@ -24,7 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# BENCH_FK_ROOT: another checkout's root to measure instead of this one (before/after comparisons)
+sys.path.insert(0, os.environ.get("BENCH_FK_ROOT") or str(Path(__file__).resolve().parents[1]))
 
 from robot_state_format.kinematics import fk  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
@@ -61,7 +62,8 @@ def main() -> int:
     import pinocchio as pin
 
     path = args.urdf or find_romeo()
-    model = read_urdf(path.read_bytes(), file=str(path))
+    data = path.read_bytes()
+    model = read_urdf(data, file=str(path))
     tree = compile_model(model)
     pmodel = pin.buildModelFromUrdf(str(path))  # mimic followers as independent joints
     pdata = pmodel.createData()
@@ -96,6 +98,15 @@ def main() -> int:
                 out[jm.idx_q] = val[0]
         return out
 
+    def pin_v(v: np.ndarray) -> np.ndarray:
+        """Pinocchio's v (every joint independent) from ours."""
+        allv = tree.all_joint_velocities(v)
+        out = np.zeros(pmodel.nv)
+        for jid in range(1, pmodel.njoints):
+            jm = pmodel.joints[jid]
+            out[jm.idx_v] = allv[pmodel.names[jid]][0]
+        return out
+
     quick = args.quick
     repeat = 5 if quick else 9
 
@@ -111,16 +122,30 @@ def main() -> int:
 
     # one configuration; every case is timed in turn in each round (the machine may be shared)
     n1 = 300 if quick else 2000
+    v1 = rng.uniform(-1.0, 1.0, tree.nv)
+    pv1 = pin_v(v1)
+    text = data.decode()
     single = interleaved({
         "pin": (lambda: pin.forwardKinematics(pmodel, pdata, pq1), n1),
         "pin_frames": (lambda: (pin.forwardKinematics(pmodel, pdata, pq1),
                                 pin.updateFramePlacements(pmodel, pdata)), n1),
-        "forward": (lambda: fk.forward(tree, q1), max(1, n1 // 10)),
+        "pin_vel": (lambda: (pin.forwardKinematics(pmodel, pdata, pq1, pv1),
+                             pin.updateFramePlacements(pmodel, pdata)), n1),
+        "forward": (lambda: fk.forward(tree, q1), max(1, n1 // 4)),
         "tf": (lambda: fk.joint_transforms(tree, q1), n1),
+        "twists": (lambda: fk.link_twists(tree, q1, v1), max(1, n1 // 4)),
+    }, repeat)
+    load = interleaved({
+        "pin_load": (lambda: pin.buildModelFromXML(text), 5 if quick else 20),
+        "read": (lambda: read_urdf(data, file=str(path)), 5 if quick else 20),
+        "compile": (lambda: compile_model(model), 5 if quick else 20),
     }, repeat)
     rows = [
         ("forward, 1 configuration", single["forward"], single["pin_frames"], "fk+frames"),
         ("joint_transforms (TF), 1 configuration", single["tf"], single["pin"], "fk"),
+        ("link_twists, 1 configuration", single["twists"], single["pin_vel"], "fk(q,v)+frames"),
+        ("compile_model", load["compile"], load["pin_load"], "buildModelFromXML"),
+        ("read_urdf + compile_model", load["read"] + load["compile"], load["pin_load"], "buildModelFromXML"),
     ]
     for n in ((1000, 10000) if quick else (1000, 100000)):
         qs = random_q(n)

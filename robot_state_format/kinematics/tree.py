@@ -39,6 +39,7 @@ Joint motion ``motion(q)`` in the joint frame J (axes unit vectors in J):
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -516,7 +517,16 @@ def compile_model(model: Model) -> CompiledTree:
     all_origins = _transforms([j.origin for j in joints], joints, "origin")
     all_offsets = _transforms([j.child_offset for j in joints], joints, "child_offset")
     offset_is_eye = (all_offsets == _EYE4).all(axis=(1, 2)).tolist() if joints else []
-    infos = {j.name: _joint_info(j, default_axis, all_offsets[i], offset_is_eye[i]) for i, j in enumerate(joints)}
+    infos: dict[str, _JointInfo] = {}
+    shared: dict[tuple[object, ...], _JointInfo] = {}  # joints with identity offsets and the same type and axis
+    for i, j in enumerate(joints):
+        key = (j.type, j.axis) if offset_is_eye[i] and isinstance(j.axis, (tuple, type(None))) else None
+        info = shared.get(key) if key is not None else None
+        if info is None:
+            info = _joint_info(j, default_axis, all_offsets[i], offset_is_eye[i])
+            if key is not None:
+                shared[key] = info
+        infos[j.name] = info
 
     def kind(j: Joint) -> int:
         return infos[j.name].kind
@@ -716,9 +726,10 @@ def _joint_info(j: Joint, default_axis: tuple[float, float, float], b: FloatArra
     cols = aligned_columns(ax)
     if cols is None:  # turned onto Z by Q = [e1 e2 axis] (the planar basis)
         e1, e2 = _planar_basis3(ax)
-        q = np.eye(4)
-        q[:3, :3] = np.array([e1, e2, ax]).T
-        return _JointInfo(KIND_ALIGNED_Z, ax, q, 1.0, not np.array_equal(q.T @ b, _EYE4))
+        q = np.array([[e1[0], e2[0], ax[0], 0.0], [e1[1], e2[1], ax[1], 0.0], [e1[2], e2[2], ax[2], 0.0],
+                      [0.0, 0.0, 0.0, 1.0]])
+        # Q^T b == I only if b == Q, never the identity here (the axis is not a coordinate axis)
+        return _JointInfo(KIND_ALIGNED_Z, ax, q, 1.0, b_is_eye or not np.array_equal(q.T @ b, _EYE4))
     kind = (KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z)[(1, 2, 0).index(cols[0])]
     return _JointInfo(kind, ax, None, cols[2], not b_is_eye)
 
@@ -992,9 +1003,15 @@ def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_Joi
         lk = kinds[start - nr:stop - nr]
         parl = par.tolist()
 
-        def span(kd: int, lk: list[int] = lk, start: int = start) -> tuple[int, int]:
-            idx = [i for i, x in enumerate(lk) if x == kd]
-            return (start + idx[0], start + idx[-1] + 1) if idx else (start, start)
+        first: dict[int, int] = {}
+        last: dict[int, int] = {}
+        for i, x in enumerate(lk):
+            first.setdefault(x, i)
+            last[x] = i
+
+        def span(kd: int, start: int = start, first: dict[int, int] = first,
+                 last: dict[int, int] = last) -> tuple[int, int]:
+            return (start + first[kd], start + last[kd] + 1) if kd in first else (start, start)
 
         aligned: list[tuple[int, int, int, int, int, int]] = []
         for kd, (ca, cb) in zip(aligned_kinds, ((1, 2), (2, 0), (0, 1))):
@@ -1018,10 +1035,10 @@ def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_Joi
             end = link
             while end < stop and lk[end - start] == kd and parl[end - start] == p:
                 end += 1
-            ks = list(range(link - nr, end - nr))
-            cols = tree.joint_qa[link - nr:end - nr].copy()
+            ks = range(link - nr, end - nr)
+            cols = tree.joint_qa[link - nr:end - nr]
             if kd != KIND_GENERIC:
-                runs.append((link, end, p, np.ascontiguousarray(g_stack[link - start:end - start].reshape(-1, 4))))
+                runs.append((link, end, p, g_stack[link - start:end - start].reshape(-1, 4)))  # contiguous
             else:
                 ge_dp.extend(link_d[p] for _ in ks)
             if kd == KIND_GENERAL:
@@ -1061,23 +1078,31 @@ def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_Joi
     ntrig = len(trig_cols)
     sign_arr = np.array(trig_sign)
     src_arr = np.array(trig_src, dtype=np.intp)
+    gs_all = np.concatenate([lv.g_stack for lv in levels if lv.g_stack is not None]) if levels else np.zeros((0, 4, 4))
+    gg_all = np.concatenate([gs_all, gs_all], axis=1)
+    idx_all = np.zeros((nl - nr, 8), dtype=np.intp)
+    idx_all[:, 4:] = 1
+    al_rows: list[int] = []
+    al_ca: list[int] = []
+    al_cb: list[int] = []
+    al_t: list[int] = []
     for lv in levels:
-        gs = lv.g_stack
-        assert gs is not None
-        k = lv.stop - lv.start
-        gg = np.concatenate([gs, gs], axis=1)
-        idx = np.zeros((k, 8), dtype=np.intp)
-        idx[:, 4:] = 1
-        for r0, r1, ca, cb, t0, t1 in lv.aligned:
-            rr = np.arange(r0 - lv.start, r1 - lv.start)
-            sg, row = sign_arr[t0:t1, None], src_arr[t0:t1]
-            gg[rr, 4 + ca] = sg * gs[rr, cb]
-            gg[rr, 4 + cb] = -sg * gs[rr, ca]
-            idx[rr, ca] = idx[rr, cb] = 2 + row
-            idx[rr, 4 + ca] = idx[rr, 4 + cb] = 2 + ntrig + row
-        lv.gg = np.ascontiguousarray(gg)
-        lv.cs_idx = idx[:, :, None]
-        lv.blocks = _blocks(lv.start, lv.stop, lv.par, gg)
+        for r0, r1, ca, cb, t0, _ in lv.aligned:
+            al_rows.extend(range(r0 - nr, r1 - nr))
+            al_ca.extend([ca] * (r1 - r0))
+            al_cb.extend([cb] * (r1 - r0))
+            al_t.extend(range(t0, t0 + r1 - r0))
+    if al_rows:
+        rr, ca_a, cb_a, tt = (np.array(x, dtype=np.intp) for x in (al_rows, al_ca, al_cb, al_t))
+        sg, row = sign_arr[tt, None], src_arr[tt]
+        gg_all[rr, 4 + ca_a] = sg * gs_all[rr, cb_a]
+        gg_all[rr, 4 + cb_a] = -sg * gs_all[rr, ca_a]
+        idx_all[rr, ca_a] = idx_all[rr, cb_a] = 2 + row
+        idx_all[rr, 4 + ca_a] = idx_all[rr, 4 + cb_a] = 2 + ntrig + row
+    for lv in levels:
+        lv.gg = gg_all[lv.start - nr:lv.stop - nr]
+        lv.cs_idx = idx_all[lv.start - nr:lv.stop - nr, :, None]
+        lv.blocks = _blocks(lv.start, lv.stop, lv.par, lv.gg)
         lv.rest = bool(lv.general or lv.prismatic or lv.generic[1] > lv.generic[0])
     identity_src = trig_src == list(range(len(trig_src)))
     corr_ranges: list[tuple[int, int, FloatArray]] = []
@@ -1118,6 +1143,15 @@ BLOCK_LIMIT = 128
 """Largest children x parents count of one product in the one-configuration pose kernel."""
 
 
+@functools.lru_cache(maxsize=256)
+def _block_grid(k: int, r: int) -> IntArray:
+    """``(r // 4, 1, 3, 4)`` offsets ``i k r + 4 h + j`` of :func:`_blocks`' gather indices."""
+    h = np.arange(r // 4)[:, None, None, None]
+    i = np.arange(3)[None, None, :, None]
+    j = np.arange(4)[None, None, None, :]
+    return i * (k * r) + h * 4 + j
+
+
 def _blocks(start: int, stop: int, par: IntArray, g: FloatArray,
             limit: int = BLOCK_LIMIT) -> list[tuple[int, int, int, int, FloatArray, IntArray]]:
     """Children ``[start, stop)`` of parents ``par`` with constants ``g`` ``(k, r, 4)`` cut into blocks.
@@ -1129,21 +1163,20 @@ def _blocks(start: int, stop: int, par: IntArray, g: FloatArray,
     """
     r = g.shape[1]
     out: list[tuple[int, int, int, int, FloatArray, IntArray]] = []
+    parl = par.tolist()
     a = start
     while a < stop:
-        b, p0, p1 = a + 1, int(par[a - start]), int(par[a - start]) + 1
+        b, p0, p1 = a + 1, parl[a - start], parl[a - start] + 1
         while b < stop:
-            q0, q1 = min(p0, int(par[b - start])), max(p1, int(par[b - start]) + 1)
+            q0, q1 = min(p0, parl[b - start]), max(p1, parl[b - start] + 1)
             if (b + 1 - a) * (q1 - q0) > limit:
                 break
             b, p0, p1 = b + 1, q0, q1
         k = b - a
-        cc = np.arange(k)[None, :, None, None]
-        pidx = (par[a - start:b - start] - p0)[None, :, None, None]
-        ii = np.arange(3)[None, None, :, None]
-        hj = (np.arange(r // 4)[:, None, None, None] * 4 + np.arange(4)[None, None, None, :])
-        idx = ((pidx * 3 + ii) * k + cc) * r + hj
+        # idx[h, c, i, j] = ((pidx[c] * 3 + i) * k + c) * r + 4 h + j
+        tc = ((par[a - start:b - start] - p0) * (3 * k) + np.arange(k)) * r
+        idx = (tc[None, :, None, None] + _block_grid(k, r)).ravel()  # order (r // 4, k, 3, 4)
         bmat = g[a - start:b - start].transpose(2, 0, 1).reshape(4, k * r)
-        out.append((a, b, p0, p1, np.ascontiguousarray(bmat), idx.ravel()))  # idx: (r // 4, k, 3, 4)
+        out.append((a, b, p0, p1, np.ascontiguousarray(bmat), idx))
         a = b
     return out
