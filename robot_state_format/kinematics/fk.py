@@ -22,6 +22,7 @@ tests check it).
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -351,7 +352,7 @@ def _correct(plan: PosePlan, w: FloatArray) -> None:
 
 
 def _poses_single(tree: CompiledTree, qa: FloatArray, buf: FloatArray | None = None) -> FloatArray:
-    """:func:`_poses_t` for one configuration ``qa`` ``(nqa,)``: ``(nlinks + 1, 4, 3, 1)`` (a view).
+    """:func:`_poses_t` for one configuration ``qa`` ``(nqa,)``: ``(nlinks + 1, 4, 3, 1)``.
 
     Held as the top rows of the poses, ``(links, 3, 4)``, so that a contiguous range of parents is
     one ``3n x 4`` matrix.  Per block of a level (see ``tree._blocks``): one product
@@ -359,9 +360,12 @@ def _poses_single(tree: CompiledTree, qa: FloatArray, buf: FloatArray | None = N
     the batch kernel's, so the same entries), one gather of each child's own parent, one
     multiplication by ``[1 or cos, 0 or sin]`` and one sum: the products and sums of :func:`_mix`,
     so the result equals the batch kernel's.  Every element-wise call is on contiguous 1-D data.
+
+    Without ``buf`` the result is a view of this thread's scratch array, valid until the next call.
     """
     plan = _plan(tree)
-    w = _single_template(tree).copy()  # (nlinks + 1, 3, 4): root links and the root frame set
+    sc = _scratch(tree)
+    np.copyto(sc.w, sc.template)  # root links and the root frame set
     n = plan.trig_cols.size
     vals = np.empty(2 + 2 * n)  # [1, 0, cos of the computed angles, sin of them] (as _trig)
     vals[0], vals[1] = 1.0, 0.0
@@ -371,43 +375,72 @@ def _poses_single(tree: CompiledTree, qa: FloatArray, buf: FloatArray | None = N
     np.multiply(1.0 - t2, inv, out=vals[2:2 + n])
     np.multiply(t + t, inv, out=vals[2 + n:])
     assert plan.cs_index is not None
-    cs = vals[plan.cs_index]  # every block's factors, flat
-    wt = w.transpose(0, 2, 1)[..., None]  # the batch layout (links, 4, 3, 1), a view
+    sc.cs[...] = vals[plan.cs_index]  # every block's factors, flat
     s = co = gen = None
     qat = qa[:, None]
     if plan.has_general:
         s, co = _trig(tree, qat)
     if plan.has_generic:
         gen = _local(tree, qat, np.empty((3, 4, plan.nlinks, 1)), generic_only=True)
+    for lv, blocks in zip(plan.levels, sc.levels):
+        for pv, g, idx, cs, m, ov in blocks:
+            y = pv.dot(g).ravel()[idx]  # (2, k, 3, 4) flat
+            y *= cs
+            np.add(y[:m], y[m:], out=ov)
+        if lv.rest:
+            _level_rest(lv, sc.wt, qat, s, co, gen)
+    for pv, g, idx, ov in sc.corr:  # X = F D for the links held as F
+        ov[...] = pv.dot(g).ravel()[idx]
+    if buf is not None:
+        buf[...] = sc.wt
+        return buf
+    return sc.wt
+
+
+@dataclass
+class _Scratch:
+    """One thread's working array for :func:`_poses_single` and views of it for every block."""
+
+    template: FloatArray  # (nlinks + 1, 3, 4): zeros, the root links' poses, the root frame (last)
+    w: FloatArray
+    wt: FloatArray  # w as (nlinks + 1, 4, 3, 1)
+    cs: FloatArray
+    levels: list[list[tuple[FloatArray, FloatArray, IntArray, FloatArray, int, FloatArray]]]
+    corr: list[tuple[FloatArray, FloatArray, IntArray, FloatArray]]
+
+
+def _scratch(tree: CompiledTree) -> _Scratch:
+    local = tree._cache.get("scratch")
+    if not isinstance(local, threading.local):
+        local = threading.local()
+        tree._cache.setdefault("scratch", local)
+        local = tree._cache["scratch"]
+        assert isinstance(local, threading.local)
+    sc = getattr(local, "sc", None)
+    if isinstance(sc, _Scratch):
+        return sc
+    plan = _plan(tree)
+    nl = plan.nlinks
+    template = np.zeros((nl + 1, 3, 4))
+    template[nl] = np.eye(4)[:3]
+    template[:plan.nroot] = plan.root_t[..., 0].transpose(0, 2, 1)
+    w = template.copy()
+    assert plan.cs_index is not None
+    cs = np.empty(plan.cs_index.size)
+    levels = []
     o = 0
     for lv in plan.levels:
+        views = []
         for a, b, p0, p1, g, idx in lv.blocks:
-            y = w[p0:p1].reshape(3 * (p1 - p0), 4).dot(g).ravel()[idx]  # (2, k, 3, 4) flat
             m = 12 * (b - a)
-            y *= cs[o:o + 2 * m]
-            np.add(y[:m], y[m:], out=w[a:b].reshape(m))
+            views.append((w[p0:p1].reshape(3 * (p1 - p0), 4), g, idx, cs[o:o + 2 * m], m, w[a:b].reshape(m)))
             o += 2 * m
-        if lv.rest:
-            _level_rest(lv, wt, qat, s, co, gen)
-    for r0, r1, p0, p1, g, idx in plan.corr_blocks:  # X = F D for the links held as F
-        w[r0:r1] = w[p0:p1].reshape(3 * (p1 - p0), 4).dot(g).ravel()[idx].reshape(r1 - r0, 3, 4)
-    if buf is not None:
-        buf[...] = wt
-        return buf
-    return wt
-
-
-def _single_template(tree: CompiledTree) -> FloatArray:
-    """``(nlinks + 1, 3, 4)`` zeros with the root links' poses and the root frame (last) set."""
-    cached = tree._cache.get("single")
-    if isinstance(cached, np.ndarray):
-        return cached
-    plan = _plan(tree)
-    w = np.zeros((plan.nlinks + 1, 3, 4))
-    w[plan.nlinks] = np.eye(4)[:3]
-    w[:plan.nroot] = plan.root_t[..., 0].transpose(0, 2, 1)
-    tree._cache["single"] = w
-    return w
+        levels.append(views)
+    corr = [(w[p0:p1].reshape(3 * (p1 - p0), 4), g, idx, w[r0:r1].reshape(-1))
+            for r0, r1, p0, p1, g, idx in plan.corr_blocks]
+    sc = _Scratch(template, w, w.transpose(0, 2, 1)[..., None], cs, levels, corr)
+    local.sc = sc
+    return sc
 
 
 def _world_t(tree: CompiledTree, w: FloatArray) -> FloatArray:
