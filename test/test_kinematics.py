@@ -537,3 +537,32 @@ def test_lenient_mapping_and_gearbox_rejected() -> None:
     assert v.tolist() == [0.0] and any("m_mid" in w for w in warns)
     with pytest.raises(KinematicsError, match="gearbox"):
         compile_model(chain(Joint("g", JointType.GEARBOX, "a", "b")))
+
+
+def test_single_results_are_fresh_arrays_and_threads_do_not_interfere() -> None:
+    import threading
+
+    rng = np.random.default_rng(21)
+    tree = compile_model(every_type_model(rng))
+    qs = random_q(tree, rng, 24)
+    vs = rng.normal(size=(24, tree.nv))
+    expect = fk.forward_batch(tree, qs)
+    expect_tw = fk.link_twists_batch(tree, qs, vs)
+    first = fk.forward(tree, qs[0])
+    fk.forward(tree, qs[1])  # must not change the first result
+    assert np.array_equal(first, expect[0])
+    errors: list[int] = []
+
+    def work(offset: int) -> None:
+        for _ in range(20):
+            for k in range(offset, 24, 4):
+                if not (np.array_equal(fk.forward(tree, qs[k]), expect[k])
+                        and np.array_equal(fk.link_twists(tree, qs[k], vs[k]), expect_tw[k])):
+                    errors.append(k)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
