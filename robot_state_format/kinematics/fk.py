@@ -382,19 +382,29 @@ def _poses_single(tree: CompiledTree, qa: FloatArray, buf: FloatArray | None = N
         s, co = _trig(tree, qat)
     if plan.has_generic:
         gen = _local(tree, qat, np.empty((3, 4, plan.nlinks, 1)), generic_only=True)
-    for lv, blocks in zip(plan.levels, sc.levels):
+    for blocks, rest in sc.levels:
         for pv, g, idx, cs, m, ov in blocks:
             y = pv.dot(g).ravel()[idx]  # (2, k, 3, 4) flat
             y *= cs
             np.add(y[:m], y[m:], out=ov)
-        if lv.rest:
-            _level_rest(lv, sc.wt, qat, s, co, gen)
+        if rest is not None:
+            _level_rest(rest, sc.wt, qat, s, co, gen)
     for pv, g, idx, ov in sc.corr:  # X = F D for the links held as F
         ov[...] = pv.dot(g).ravel()[idx]
     if buf is not None:
         buf[...] = sc.wt
         return buf
     return sc.wt
+
+
+def _level_parents(tree: CompiledTree) -> list[tuple[int, int, IntArray]]:
+    """``(start, stop, parents)`` of every depth level (plain tuples: cheaper to loop over)."""
+    cached = tree._cache.get("level_parents")
+    if isinstance(cached, list):
+        return cached
+    out = [(lv.start, lv.stop, lv.par) for lv in _plan(tree).levels]
+    tree._cache["level_parents"] = out
+    return out
 
 
 @dataclass
@@ -405,8 +415,10 @@ class _Scratch:
     w: FloatArray
     wt: FloatArray  # w as (nlinks + 1, 4, 3, 1)
     cs: FloatArray
-    levels: list[list[tuple[FloatArray, FloatArray, IntArray, FloatArray, int, FloatArray]]]
+    levels: list[tuple[list[tuple[FloatArray, FloatArray, IntArray, FloatArray, int, FloatArray]], LevelPlan | None]]
     corr: list[tuple[FloatArray, FloatArray, IntArray, FloatArray]]
+    zl: FloatArray  # (nlinks + 1, 6) twist sums (see _twists); the last row stays zero
+    zl_steps: list[tuple[FloatArray, IntArray]]
 
 
 def _scratch(tree: CompiledTree) -> _Scratch:
@@ -435,10 +447,12 @@ def _scratch(tree: CompiledTree) -> _Scratch:
             m = 12 * (b - a)
             views.append((w[p0:p1].reshape(3 * (p1 - p0), 4), g, idx, cs[o:o + 2 * m], m, w[a:b].reshape(m)))
             o += 2 * m
-        levels.append(views)
+        levels.append((views, lv if lv.rest else None))
     corr = [(w[p0:p1].reshape(3 * (p1 - p0), 4), g, idx, w[r0:r1].reshape(-1))
             for r0, r1, p0, p1, g, idx in plan.corr_blocks]
-    sc = _Scratch(template, w, w.transpose(0, 2, 1)[..., None], cs, levels, corr)
+    zl = np.zeros((nl + 1, 6))
+    sc = _Scratch(template, w, w.transpose(0, 2, 1)[..., None], cs, levels, corr, zl,
+                  [(zl[a:b], p) for a, b, p in _level_parents(tree)])
     local.sc = sc
     return sc
 
@@ -774,18 +788,24 @@ def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatA
         uj = vj[g] + _cross(wj[g], cons.offset_t[g])
         x[1][:, g] = _rotate_t_const(cons.offset_r[g], wj[g]).transpose(1, 0, 2)
         x[0][:, g] = _rotate_t_const(cons.offset_r[g], uj).transpose(1, 0, 2)
-    z = np.zeros((2, 3, nl + 1, c))  # [A, w] per link; last slot: the root frame (at rest)
     r = wp[:, :, nr:nl]
-    d = z[:, :, nr:nl]
-    np.multiply(r[0], x[:, 0, None], out=d)
+    d = r[0] * x[:, 0, None]
     d += r[1] * x[:, 1, None]
-    d += r[2] * x[:, 2, None]  # [dv, dw] = R [uc, wc] in the root frame
+    d += r[2] * x[:, 2, None]  # [dv, dw] = R [uc, wc] in the root frame, (2, 3, joints, C)
     pos = np.concatenate([wp[3], wp[3, :2]])  # (5, links, C): rows 1-3 and 2-4 are p rolled by 1 and 2
     dw = np.concatenate([d[1], d[1, :2]])
     d[0] -= dw[1:4] * pos[2:5, nr:] - dw[2:5] * pos[1:4, nr:]  # dv - dw x p
-    zl = np.ascontiguousarray(z.reshape(6, nl + 1, c).transpose(1, 0, 2)).reshape(nl + 1, 6 * c)  # link first
-    for lv in _plan(tree).levels:
-        zl[lv.start:lv.stop] += zl.take(lv.par, axis=0)
+    # [A, w] per link, link first; last slot: the root frame (at rest)
+    if c == 1:  # this thread's scratch array and views of its levels
+        sc = _scratch(tree)
+        zl, steps = sc.zl, sc.zl_steps
+        zl[:nr] = 0.0
+    else:
+        zl = np.zeros((nl + 1, 6 * c))
+        steps = [(zl[a:b], p) for a, b, p in _level_parents(tree)]
+    zl[nr:nl] = d.reshape(6, nl - nr, c).transpose(1, 0, 2).reshape(nl - nr, 6 * c)
+    for v, p in steps:
+        np.add(v, zl.take(p, axis=0), out=v)
     z = np.ascontiguousarray(zl[:nl].reshape(nl, 6, c).transpose(1, 0, 2)).reshape(2, 3, nl, c)
     w = np.concatenate([z[1], z[1, :2]])
     z[0] += w[1:4] * pos[2:5] - w[2:5] * pos[1:4]  # A + w x p
