@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import KinematicsError
-from robot_state_format.kinematics.plan import LevelPlan, PosePlan
+from robot_state_format.kinematics.plan import LevelPlan, PosePlan, build_single_form
 from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTree
 
 FloatArray = NDArray[np.float64]
@@ -432,6 +432,7 @@ def _scratch(tree: CompiledTree) -> _Scratch:
     if isinstance(sc, _Scratch):
         return sc
     plan = _plan(tree)
+    build_single_form(plan)
     nl = plan.nlinks
     template = np.zeros((nl + 1, 3, 4))
     template[nl] = np.eye(4)[:3]

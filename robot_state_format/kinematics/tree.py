@@ -39,7 +39,6 @@ Joint motion ``motion(q)`` in the joint frame J (axes unit vectors in J):
 
 from __future__ import annotations
 
-import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -1072,38 +1071,10 @@ def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_Joi
             start=start, stop=stop, par=par, runs=runs, aligned=aligned, general=gr_runs, prismatic=pr_runs,
             generic=(ge0, ge1), g_stack=g_stack, ge_dp=ge_const,
         ))
-    # one-configuration form: X_c = G_c X_p (rows 0-3) and the same with the mixed rows swapped and
-    # signed (rows 4-7); X_c = rows 0-3 * [1 or cos] + rows 4-7 * [0 or sin]: the same products as
-    # fk._mix (a sign moved from sin onto a constant row is exact)
-    ntrig = len(trig_cols)
+    for lv in levels:
+        lv.rest = bool(lv.general or lv.prismatic or lv.generic[1] > lv.generic[0])
     sign_arr = np.array(trig_sign)
     src_arr = np.array(trig_src, dtype=np.intp)
-    gs_all = np.concatenate([lv.g_stack for lv in levels if lv.g_stack is not None]) if levels else np.zeros((0, 4, 4))
-    gg_all = np.concatenate([gs_all, gs_all], axis=1)
-    idx_all = np.zeros((nl - nr, 8), dtype=np.intp)
-    idx_all[:, 4:] = 1
-    al_rows: list[int] = []
-    al_ca: list[int] = []
-    al_cb: list[int] = []
-    al_t: list[int] = []
-    for lv in levels:
-        for r0, r1, ca, cb, t0, _ in lv.aligned:
-            al_rows.extend(range(r0 - nr, r1 - nr))
-            al_ca.extend([ca] * (r1 - r0))
-            al_cb.extend([cb] * (r1 - r0))
-            al_t.extend(range(t0, t0 + r1 - r0))
-    if al_rows:
-        rr, ca_a, cb_a, tt = (np.array(x, dtype=np.intp) for x in (al_rows, al_ca, al_cb, al_t))
-        sg, row = sign_arr[tt, None], src_arr[tt]
-        gg_all[rr, 4 + ca_a] = sg * gs_all[rr, cb_a]
-        gg_all[rr, 4 + cb_a] = -sg * gs_all[rr, ca_a]
-        idx_all[rr, ca_a] = idx_all[rr, cb_a] = 2 + row
-        idx_all[rr, 4 + ca_a] = idx_all[rr, 4 + cb_a] = 2 + ntrig + row
-    for lv in levels:
-        lv.gg = gg_all[lv.start - nr:lv.stop - nr]
-        lv.cs_idx = idx_all[lv.start - nr:lv.stop - nr, :, None]
-        lv.blocks = _blocks(lv.start, lv.stop, lv.par, lv.gg)
-        lv.rest = bool(lv.general or lv.prismatic or lv.generic[1] > lv.generic[0])
     identity_src = trig_src == list(range(len(trig_src)))
     corr_ranges: list[tuple[int, int, FloatArray]] = []
     if held.any():
@@ -1124,59 +1095,4 @@ def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_Joi
         has_generic=any(lv.generic[1] > lv.generic[0] for lv in levels),
         corr_ranges=corr_ranges,
         has_general=any(lv.general for lv in levels),
-        cs_index=np.concatenate([_cs_flat(lv) for lv in levels]) if levels else np.zeros(0, dtype=np.intp),
-        corr_blocks=[b for r0, r1, g in corr_ranges for b in _blocks(r0, r1, np.arange(r0, r1), g, 1024)],
     )
-
-
-def _cs_flat(lv: LevelPlan) -> IntArray:
-    """The level's factor indices in the order of its blocks' results ``(2, m, 3, 4)``, flat."""
-    assert lv.cs_idx is not None
-    parts = []
-    for a, b, *_ in lv.blocks:
-        ci = lv.cs_idx[a - lv.start:b - lv.start, :, 0].reshape(b - a, 2, 1, 4).transpose(1, 0, 2, 3)
-        parts.append(np.broadcast_to(ci, (2, b - a, 3, 4)).ravel())
-    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.intp)
-
-
-BLOCK_LIMIT = 128
-"""Largest children x parents count of one product in the one-configuration pose kernel."""
-
-
-@functools.lru_cache(maxsize=256)
-def _block_grid(k: int, r: int) -> IntArray:
-    """``(r // 4, 1, 3, 4)`` offsets ``i k r + 4 h + j`` of :func:`_blocks`' gather indices."""
-    h = np.arange(r // 4)[:, None, None, None]
-    i = np.arange(3)[None, None, :, None]
-    j = np.arange(4)[None, None, None, :]
-    return i * (k * r) + h * 4 + j
-
-
-def _blocks(start: int, stop: int, par: IntArray, g: FloatArray,
-            limit: int = BLOCK_LIMIT) -> list[tuple[int, int, int, int, FloatArray, IntArray]]:
-    """Children ``[start, stop)`` of parents ``par`` with constants ``g`` ``(k, r, 4)`` cut into blocks.
-
-    A block ``(a, b, p0, p1, B, idx)`` is one product ``P @ B``: ``P`` ``(3n, 4)`` the poses (top rows)
-    of the contiguous parent range ``[p0, p1)``, ``B`` ``(4, r m)`` the constants of children ``[a, b)``
-    (``B[:, (c, r)] = g[c, r]``); ``idx`` picks each child's own parent from the ``(n, 3, m, r)``
-    result, flat, in the order ``(r // 4, m, 3, 4)``.
-    """
-    r = g.shape[1]
-    out: list[tuple[int, int, int, int, FloatArray, IntArray]] = []
-    parl = par.tolist()
-    a = start
-    while a < stop:
-        b, p0, p1 = a + 1, parl[a - start], parl[a - start] + 1
-        while b < stop:
-            q0, q1 = min(p0, parl[b - start]), max(p1, parl[b - start] + 1)
-            if (b + 1 - a) * (q1 - q0) > limit:
-                break
-            b, p0, p1 = b + 1, q0, q1
-        k = b - a
-        # idx[h, c, i, j] = ((pidx[c] * 3 + i) * k + c) * r + 4 h + j
-        tc = ((par[a - start:b - start] - p0) * (3 * k) + np.arange(k)) * r
-        idx = (tc[None, :, None, None] + _block_grid(k, r)).ravel()  # order (r // 4, k, 3, 4)
-        bmat = g[a - start:b - start].transpose(2, 0, 1).reshape(4, k * r)
-        out.append((a, b, p0, p1, np.ascontiguousarray(bmat), idx))
-        a = b
-    return out
