@@ -537,15 +537,16 @@ def compile_model(model: Model) -> CompiledTree:
     order.extend(j.child for j in level0_joints)
     joint_order.extend(level0_joints)
     current = list(order)
+    pos = {n: i for i, n in enumerate(order)}
     while current:
         nxt: list[Joint] = []
         for name in current:
             nxt.extend(children.get(name, []))
-        pos = {n: i for i, n in enumerate(order)}
         # within a level, group joints by how the pose kernel treats them, then by parent
         nxt.sort(key=lambda j: (kind(j), held(j), pos[j.parent]))
         for j in nxt:
             link_depth[j.child] = link_depth[j.parent] + 1
+            pos[j.child] = len(pos)
         order.extend(j.child for j in nxt)
         joint_order.extend(nxt)
         current = [j.child for j in nxt]
@@ -638,7 +639,7 @@ def compile_model(model: Model) -> CompiledTree:
         link_parent=link_parent,
         nroot=nroot,
         root_poses=root_poses,
-        root_x=np.ascontiguousarray(np.moveaxis(root_poses[:, :3, :], 0, -1)[..., None]),
+        root_x=np.ascontiguousarray(root_poses[:, :3, :].transpose(1, 2, 0)[..., None]),
         level0=level0,
         levels=levels,
         moving_joint_names=moving,
@@ -997,8 +998,9 @@ def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_Joi
         spans.append((nr, tree.level0, np.full(tree.level0 - nr, nl, dtype=np.intp)))
     spans.extend(tree.levels)
     levels: list[LevelPlan] = []
-    for start, stop, par in spans:
-        par = np.where(par < 0, nl, par).astype(np.intp)
+    par_all = np.where(tree.link_parent < 0, nl, tree.link_parent).astype(np.intp)
+    for start, stop, _ in spans:
+        par = par_all[start:stop]
         lk = kinds[start - nr:stop - nr]
         parl = par.tolist()
 
