@@ -566,3 +566,15 @@ def test_single_results_are_fresh_arrays_and_threads_do_not_interfere() -> None:
     for t in threads:
         t.join()
     assert errors == []
+
+
+def test_compiled_tree_pickles_and_deep_copies_after_use() -> None:
+    import copy
+    import pickle
+
+    rng = np.random.default_rng(5)
+    tree = compile_model(every_type_model(rng))
+    q = random_q(tree, rng, 1)[0]
+    expect = fk.forward(tree, q)  # fills the caches (per-thread scratch included)
+    for other in (pickle.loads(pickle.dumps(tree)), copy.deepcopy(tree)):
+        assert np.array_equal(fk.forward(other, q), expect)

@@ -200,6 +200,12 @@ class CompiledTree:
     _partial_mimic: dict[str, list[int]] = field(default_factory=dict, repr=False)
     _cache: dict[str, object] = field(default_factory=dict, repr=False)
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickling and deep copies leave out the caches (they hold per-thread scratch arrays)."""
+        state = dict(self.__dict__)
+        state["_cache"] = {}
+        return state
+
     # ---- sizes and names ------------------------------------------------------------------
 
     @property
