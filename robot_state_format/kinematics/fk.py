@@ -364,11 +364,9 @@ def _poses_single(tree: CompiledTree, qa: FloatArray, buf: FloatArray | None = N
     Without ``buf`` the result is a view of this thread's scratch array, valid until the next call.
     """
     plan = _plan(tree)
-    sc = _scratch(tree)
-    np.copyto(sc.w, sc.template)  # root links and the root frame set
+    sc = _scratch(tree)  # sc.w: the root links and the root frame are set once, every other row is rewritten
     n = plan.trig_cols.size
-    vals = np.empty(2 + 2 * n)  # [1, 0, cos of the computed angles, sin of them] (as _trig)
-    vals[0], vals[1] = 1.0, 0.0
+    vals = sc.vals  # [1, 0, cos of the computed angles, sin of them] (as _trig)
     t = np.tan(qa[plan.trig_cols] * 0.5)
     t2 = t * t
     inv = 1.0 / (1.0 + t2)
@@ -415,6 +413,7 @@ class _Scratch:
     w: FloatArray
     wt: FloatArray  # w as (nlinks + 1, 4, 3, 1)
     cs: FloatArray
+    vals: FloatArray  # [1, 0, cos..., sin...] of the computed angles
     levels: list[tuple[list[tuple[FloatArray, FloatArray, IntArray, FloatArray, int, FloatArray]], LevelPlan | None]]
     corr: list[tuple[FloatArray, FloatArray, IntArray, FloatArray]]
     zl: FloatArray  # (nlinks + 1, 6) twist sums (see _twists); the last row stays zero
@@ -452,7 +451,9 @@ def _scratch(tree: CompiledTree) -> _Scratch:
     corr = [(w[p0:p1].reshape(3 * (p1 - p0), 4), g, idx, w[r0:r1].reshape(-1))
             for r0, r1, p0, p1, g, idx in plan.corr_blocks]
     zl = np.zeros((nl + 1, 6))
-    sc = _Scratch(template, w, w.transpose(0, 2, 1)[..., None], cs, levels, corr, zl,
+    vals = np.zeros(2 + 2 * plan.trig_cols.size)
+    vals[0] = 1.0
+    sc = _Scratch(template, w, w.transpose(0, 2, 1)[..., None], cs, vals, levels, corr, zl,
                   [(zl[a:b], p) for a, b, p in _level_parents(tree)])
     local.sc = sc
     return sc
