@@ -1,7 +1,7 @@
 """Benchmark the state_publisher on a large humanoid (romeo: 82 links, 33 moving joints).
 
     .venv/bin/python bench/bench_state_publisher.py            # callback cost + 5 s at 1 kHz
-    .venv/bin/python bench/bench_state_publisher.py --soak 60  # the 60 s soak of the issue
+    .venv/bin/python bench/bench_state_publisher.py --soak     # the 60 s soak of the issue
 
 Part 1, in process: the joint-state callback (merge, joint transforms, TFMessage bytes, publish) per
 message, and the snapshot (world_state) cost amortised over the messages at 1 kHz with snapshots at
