@@ -15,8 +15,6 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import os
-import platform
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -31,6 +29,8 @@ from robot_state_format.kinematics import fk  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
 from robot_state_format.model.urdf import read_urdf  # noqa: E402
 
+from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
+
 
 def find_romeo() -> Path:
     """romeo.urdf as installed by the example-robot-data wheel."""
@@ -39,16 +39,6 @@ def find_romeo() -> Path:
             return Path(str(f.locate()))
     raise SystemExit("example-robot-data is not installed (pip install example-robot-data)")
 
-
-def machine() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} CPUs"
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main() -> int:
@@ -67,7 +57,7 @@ def main() -> int:
     tree = compile_model(model)
     pmodel = pin.buildModelFromUrdf(str(path))  # mimic followers as independent joints
     pdata = pmodel.createData()
-    print(f"machine: {machine()}; numpy {np.__version__}; pinocchio {pin.__version__}; "
+    print(f"machine: {describe_machine()}; numpy {np.__version__}; pinocchio {pin.__version__}; "
           f"clock: {'wall' if args.wall else 'process CPU time'}; load average: {os.getloadavg()[0]:.1f}")
     print(f"model: {path.name}: {tree.nlinks} links, {tree.njoints} joints, "
           f"{len(tree.moving_joint_names) + len(tree.mimic_followers)} movable "

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -75,6 +77,7 @@ def main() -> int:
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--saves", type=int, default=50)
     args = parser.parse_args()
+    print(f"machine: {describe_machine()}")
     tmp = Path(tempfile.mkdtemp(prefix="rsf_bench_replay_"))
     _env(tmp)
     import rclpy

@@ -14,8 +14,6 @@ end-to-end latency, lost TF messages, and the node's resident memory growth.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import struct
 import sys
@@ -23,6 +21,8 @@ import time
 from pathlib import Path
 
 import numpy as np
+
+from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -45,19 +45,6 @@ def find_romeo() -> Path:
                 return sp / rel
     sys.exit("romeo.urdf not found: pip install example-robot-data (or pass --model)")
 
-
-def machine() -> str:
-    model = "?"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = os.getloadavg()
-    return (f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
 
 
 def per_call_us(fn, n: int, rounds: int = 5) -> float:  # type: ignore[no-untyped-def]
@@ -250,7 +237,7 @@ def main() -> None:
     ap.add_argument("--skip-dds", action="store_true")
     args = ap.parse_args()
     model = args.model or find_romeo()
-    print(f"machine: {machine()}")
+    print(f"machine: {describe_machine()}")
     part1(model, args.calls)
     if not args.skip_dds:
         part2(model, args.seconds, args.rate, args.qos)

@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
 import platform
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -33,16 +31,8 @@ sys.path.insert(0, str(ROOT / "test"))
 
 from robot_state_format.model.urdf import read_urdf  # noqa: E402
 
+from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
 
-def machine() -> str:
-    try:
-        out = subprocess.run(["lscpu"], capture_output=True, text=True, check=False).stdout
-        for line in out.splitlines():
-            if line.startswith("Model name:"):
-                return f"{line.split(':', 1)[1].strip()}, {os.cpu_count()} CPUs"
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def interleaved(contenders: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:
@@ -75,7 +65,7 @@ def main() -> int:
     data = path.read_bytes()
     text = data.decode("utf-8")
     model = read_urdf(data, file=str(path))
-    print(f"machine: {machine()}; python {platform.python_version()}")
+    print(f"machine: {describe_machine()}")
     print(f"model: {path.name}: {len(model.links)} links, {len(model.joints)} joints, "
           f"{sum(1 for _ in model.moving_joints())} moving, {len(data)} bytes")
 
