@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import io
-import platform
 import sys
 import time
 from collections.abc import Callable
