@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
+from typing import Any
 
 from robot_state_format.errors import (
     DiagnosticError,
@@ -44,3 +47,29 @@ def report_error(prog: str, exc: RobotStateFormatError, path: str) -> int:
         return 1
     print(f"{path}:0: error: {exc}", file=sys.stderr)
     return 1
+
+
+def json_mapping(text: str, option: str) -> dict[str, Any]:
+    """A ``{joint: value}`` JSON object given inline, as ``@FILE``, or as the path of a JSON file.
+
+    Raise ``ValueError`` (a usage error, exit 2) naming ``option`` when it cannot be read or is not
+    a JSON object.
+    """
+    source = text
+    path: str | None = None
+    if text.startswith("@"):
+        path = text[1:]
+    elif not text.lstrip().startswith("{") and Path(text).is_file():
+        path = text
+    if path is not None:
+        try:
+            source = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ValueError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
+    try:
+        value = json.loads(source)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{option}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise ValueError(f"{option}: expected a JSON object mapping joint names to values")
+    return value

@@ -17,12 +17,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from robot_state_format.cli._common import add_model_options, report_error
+from robot_state_format.cli._common import add_model_options, json_mapping, report_error
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
@@ -32,10 +31,6 @@ from robot_state_format.model.types import Model
 from robot_state_format.model.xacro import parse_xacro_args
 
 PROG = "robot-state-format fk"
-
-
-class UsageError(Exception):
-    """A command-line argument is not usable (exit code 2)."""
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -50,21 +45,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
     add_model_options(p)
     p.set_defaults(func=run)
-
-
-def _mapping(text: str, option: str) -> dict[str, Any]:
-    if text.startswith("@"):
-        try:
-            text = Path(text[1:]).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"{option}: cannot read {text[1:]}: {exc.strerror or exc}") from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UsageError(f"{option}: not valid JSON: {exc}") from None
-    if not isinstance(value, dict):
-        raise UsageError(f"{option}: expected a JSON object mapping joint names to values")
-    return value
 
 
 def _clean(v: float) -> float:
@@ -104,9 +84,9 @@ def _format_twists(twists: dict[str, Any]) -> str:
 def run(args: argparse.Namespace) -> int:
     try:
         xacro_args = parse_xacro_args(args.xacro_arg)
-        positions = _mapping(args.positions, "--positions")
-        velocities = None if args.velocities is None else _mapping(args.velocities, "--velocities")
-    except (ValueError, UsageError) as exc:
+        positions = json_mapping(args.positions, "--positions")
+        velocities = None if args.velocities is None else json_mapping(args.velocities, "--velocities")
+    except ValueError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
     warn: list[str] = []

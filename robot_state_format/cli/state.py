@@ -14,11 +14,11 @@ JSON arguments are JSON text or the path of a JSON file: ``{"joint": 0.5, "ball"
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from robot_state_format.cli._common import json_mapping
 from robot_state_format.errors import (
     ConversionError,
     Diagnostic,
@@ -140,20 +140,10 @@ def _read_state(path: str, lenient: bool = False) -> Any:
 def _json_arg(text: str | None, what: str) -> dict[str, Any] | None:
     if text is None:
         return None
-    source = text
-    p = Path(text)
-    if not text.lstrip().startswith("{") and p.is_file():
-        try:
-            source = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise _Usage(f"--{what}: cannot read {text}: {exc.strerror}") from None
     try:
-        value = json.loads(source)
-    except json.JSONDecodeError as exc:
-        raise _Usage(f"--{what}: not JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(value, dict):
-        raise _Usage(f"--{what}: expected a JSON object {{joint: value}}")
-    return value
+        return json_mapping(text, f"--{what}")
+    except ValueError as exc:
+        raise _Usage(str(exc)) from None
 
 
 def _emit(text: str, output: str | None) -> None:
