@@ -56,12 +56,12 @@ class ReadResult:
 
 
 class _Ctx:
-    __slots__ = ("errors", "file", "leaf_checks", "lenient", "warnings")
+    __slots__ = ("errors", "file", "lenient", "plain", "warnings")
 
     def __init__(self, file: str, lenient: bool) -> None:
         self.file = file
         self.lenient = lenient
-        self.leaf_checks = True
+        self.plain = False  # the tree came from _fast_parse: elements and text only, no entity nodes
         self.errors: list[Diagnostic] = []
         self.warnings: list[Diagnostic] = []
 
@@ -121,9 +121,7 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
         raise
     ctx = _Ctx(file, lenient)
     ctx.warnings.extend(xml_warnings)
-    if fast is not None:  # leaf elements can only hold attributes or children if the text says so
-        ctx.leaf_checks = (_LEAF_SUSPECT_B.search(data) if isinstance(data, bytes)
-                           else _LEAF_SUSPECT.search(data)) is not None
+    ctx.plain = fast is not None
     state = _read_root(root, ctx)
     if not ctx.errors:
         from robot_state_format.usdf.resolve import parent_diagnostics
@@ -135,11 +133,6 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
         raise UsdfError(ctx.errors)
     return ReadResult(state, ctx.warnings)
 
-
-_LEAF = r"<(?:pose|twist|wrench|positions|velocities|torques|parent)(?:[\s/]|>[^<]*<(?!/))"
-_LEAF_SUSPECT = re.compile(_LEAF)
-_LEAF_SUSPECT_B = re.compile(_LEAF.encode())
-"""A leaf start tag with something after its name (attributes), or a leaf holding an element."""
 
 _PLAIN_DECL = b'<?xml version="1.0" encoding="UTF-8"?>'
 
@@ -261,19 +254,38 @@ def _read_leaves(el: etree._Element, ctx: _Ctx, obj: FrameState | LinkState | Jo
         if tail is not None and tail.strip(_XML_SPACE):
             _stray(child, ctx)
         ctag = child.tag
-        if not isinstance(ctag, str):
-            continue
         pos = positions.get(ctag)
         if pos is None:
-            _unknown(child, ctx, kind)
+            if isinstance(ctag, str):
+                _unknown(child, ctx, kind)
             continue
-        if pos < last:
-            last = _order(child, pos, last, order, ctx)
-        else:
+        if pos > last:  # beyond every earlier child: neither out of order nor a duplicate
             last = pos
-        if getattr(obj, ctag) is not None:
-            ctx.error("USDF_DUPLICATE_ELEMENT", f"more than one <{ctag}>", child)
-        setattr(obj, ctag, _read_parent(child, ctx) if ctag == "parent" else _vector(child, ctx, arity))
+        else:
+            if pos < last:
+                last = _order(child, pos, last, order, ctx)
+            if getattr(obj, ctag) is not None:
+                ctx.error("USDF_DUPLICATE_ELEMENT", f"more than one <{ctag}>", child)
+        if ctag == "parent":
+            setattr(obj, ctag, _read_parent(child, ctx))
+            continue
+        # _vector, inlined for the common case (same checks, same result)
+        if len(child) or child.keys():
+            _leaf_checks(child, ctx)
+        text = child.text
+        if text is None:
+            text = ""
+        if text.isascii() and "_" not in text:
+            try:
+                vals = tuple(map(float, text.split()))
+            except ValueError:
+                pass
+            else:
+                total = sum(vals)
+                if total - total == 0.0 and (arity is None or len(vals) == arity):
+                    setattr(obj, ctag, vals)
+                    continue
+        setattr(obj, ctag, _vector_slow(child, ctx, arity, text))
 
 
 def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
@@ -283,6 +295,10 @@ def _read_frame(el: etree._Element, ctx: _Ctx) -> FrameState:
 
 
 def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
+    if ctx.plain:
+        fast = _fast_model(el, top)
+        if fast is not None:
+            return fast
     name = _name(el, ctx, scoped_ok=False)
     ms = ModelState(name=name)
     links: dict[str, etree._Element] = {}
@@ -299,17 +315,24 @@ def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
         if not isinstance(ctag, str):
             continue
         if ctag == "link_state":
-            last = _order(child, 3, last, order, ctx)
-            ls = _read_link(child, ctx)
-            _unique(ls.name, child, links, ctx, "link_state")
+            last = 3  # the last canonical position: never out of order
+            ls = LinkState(name=_name(child, ctx, scoped_ok=True))
+            _read_leaves(child, ctx, ls, _LINK_CHILDREN, 6, "link_state")
+            if ls.name in links:
+                _unique(ls.name, child, links, ctx, "link_state")
+            else:
+                links[ls.name] = child
             ms.link_states.append(ls)
         elif ctag == "joint_state":
-            last = _order(child, 3, last, order, ctx)
+            last = 3
             js = _read_joint(child, ctx)
-            _unique(js.name, child, joints, ctx, "joint_state")
+            if js.name in joints:
+                _unique(js.name, child, joints, ctx, "joint_state")
+            else:
+                joints[js.name] = child
             ms.joint_states.append(js)
         elif ctag == "model_state":
-            last = _order(child, 3, last, order, ctx)
+            last = 3
             nested = _read_model(child, ctx, top=False)
             _unique(nested.name, child, models, ctx, "model_state")
             ms.model_states.append(nested)
@@ -334,6 +357,174 @@ def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
             ms.twist = _vector(child, ctx, 6)  # type: ignore[assignment]
         else:
             _unknown(child, ctx, "model_state")
+    return ms
+
+
+def _ordered_subsets(order: tuple[str, ...]) -> dict[tuple[str, ...], tuple[str, ...]]:
+    out: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for mask in range(1 << len(order)):
+        sub = tuple(tag for i, tag in enumerate(order) if mask >> i & 1)
+        out[sub] = sub
+    return out
+
+
+_LINK_LAYOUTS = _ordered_subsets(_LINK_CHILDREN)
+_JOINT_LAYOUTS = _ordered_subsets(_JOINT_CHILDREN)
+_MODEL_HEAD = {"parent": 0, "pose": 1, "twist": 2}
+_EXTRA_SPACE = ("\t", "\n", "\r")
+
+
+class _XPaths:
+    """Compiled XPath queries of the fast path (one set per thread, like the parser)."""
+
+    def __init__(self) -> None:
+        x = etree.XPath
+        self.link_names = x("link_state/@name", smart_strings=False)
+        self.joint_names = x("joint_state/@name", smart_strings=False)
+        # attributes of containers and leaves, anything but text inside a leaf, text between elements
+        self.link_extra = x("count(link_state/@*) + count(link_state/*/@* | link_state/*/node()[not(self::text())])")
+        self.joint_extra = x("count(joint_state/@*) + count(joint_state/*/@* | joint_state/*/node()[not(self::text())])")
+        self.loose_text = x("link_state/text() | joint_state/text()", smart_strings=False)
+
+
+def _xpaths() -> _XPaths:
+    xp = getattr(_LOCAL, "xpaths", None)
+    if xp is None:
+        xp = _LOCAL.xpaths = _XPaths()
+    return xp
+
+
+def _plain_names(names: list[str]) -> bool:
+    """Every name non-empty, without surrounding white space, and unique."""
+    return ("" not in names and len(set(names)) == len(names)
+            and list(map(str.strip, names, [_XML_SPACE] * len(names))) == names)
+
+
+def _bulk_floats(texts: list[str]) -> tuple[list[float], list[int]] | None:
+    """All numbers of ``texts`` and the count of each, when every text is numbers separated by single
+    spaces in the spec grammar (ASCII, no '_', finite); None for anything else."""
+    if None in texts:
+        return None
+    joined = " ".join(texts)
+    if not joined.isascii() or "_" in joined or any(ws in joined for ws in _EXTRA_SPACE):
+        return None
+    tokens = joined.split()
+    counts = list(map(str.count, texts, [" "] * len(texts)))
+    if len(tokens) != sum(counts) + len(texts):  # so each text holds exactly count + 1 numbers
+        return None
+    try:
+        vals = list(map(float, tokens))
+    except ValueError:
+        return None
+    total = sum(vals)
+    if total - total != 0.0:
+        return None
+    return vals, counts
+
+
+def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
+    """A model_state in the common shape (parent?, pose?, twist?, then link_state and joint_state
+    elements with plain leaves) read in bulk, or None when the detailed path must decide.
+
+    Returns a state only when the detailed path would report nothing and build the same state.
+    """
+    name = el.get("name")
+    if (name is None or len(el.keys()) != 1 or not name or name != name.strip(_XML_SPACE) or "::" in name
+            or name == "world"):
+        return None
+    text = el.text
+    if text is not None and text.strip(_XML_SPACE):
+        return None
+    ms = ModelState(name=name)
+    links: list[etree._Element] = []
+    joints: list[etree._Element] = []
+    last = -1
+    for child in el:
+        tail = child.tail
+        if tail is not None and tail.strip(_XML_SPACE):
+            return None
+        tag = child.tag
+        if tag == "link_state":
+            links.append(child)
+        elif tag == "joint_state":
+            joints.append(child)
+        else:
+            pos = _MODEL_HEAD.get(tag) if isinstance(tag, str) else None
+            if pos is None or pos <= last or links or joints or len(child) or child.keys():
+                return None
+            last = pos
+            if pos == 0:
+                if not top:
+                    return None
+                ms.parent = (child.text or "").strip(_XML_SPACE) or "world"
+            else:
+                got = _bulk_floats([child.text])
+                if got is None or len(got[0]) != 6:
+                    return None
+                if pos == 1:
+                    ms.pose = tuple(got[0])  # type: ignore[assignment]
+                else:
+                    ms.twist = tuple(got[0])  # type: ignore[assignment]
+    if not links and not joints:
+        return ms
+    xp = _xpaths()
+    link_names = xp.link_names(el)
+    joint_names = xp.joint_names(el)
+    if (len(link_names) != len(links) or len(joint_names) != len(joints)
+            or xp.link_extra(el) != len(links) or xp.joint_extra(el) != len(joints)
+            or "".join(xp.loose_text(el)).strip(_XML_SPACE)
+            or not _plain_names(link_names) or not _plain_names(joint_names)):
+        return None
+    # leaves: only tags and texts are left to look at
+    link_layouts = []
+    link_texts: list[str] = []
+    for ls in links:
+        kids = list(ls)
+        layout = _LINK_LAYOUTS.get(tuple([k.tag for k in kids]))
+        if layout is None:
+            return None
+        link_layouts.append(layout)
+        link_texts += [k.text for k in kids]
+    joint_layouts = []
+    joint_texts: list[str] = []
+    for js in joints:
+        kids = list(js)
+        layout = _JOINT_LAYOUTS.get(tuple([k.tag for k in kids]))
+        if layout is None:
+            return None
+        joint_layouts.append(layout)
+        joint_texts += [k.text for k in kids]
+    if link_texts:
+        got = _bulk_floats(link_texts)
+        if got is None or got[1].count(5) != len(link_texts):
+            return None
+        sixes = iter(list(zip(*[iter(got[0])] * 6)))
+        for lname, layout in zip(link_names, link_layouts):
+            ls_ = LinkState(lname)
+            for f in layout:
+                setattr(ls_, f, next(sixes))
+            ms.link_states.append(ls_)
+    else:
+        ms.link_states = [LinkState(n) for n in link_names]
+    if joint_texts:
+        got = _bulk_floats(joint_texts)
+        if got is None:
+            return None
+        vals, counts = got
+        at = 0
+        k = 0
+        for jname, layout in zip(joint_names, joint_layouts):
+            js_ = JointState(jname)
+            for f in layout:
+                n = counts[k] + 1
+                setattr(js_, f, tuple(vals[at:at + n]))
+                at += n
+                k += 1
+            if js_.velocities is not None and js_.torques is not None and len(js_.velocities) != len(js_.torques):
+                return None
+            ms.joint_states.append(js_)
+    else:
+        ms.joint_states = [JointState(n) for n in joint_names]
     return ms
 
 
@@ -364,7 +555,7 @@ def _read_parent(el: etree._Element, ctx: _Ctx) -> str:
 
 
 def _vector(el: etree._Element, ctx: _Ctx, arity: int | None) -> tuple[float, ...] | None:
-    if ctx.leaf_checks and (len(el) or el.keys()):
+    if len(el) or el.keys():
         _leaf_checks(el, ctx)
     text = el.text
     if text is None:
@@ -407,11 +598,14 @@ def _name(el: etree._Element, ctx: _Ctx, *, scoped_ok: bool) -> str:
     if name is None:
         ctx.error("USDF_MISSING_NAME", f"<{el.tag}> needs a name attribute", el)
         return ""
-    if not name.strip(_XML_SPACE) or name != name.strip(_XML_SPACE):
+    stripped = name.strip(_XML_SPACE)
+    if not stripped or name != stripped:
         ctx.error("USDF_BAD_NAME", f"name {name!r} is empty or has surrounding white space", el)
-    elif not scoped_ok and "::" in name:
+    elif scoped_ok:  # the root, link_state, joint_state
+        pass
+    elif "::" in name:
         ctx.error("USDF_BAD_NAME", f"name {name!r} must not contain '::' (reserved for scoping)", el)
-    elif el.tag in ("frame", "model_state") and name == "world":
+    elif name == "world":  # frame, model_state
         ctx.error("USDF_BAD_NAME", "'world' is reserved for the absolute inertial frame", el)
     return name
 
