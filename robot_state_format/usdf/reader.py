@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 import threading
+from itertools import chain, islice, repeat
+from operator import attrgetter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -371,7 +373,8 @@ def _ordered_subsets(order: tuple[str, ...]) -> dict[tuple[str, ...], tuple[str,
 _LINK_LAYOUTS = _ordered_subsets(_LINK_CHILDREN)
 _JOINT_LAYOUTS = _ordered_subsets(_JOINT_CHILDREN)
 _MODEL_HEAD = {"parent": 0, "pose": 1, "twist": 2}
-_EXTRA_SPACE = ("\t", "\n", "\r")
+_TAG = attrgetter("tag")
+_TEXT = attrgetter("text")
 
 
 class _XPaths:
@@ -381,9 +384,10 @@ class _XPaths:
         x = etree.XPath
         self.link_names = x("link_state/@name", smart_strings=False)
         self.joint_names = x("joint_state/@name", smart_strings=False)
-        # attributes of containers and leaves, anything but text inside a leaf, text between elements
-        self.link_extra = x("count(link_state/@*) + count(link_state/*/@* | link_state/*/node()[not(self::text())])")
-        self.joint_extra = x("count(joint_state/@*) + count(joint_state/*/@* | joint_state/*/node()[not(self::text())])")
+        self.link_leaves = x("link_state/*")
+        self.joint_leaves = x("joint_state/*")
+        self.elements = x("count(.//*)")
+        self.attributes = x("count(.//@*)")
         self.loose_text = x("link_state/text() | joint_state/text()", smart_strings=False)
 
 
@@ -397,34 +401,59 @@ def _xpaths() -> _XPaths:
 def _plain_names(names: list[str]) -> bool:
     """Every name non-empty, without surrounding white space, and unique."""
     return ("" not in names and len(set(names)) == len(names)
-            and list(map(str.strip, names, [_XML_SPACE] * len(names))) == names)
+            and list(map(str.strip, names, repeat(_XML_SPACE, len(names)))) == names)
 
 
-def _bulk_floats(texts: list[str]) -> tuple[list[float], list[int]] | None:
-    """All numbers of ``texts`` and the count of each, when every text is numbers separated by single
-    spaces in the spec grammar (ASCII, no '_', finite); None for anything else."""
+def _bulk_vectors(texts: list[str | None]) -> tuple[list[float], list[int]] | None:
+    """All numbers of ``texts`` and how many each holds, when every token is in the spec grammar
+    (the test of :func:`_vector`: ASCII, no '_', float() accepts it, finite); None otherwise."""
     if None in texts:
+        texts = ["" if t is None else t for t in texts]
+    joined = "".join(texts)  # type: ignore[arg-type]
+    if not joined.isascii() or "_" in joined:
         return None
-    joined = " ".join(texts)
-    if not joined.isascii() or "_" in joined or any(ws in joined for ws in _EXTRA_SPACE):
-        return None
-    tokens = joined.split()
-    counts = list(map(str.count, texts, [" "] * len(texts)))
-    if len(tokens) != sum(counts) + len(texts):  # so each text holds exactly count + 1 numbers
-        return None
+    splits = list(map(str.split, texts))  # type: ignore[arg-type]
     try:
-        vals = list(map(float, tokens))
+        vals = list(map(float, chain.from_iterable(splits)))
     except ValueError:
         return None
     total = sum(vals)
     if total - total != 0.0:
         return None
-    return vals, counts
+    return vals, list(map(len, splits))
+
+
+def _columns(names: list[str], containers: list[etree._Element], leaves: list[etree._Element],
+             layouts: dict[tuple[str, ...], tuple[str, ...]], fields: tuple[str, ...],
+             vectors: list[tuple[float, ...]]) -> list[list[object]] | None:
+    """One list per field of ``fields`` (None where a container lacks it), or None when a
+    container's children are not an ordered subset of ``fields``."""
+    n = len(containers)
+    tags = list(map(_TAG, leaves))
+    counts = list(map(len, containers))
+    k = counts[0] if n else 0
+    columns: list[list[object]] = [[None] * n for _ in fields]
+    if counts.count(k) == n and tags == tags[:k] * n:  # every container alike (the common case)
+        layout = layouts.get(tuple(tags[:k]))
+        if layout is None:
+            return None
+        for i, tag in enumerate(layout):
+            columns[fields.index(tag)] = vectors[i::k]  # type: ignore[assignment]
+        return columns
+    at = 0
+    for j, c in enumerate(counts):
+        layout = layouts.get(tuple(tags[at:at + c]))
+        if layout is None:
+            return None
+        for tag in layout:
+            columns[fields.index(tag)][j] = vectors[at]
+            at += 1
+    return columns
 
 
 def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
     """A model_state in the common shape (parent?, pose?, twist?, then link_state and joint_state
-    elements with plain leaves) read in bulk, or None when the detailed path must decide.
+    elements holding plain leaves) read in bulk, or None when the detailed path must decide.
 
     Returns a state only when the detailed path would report nothing and build the same state.
     """
@@ -439,6 +468,7 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
     links: list[etree._Element] = []
     joints: list[etree._Element] = []
     last = -1
+    head = 0
     for child in el:
         tail = child.tail
         if tail is not None and tail.strip(_XML_SPACE):
@@ -453,13 +483,14 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
             if pos is None or pos <= last or links or joints or len(child) or child.keys():
                 return None
             last = pos
+            head += 1
             if pos == 0:
                 if not top:
                     return None
                 ms.parent = (child.text or "").strip(_XML_SPACE) or "world"
             else:
-                got = _bulk_floats([child.text])
-                if got is None or len(got[0]) != 6:
+                got = _bulk_vectors([child.text])
+                if got is None or got[1][0] != 6:
                     return None
                 if pos == 1:
                     ms.pose = tuple(got[0])  # type: ignore[assignment]
@@ -470,61 +501,39 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
     xp = _xpaths()
     link_names = xp.link_names(el)
     joint_names = xp.joint_names(el)
+    link_leaves = xp.link_leaves(el)
+    joint_leaves = xp.joint_leaves(el)
+    # each container has a name and nothing else, leaves have neither attributes nor children,
+    # and no text lies between elements
     if (len(link_names) != len(links) or len(joint_names) != len(joints)
-            or xp.link_extra(el) != len(links) or xp.joint_extra(el) != len(joints)
+            or xp.attributes(el) != 1 + len(links) + len(joints)
+            or xp.elements(el) != head + len(links) + len(joints) + len(link_leaves) + len(joint_leaves)
             or "".join(xp.loose_text(el)).strip(_XML_SPACE)
             or not _plain_names(link_names) or not _plain_names(joint_names)):
         return None
-    # leaves: only tags and texts are left to look at
-    link_layouts = []
-    link_texts: list[str] = []
-    for ls in links:
-        kids = list(ls)
-        layout = _LINK_LAYOUTS.get(tuple([k.tag for k in kids]))
-        if layout is None:
+    if links:
+        got = _bulk_vectors(list(map(_TEXT, link_leaves)))
+        if got is None or got[1].count(6) != len(link_leaves):
             return None
-        link_layouts.append(layout)
-        link_texts += [k.text for k in kids]
-    joint_layouts = []
-    joint_texts: list[str] = []
-    for js in joints:
-        kids = list(js)
-        layout = _JOINT_LAYOUTS.get(tuple([k.tag for k in kids]))
-        if layout is None:
+        sixes = list(zip(*[iter(got[0])] * 6))
+        cols = _columns(link_names, links, link_leaves, _LINK_LAYOUTS, _LINK_CHILDREN, sixes)
+        if cols is None:
             return None
-        joint_layouts.append(layout)
-        joint_texts += [k.text for k in kids]
-    if link_texts:
-        got = _bulk_floats(link_texts)
-        if got is None or got[1].count(5) != len(link_texts):
-            return None
-        sixes = iter(list(zip(*[iter(got[0])] * 6)))
-        for lname, layout in zip(link_names, link_layouts):
-            ls_ = LinkState(lname)
-            for f in layout:
-                setattr(ls_, f, next(sixes))
-            ms.link_states.append(ls_)
-    else:
-        ms.link_states = [LinkState(n) for n in link_names]
-    if joint_texts:
-        got = _bulk_floats(joint_texts)
+        ms.link_states = list(map(LinkState, link_names, *cols))
+    if joints:
+        got = _bulk_vectors(list(map(_TEXT, joint_leaves)))
         if got is None:
             return None
-        vals, counts = got
-        at = 0
-        k = 0
-        for jname, layout in zip(joint_names, joint_layouts):
-            js_ = JointState(jname)
-            for f in layout:
-                n = counts[k] + 1
-                setattr(js_, f, tuple(vals[at:at + n]))
-                at += n
-                k += 1
-            if js_.velocities is not None and js_.torques is not None and len(js_.velocities) != len(js_.torques):
+        vals, lens = got
+        vecs = list(map(tuple, map(islice, repeat(iter(vals), len(lens)), lens)))
+        cols = _columns(joint_names, joints, joint_leaves, _JOINT_LAYOUTS, _JOINT_CHILDREN, vecs)
+        if cols is None:
+            return None
+        _, vel, torq = cols
+        for v, t in zip(vel, torq):
+            if v is not None and t is not None and len(v) != len(t):  # type: ignore[arg-type]
                 return None
-            ms.joint_states.append(js_)
-    else:
-        ms.joint_states = [JointState(n) for n in joint_names]
+        ms.joint_states = list(map(JointState, joint_names, *cols))
     return ms
 
 
