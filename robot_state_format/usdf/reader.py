@@ -123,7 +123,8 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
         raise
     ctx = _Ctx(file, lenient)
     ctx.warnings.extend(xml_warnings)
-    ctx.plain = fast is not None
+    # the bulk reading of _fast_model relies on a tree of elements and text only
+    ctx.plain = fast is not None and next(fast.iter(etree.Comment, etree.ProcessingInstruction), None) is None
     state = _read_root(root, ctx)
     if not ctx.errors:
         from robot_state_format.usdf.resolve import parent_diagnostics
@@ -382,13 +383,15 @@ class _XPaths:
 
     def __init__(self) -> None:
         x = etree.XPath
+        self.links = x("link_state")
+        self.joints = x("joint_state")
         self.link_names = x("link_state/@name", smart_strings=False)
         self.joint_names = x("joint_state/@name", smart_strings=False)
         self.link_leaves = x("link_state/*")
         self.joint_leaves = x("joint_state/*")
         self.elements = x("count(.//*)")
         self.attributes = x("count(.//@*)")
-        self.loose_text = x("link_state/text() | joint_state/text()", smart_strings=False)
+        self.loose_text = x("text() | link_state/text() | joint_state/text()", smart_strings=False)
 
 
 def _xpaths() -> _XPaths:
@@ -465,40 +468,39 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
     if text is not None and text.strip(_XML_SPACE):
         return None
     ms = ModelState(name=name)
-    links: list[etree._Element] = []
-    joints: list[etree._Element] = []
     last = -1
     head = 0
-    for child in el:
+    for child in el:  # the leaves before the first link_state or joint_state
+        tag = child.tag
+        if tag == "link_state" or tag == "joint_state":
+            break
         tail = child.tail
         if tail is not None and tail.strip(_XML_SPACE):
             return None
-        tag = child.tag
-        if tag == "link_state":
-            links.append(child)
-        elif tag == "joint_state":
-            joints.append(child)
-        else:
-            pos = _MODEL_HEAD.get(tag) if isinstance(tag, str) else None
-            if pos is None or pos <= last or links or joints or len(child) or child.keys():
+        pos = _MODEL_HEAD.get(tag) if isinstance(tag, str) else None
+        if pos is None or pos <= last or len(child) or child.keys():
+            return None
+        last = pos
+        head += 1
+        if pos == 0:
+            if not top:
                 return None
-            last = pos
-            head += 1
-            if pos == 0:
-                if not top:
-                    return None
-                ms.parent = (child.text or "").strip(_XML_SPACE) or "world"
+            ms.parent = (child.text or "").strip(_XML_SPACE) or "world"
+        else:
+            got = _bulk_vectors([child.text])
+            if got is None or got[1][0] != 6:
+                return None
+            if pos == 1:
+                ms.pose = tuple(got[0])  # type: ignore[assignment]
             else:
-                got = _bulk_vectors([child.text])
-                if got is None or got[1][0] != 6:
-                    return None
-                if pos == 1:
-                    ms.pose = tuple(got[0])  # type: ignore[assignment]
-                else:
-                    ms.twist = tuple(got[0])  # type: ignore[assignment]
+                ms.twist = tuple(got[0])  # type: ignore[assignment]
+    xp = _xpaths()
+    links = xp.links(el)
+    joints = xp.joints(el)
+    if len(el) != head + len(links) + len(joints):  # something else, or a leaf after a container
+        return None
     if not links and not joints:
         return ms
-    xp = _xpaths()
     link_names = xp.link_names(el)
     joint_names = xp.joint_names(el)
     link_leaves = xp.link_leaves(el)
