@@ -363,11 +363,13 @@ def _read_model(el: etree._Element, ctx: _Ctx, *, top: bool) -> ModelState:
     return ms
 
 
-def _ordered_subsets(order: tuple[str, ...]) -> dict[tuple[str, ...], tuple[str, ...]]:
-    out: dict[tuple[str, ...], tuple[str, ...]] = {}
+def _ordered_subsets(order: tuple[str, ...]) -> dict[tuple[str, ...], tuple[int, ...]]:
+    """Every valid child sequence of a container (canonical order, each at most once) → the
+    positions of its tags in ``order``."""
+    out: dict[tuple[str, ...], tuple[int, ...]] = {}
     for mask in range(1 << len(order)):
-        sub = tuple(tag for i, tag in enumerate(order) if mask >> i & 1)
-        out[sub] = sub
+        idx = tuple(i for i in range(len(order)) if mask >> i & 1)
+        out[tuple(order[i] for i in idx)] = idx
     return out
 
 
@@ -426,30 +428,30 @@ def _bulk_vectors(texts: list[str | None]) -> tuple[list[float], list[int]] | No
     return vals, list(map(len, splits))
 
 
-def _columns(names: list[str], containers: list[etree._Element], leaves: list[etree._Element],
-             layouts: dict[tuple[str, ...], tuple[str, ...]], fields: tuple[str, ...],
+def _columns(containers: list[etree._Element], leaves: list[etree._Element],
+             layouts: dict[tuple[str, ...], tuple[int, ...]], nfields: int,
              vectors: list[tuple[float, ...]]) -> list[list[object]] | None:
-    """One list per field of ``fields`` (None where a container lacks it), or None when a
-    container's children are not an ordered subset of ``fields``."""
+    """One list per field (None where a container lacks it), or None when a container's
+    children are not a valid sequence (``layouts``)."""
     n = len(containers)
     tags = list(map(_TAG, leaves))
     counts = list(map(len, containers))
     k = counts[0] if n else 0
-    columns: list[list[object]] = [[None] * n for _ in fields]
+    columns: list[list[object]] = [[None] * n for _ in range(nfields)]
     if counts.count(k) == n and tags == tags[:k] * n:  # every container alike (the common case)
-        layout = layouts.get(tuple(tags[:k]))
-        if layout is None:
+        idx = layouts.get(tuple(tags[:k]))
+        if idx is None:
             return None
-        for i, tag in enumerate(layout):
-            columns[fields.index(tag)] = vectors[i::k]  # type: ignore[assignment]
+        for i, f in enumerate(idx):
+            columns[f] = vectors[i::k]  # type: ignore[assignment]
         return columns
     at = 0
     for j, c in enumerate(counts):
-        layout = layouts.get(tuple(tags[at:at + c]))
-        if layout is None:
+        idx = layouts.get(tuple(tags[at:at + c]))
+        if idx is None:
             return None
-        for tag in layout:
-            columns[fields.index(tag)][j] = vectors[at]
+        for f in idx:
+            columns[f][j] = vectors[at]
             at += 1
     return columns
 
@@ -518,7 +520,7 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
         if got is None or got[1].count(6) != len(link_leaves):
             return None
         sixes = list(zip(*[iter(got[0])] * 6))
-        cols = _columns(link_names, links, link_leaves, _LINK_LAYOUTS, _LINK_CHILDREN, sixes)
+        cols = _columns(links, link_leaves, _LINK_LAYOUTS, 3, sixes)
         if cols is None:
             return None
         ms.link_states = list(map(LinkState, link_names, *cols))
@@ -528,7 +530,7 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
             return None
         vals, lens = got
         vecs = list(map(tuple, map(islice, repeat(iter(vals), len(lens)), lens)))
-        cols = _columns(joint_names, joints, joint_leaves, _JOINT_LAYOUTS, _JOINT_CHILDREN, vecs)
+        cols = _columns(joints, joint_leaves, _JOINT_LAYOUTS, 3, vecs)
         if cols is None:
             return None
         _, vel, torq = cols
