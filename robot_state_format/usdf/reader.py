@@ -536,7 +536,11 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
         if got is None:
             return None
         vals, lens = got
-        vecs = list(map(tuple, map(islice, repeat(iter(vals), len(lens)), lens)))
+        k = lens[0]
+        if k and lens.count(k) == len(lens):  # one size for all (one DOF each, say)
+            vecs = list(zip(*[iter(vals)] * k))
+        else:
+            vecs = list(map(tuple, map(islice, repeat(iter(vals), len(lens)), lens)))
         cols = _columns(joints, joint_leaves, _JOINT_LAYOUTS, 3, vecs)
         if cols is None:
             return None
