@@ -536,7 +536,7 @@ def _fast_model(el: etree._Element, top: bool) -> ModelState | None:
         if got is None:
             return None
         vals, lens = got
-        k = lens[0]
+        k = lens[0] if lens else 0
         if k and lens.count(k) == len(lens):  # one size for all (one DOF each, say)
             vecs = list(zip(*[iter(vals)] * k))
         else:
