@@ -6,6 +6,10 @@ order, bad stamp, unknown parent, parent cycle) is collected as a :class:`Diagno
 file, line and element, and one :class:`UsdfError` lists them all.  ``lenient=True`` accepts
 the proposal's spellings (root ``<world>``, missing ``version``, any child order, unknown
 elements) with warnings, returned in :attr:`ReadResult.warnings`.
+
+Speed: a model_state in the common shape is read in bulk (:func:`_fast_model`: structure proven
+by XPath counts, all numbers of a kind parsed in one pass); anything it cannot prove clean goes
+through the detailed per-element readers, which alone produce diagnostics.
 """
 
 from __future__ import annotations
