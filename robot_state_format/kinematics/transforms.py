@@ -36,17 +36,31 @@ def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> NDArray[np.float64]:
     )
 
 
+def matrices_to_rpy(rot: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Roll, pitch, yaw of rotation matrices ``(..., 3, 3)`` → ``(..., 3)``; inverse of :func:`rpy_to_matrix`.
+
+    Pitch is in [-pi/2, pi/2]. Accurate everywhere, gimbal lock included: yaw comes from the first
+    column, then roll and pitch from the matrix with that yaw removed, whose entries stay of order
+    one, so ``rpy_to_matrix(*matrices_to_rpy(R))`` reproduces ``R`` to rounding even a hair away
+    from pitch = +-pi/2 (where ``asin`` would lose half the digits). At exact lock yaw is 0.
+    """
+    r0, r1, r2 = rot[..., 0, :], rot[..., 1, :], rot[..., 2, :]
+    yaw = np.arctan2(r1[..., 0], r0[..., 0])
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    m00 = cy * r0[..., 0] + sy * r1[..., 0]  # cos(pitch) >= 0
+    m11 = cy * r1[..., 1] - sy * r0[..., 1]
+    m12 = cy * r1[..., 2] - sy * r0[..., 2]
+    out = np.empty(rot.shape[:-2] + (3,))
+    out[..., 0] = np.arctan2(-m12, m11)
+    out[..., 1] = np.arctan2(-r2[..., 0], m00)
+    out[..., 2] = yaw
+    return out
+
+
 def matrix_to_rpy(rot: NDArray[np.float64]) -> tuple[float, float, float]:
-    """Inverse of :func:`rpy_to_matrix`; pitch in [-pi/2, pi/2]. At gimbal lock roll is 0."""
-    r20 = float(np.clip(rot[2, 0], -1.0, 1.0))
-    pitch = math.asin(-r20)
-    if abs(r20) < 1.0 - 1e-12:
-        roll = math.atan2(rot[2, 1], rot[2, 2])
-        yaw = math.atan2(rot[1, 0], rot[0, 0])
-    else:  # gimbal lock: only roll +/- yaw is defined; put it all in yaw
-        roll = 0.0
-        yaw = math.atan2(-rot[0, 1], rot[1, 1])
-    return (roll, pitch, yaw)
+    """One rotation matrix → ``(roll, pitch, yaw)``; the same numbers as :func:`matrices_to_rpy`."""
+    r, p, y = matrices_to_rpy(np.asarray(rot, dtype=np.float64)[:3, :3])
+    return (float(r), float(p), float(y))
 
 
 def pose_to_transform(xyz: Sequence[float], rpy: Sequence[float]) -> Transform:

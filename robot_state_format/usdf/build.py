@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, UsdfError
 from robot_state_format.kinematics.fk import forward, link_twists
+from robot_state_format.kinematics.transforms import matrices_to_rpy
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import Model
 from robot_state_format.usdf.layout import ModelLayout
@@ -35,17 +36,10 @@ FloatArray = NDArray[np.float64]
 
 
 def poses_to_pose6(x: FloatArray) -> FloatArray:
-    """``(n, 4, 4)`` transforms → ``(n, 6)`` ``x y z roll pitch yaw`` (as transforms.matrix_to_rpy)."""
-    r20 = np.clip(x[:, 2, 0], -1.0, 1.0)
-    pitch = np.arcsin(-r20)
-    normal = np.abs(r20) < 1.0 - 1e-12
-    roll = np.where(normal, np.arctan2(x[:, 2, 1], x[:, 2, 2]), 0.0)
-    yaw = np.where(normal, np.arctan2(x[:, 1, 0], x[:, 0, 0]), np.arctan2(-x[:, 0, 1], x[:, 1, 1]))
+    """``(n, 4, 4)`` transforms → ``(n, 6)`` ``x y z roll pitch yaw`` (transforms.matrices_to_rpy)."""
     out = np.empty((x.shape[0], 6))
     out[:, :3] = x[:, :3, 3]
-    out[:, 3] = roll
-    out[:, 4] = pitch
-    out[:, 5] = yaw
+    out[:, 3:] = matrices_to_rpy(x[:, :3, :3])
     out += 0.0  # -0.0 -> 0.0
     return out
 
