@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -36,6 +35,8 @@ from robot_state_format.usdf.build import SnapshotBuilder  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state  # noqa: E402
 from robot_state_format.usdf.types import WorldState  # noqa: E402
 from robot_state_format.usdf.writer import write_world_state, write_world_state_file  # noqa: E402
+
+from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
 
 
 def load_humanoid() -> tuple[Model, str]:
@@ -136,19 +137,6 @@ def lxml_parse_walk(data: bytes) -> int:
     return n
 
 
-def machine() -> str:
-    cpu = platform.processor() or ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (f"{platform.system()} {platform.release()} {platform.machine()}, {cpu}, {os.cpu_count()} cpus; "
-            f"Python {platform.python_version()}, lxml {etree.__version__}, numpy {np.__version__}")
-
-
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=50)
@@ -203,7 +191,7 @@ def main() -> int:
             raw.append(time.perf_counter() - t0)
         t_raw = statistics.median(raw)
 
-    print(f"machine: {machine()}")
+    print(f"machine: {describe_machine()}")
     print(f"model: {label}: {tree.nlinks} links, {len(tree.joint_names)} joints, nq={tree.nq}, nv={tree.nv}; "
           f"document {len(data)} bytes (compact), repeat={n}")
     for k, t in results.items():
