@@ -93,7 +93,7 @@ def test_mcap_reader_reads_it(tmp_path: Path) -> None:
 
 
 def test_rosbags_reads_the_directory(tmp_path: Path) -> None:
-    rosbags_highlevel = pytest.importorskip("rosbags.highlevel")
+    rosbags_highlevel = pytest.importorskip("rosbags.highlevel", reason="rosbags is not installed")
     from rosbags.rosbag2 import Reader
 
     sent = _write_bag(tmp_path / "bag", 30)

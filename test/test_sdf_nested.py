@@ -155,7 +155,6 @@ def test_include_package_uri(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_include_urdf(tmp_path: Path) -> None:
-    pytest.importorskip("robot_state_format.model.urdf")
     (tmp_path / "r.sdf").write_text("""<sdf version="1.9"><model name="r"><link name="base"/>
       <include><uri>model://urdf_arm/model.urdf</uri><name>ua</name><pose>0 0 1 0 0 0</pose></include>
       </model></sdf>""")

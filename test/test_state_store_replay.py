@@ -68,7 +68,7 @@ def test_joint_state_fields_use_moveit_sub_joints(model) -> None:  # type: ignor
 
 
 def test_cdr_matches_rclpy() -> None:
-    ser = pytest.importorskip("rclpy.serialization")
+    ser = pytest.importorskip("rclpy.serialization", reason="rclpy is not installed (run the tests through ./run test)")
     from sensor_msgs.msg import JointState as JointStateMsg
     from std_msgs.msg import String
 
