@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def _env(tmp: Path) -> None:
-    from robot_state_format.demo import FASTDDS_PROFILE
+    from robot_state_format.ros.demo import FASTDDS_PROFILE
 
     (tmp / "fastdds.xml").write_text(FASTDDS_PROFILE)
     os.environ["ROS_DOMAIN_ID"] = str(201 + os.getpid() % 30)

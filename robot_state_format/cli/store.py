@@ -15,10 +15,16 @@ ROS arguments go after ``--ros-args`` (e.g. ``-r __ns:=/robot``).
 from __future__ import annotations
 
 import argparse
-import sys
-import time
-from pathlib import Path
-from typing import Any
+from collections.abc import Callable
+
+
+def _run(name: str) -> Callable[[argparse.Namespace], int]:
+    """The command's body lives in ros/ (the only place that starts rclpy); import it when run."""
+    def run(args: argparse.Namespace) -> int:
+        from robot_state_format.ros import store_commands
+
+        return int(getattr(store_commands, name)(args))
+    return run
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -33,14 +39,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--out", default=".", help="output directory (must exist; default .)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a snapshot (default 10)")
     common(p)
-    p.set_defaults(func=run_save)
+    p.set_defaults(func=_run("run_save"))
 
     p = subparsers.add_parser("record", help="record world_state and joint_states into MCAP",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=".", help="directory the recording directory goes in (default .)")
     p.add_argument("--duration", type=float, default=0.0, help="seconds to record (0 = until Ctrl-C)")
     common(p)
-    p.set_defaults(func=run_record)
+    p.set_defaults(func=_run("run_record"))
 
     p = subparsers.add_parser("replay", help="publish a restart file, or play a recording",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -53,132 +59,4 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--clock", action="store_true", help="publish /clock (needs rosgraph_msgs)")
     p.add_argument("--link-tf", action="store_true", help="also publish the joints' transforms from the file")
     common(p)
-    p.set_defaults(func=run_replay)
-
-
-def _err(cmd: str, msg: str) -> None:
-    print(f"robot-state-format {cmd}: error: {msg}", file=sys.stderr)
-
-
-def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
-    """rclpy up (SIGINT/SIGTERM end the command cleanly, exit 0), one StateStore with ``params``;
-    returns the node and its :class:`robot_state_format.ros.spin.Stop`."""
-    try:
-        from rclpy.parameter import Parameter
-
-        from robot_state_format.ros import spin
-    except ImportError:
-        raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
-    from robot_state_format.ros.state_store import StateStore
-
-    stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
-    if args.model:
-        params = {"model_file": str(Path(args.model).resolve()), **params}
-    overrides = [Parameter(k, value=v) for k, v in params.items()]
-    try:
-        return StateStore(args.node_name, parameter_overrides=overrides), stop
-    except BaseException:
-        spin.finish(stop)
-        raise
-
-
-def _stop(node: Any, stop: Any) -> None:
-    from robot_state_format.ros import spin
-
-    try:
-        node.shutdown()
-    finally:
-        spin.finish(stop, node)
-
-
-def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
-    """Spin until the deadline, ``done()``, or SIGINT/SIGTERM; True when interrupted."""
-    from robot_state_format.ros import spin
-
-    return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
-
-
-def run_save(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    if not out.is_dir():
-        _err("save", f"{out}: not a directory")
-        return 2
-    node, stop = _start(args, {"output_dir": str(out.resolve())})
-    try:
-        result: dict[str, Any] = {}
-
-        def attempt() -> bool:
-            ok, msg = node.save("restart")
-            result["r"] = (ok, msg)
-            return ok or "no snapshot" not in msg
-
-        _spin(node, stop, time.monotonic() + args.timeout, attempt)
-        ok, msg = result.get("r") or node.save("restart")
-    finally:
-        _stop(node, stop)
-    if ok:
-        print(msg)
-        return 0
-    _err("save", msg)
-    return 1 if "no snapshot" in msg else 2
-
-
-def run_record(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    if not out.is_dir():
-        _err("record", f"{out}: not a directory")
-        return 2
-    node, stop = _start(args, {"output_dir": str(out.resolve())})
-    try:
-        ok, msg = node.start_recording()
-        if not ok:
-            _err("record", msg)
-            return 2
-        print(f"recording to {msg} (Ctrl-C to stop)", file=sys.stderr)
-        _spin(node, stop, time.monotonic() + args.duration if args.duration > 0 else None)
-        ok, msg = node.stop_recording()
-    finally:
-        _stop(node, stop)
-    if not ok:
-        _err("record", msg)
-        return 2
-    print(msg)
-    return 0
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    path = Path(args.path)
-    if not path.exists():
-        _err("replay", f"{path}: no such file or directory")
-        return 2
-    if args.rate <= 0:
-        _err("replay", "--rate must be > 0")
-        return 2
-    is_file = path.is_file() and path.suffix != ".mcap"
-    params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
-        "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
-        "publish_clock": bool(args.clock)}
-    node, stop = _start(args, params)
-    try:
-        if is_file:
-            ok, msg = node.replay(str(path.resolve()))
-            if not ok:
-                _err("replay", msg)
-                return 1
-            print(msg, file=sys.stderr)
-            _spin(node, stop, time.monotonic() + args.hold if args.hold >= 0 else None)
-            return 0
-        ok, msg = node.play(str(path.resolve()))
-        if not ok:
-            _err("replay", msg)
-            return 2
-        print(msg, file=sys.stderr)
-        player = node._player
-        _spin(node, stop, None, lambda: not player.running)
-        if player.error:
-            _err("replay", player.error)
-            return 2
-        print(f"published {player.published} messages", file=sys.stderr)
-        return 0
-    finally:
-        _stop(node, stop)
+    p.set_defaults(func=_run("run_replay"))

@@ -1,0 +1,137 @@
+"""The node-running side of ``robot-state-format save | record | replay`` (see cli/store.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+
+def _err(cmd: str, msg: str) -> None:
+    print(f"robot-state-format {cmd}: error: {msg}", file=sys.stderr)
+
+
+def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
+    """rclpy up (SIGINT/SIGTERM end the command cleanly, exit 0), one StateStore with ``params``;
+    returns the node and its :class:`robot_state_format.ros.spin.Stop`."""
+    try:
+        from rclpy.parameter import Parameter
+
+        from robot_state_format.ros import spin
+    except ImportError:
+        raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
+    from robot_state_format.ros.state_store import StateStore
+
+    stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
+    if args.model:
+        params = {"model_file": str(Path(args.model).resolve()), **params}
+    overrides = [Parameter(k, value=v) for k, v in params.items()]
+    try:
+        return StateStore(args.node_name, parameter_overrides=overrides), stop
+    except BaseException:
+        spin.finish(stop)
+        raise
+
+
+def _stop(node: Any, stop: Any) -> None:
+    from robot_state_format.ros import spin
+
+    try:
+        node.shutdown()
+    finally:
+        spin.finish(stop, node)
+
+
+def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
+    """Spin until the deadline, ``done()``, or SIGINT/SIGTERM; True when interrupted."""
+    from robot_state_format.ros import spin
+
+    return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
+
+
+def run_save(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if not out.is_dir():
+        _err("save", f"{out}: not a directory")
+        return 2
+    node, stop = _start(args, {"output_dir": str(out.resolve())})
+    try:
+        result: dict[str, Any] = {}
+
+        def attempt() -> bool:
+            ok, msg = node.save("restart")
+            result["r"] = (ok, msg)
+            return ok or "no snapshot" not in msg
+
+        _spin(node, stop, time.monotonic() + args.timeout, attempt)
+        ok, msg = result.get("r") or node.save("restart")
+    finally:
+        _stop(node, stop)
+    if ok:
+        print(msg)
+        return 0
+    _err("save", msg)
+    return 1 if "no snapshot" in msg else 2
+
+
+def run_record(args: argparse.Namespace) -> int:
+    out = Path(args.out)
+    if not out.is_dir():
+        _err("record", f"{out}: not a directory")
+        return 2
+    node, stop = _start(args, {"output_dir": str(out.resolve())})
+    try:
+        ok, msg = node.start_recording()
+        if not ok:
+            _err("record", msg)
+            return 2
+        print(f"recording to {msg} (Ctrl-C to stop)", file=sys.stderr)
+        _spin(node, stop, time.monotonic() + args.duration if args.duration > 0 else None)
+        ok, msg = node.stop_recording()
+    finally:
+        _stop(node, stop)
+    if not ok:
+        _err("record", msg)
+        return 2
+    print(msg)
+    return 0
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if not path.exists():
+        _err("replay", f"{path}: no such file or directory")
+        return 2
+    if args.rate <= 0:
+        _err("replay", "--rate must be > 0")
+        return 2
+    is_file = path.is_file() and path.suffix != ".mcap"
+    params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
+        "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
+        "publish_clock": bool(args.clock)}
+    node, stop = _start(args, params)
+    try:
+        if is_file:
+            ok, msg = node.replay(str(path.resolve()))
+            if not ok:
+                _err("replay", msg)
+                return 1
+            print(msg, file=sys.stderr)
+            _spin(node, stop, time.monotonic() + args.hold if args.hold >= 0 else None)
+            return 0
+        ok, msg = node.play(str(path.resolve()))
+        if not ok:
+            _err("replay", msg)
+            return 2
+        print(msg, file=sys.stderr)
+        player = node._player
+        _spin(node, stop, None, lambda: not player.running)
+        if player.error:
+            _err("replay", player.error)
+            return 2
+        print(f"published {player.published} messages", file=sys.stderr)
+        return 0
+    finally:
+        _stop(node, stop)
