@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,8 @@ from robot_state_format.usdf.writer import write_world_state  # noqa: E402
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+LATCHED_DEEP = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                          durability=DurabilityPolicy.TRANSIENT_LOCAL)
 CLI = [sys.executable, "-m", "robot_state_format"]
 
 
@@ -72,13 +75,31 @@ def test_record_cli_writes_a_readable_recording(ros: RosHarness, tmp_path: Path)
 
 def test_replay_cli_plays_a_recording_and_exits(ros: RosHarness, tmp_path: Path) -> None:
     from sensor_msgs.msg import JointState as JointStateMsg
-    from test_state_store_recording import RELIABLE, _write_timeline
+    from test_state_store_recording import _write_timeline
 
     _write_timeline(tmp_path / "bag", 30, 10_000_000)  # 0.3 s of recording
-    inbox = ros.subscribe("joint_states", JointStateMsg, RELIABLE)
-    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--rate", "0.5"])
+    # A transient_local subscription: samples written before its side of discovery completes are
+    # still delivered from the publisher's history (a volatile one would start at its own match).
+    inbox = ros.subscribe("joint_states", JointStateMsg, LATCHED_DEEP)
+    # Playback waits until this test's subscription matches: every message arrives, in order.
+    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--rate", "0.5",
+                                                      "--wait-for-subscribers", "1"])
     ros.spin_until(lambda: not proc.alive(), timeout=20, what="playback to end")
     assert proc.returncode == 0, proc.output()
     assert "published 31 messages" in proc.output()
-    got = [int(m.position[0]) for m in inbox.messages]
-    assert got and got == list(range(got[0], 30))  # in order, up to the last one
+    assert proc.stop() == 0  # it has exited: marks it expected, so the harness does not report its exit
+    ros.spin_until(lambda: len(inbox.messages) >= 30, timeout=5, what="all 30 joint states")
+    assert [int(m.position[0]) for m in inbox.messages] == list(range(30))
+
+
+def test_replay_cli_gives_up_when_nobody_subscribes(ros: RosHarness, tmp_path: Path) -> None:
+    from test_state_store_recording import _write_timeline
+
+    _write_timeline(tmp_path / "bag", 5, 10_000_000)
+    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--wait-for-subscribers", "50",
+                                                      "--wait-timeout", "1"])
+    ros.spin_until(lambda: not proc.alive(), timeout=20, what="replay to give up")
+    assert proc.returncode == 1, proc.output()
+    assert re.search(r"replay: error: \d of 50 subscriber\(s\) on joint_states after 1 s; nothing played",
+                     proc.output()), proc.output()
+    assert "published" not in proc.output()

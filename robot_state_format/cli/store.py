@@ -6,9 +6,11 @@
   until the duration ends or Ctrl-C; print the directory.
 * ``replay PATH --model FILE``: a restart file is checked against the model and published
   (transient_local) until ``--hold`` seconds pass or Ctrl-C; an MCAP recording or a directory of
-  restart files is played at its recorded pace (``--rate``, ``--loop``, ``--start-offset``, ``--clock``).
+  restart files is played at its recorded pace (``--rate``, ``--loop``, ``--start-offset``, ``--clock``);
+  ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states``.
 
-Exit codes: 0 success, 1 refused input (mismatched restart file, no snapshot), 2 usage or I/O error.
+Exit codes: 0 success, 1 refused input (mismatched restart file, no snapshot, no subscribers in time),
+2 usage or I/O error.
 ROS arguments go after ``--ros-args`` (e.g. ``-r __ns:=/robot``).
 """
 
@@ -58,5 +60,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--start-offset", type=float, default=0.0, help="seconds into the recording to start at")
     p.add_argument("--clock", action="store_true", help="publish /clock (needs rosgraph_msgs)")
     p.add_argument("--link-tf", action="store_true", help="also publish the joints' transforms from the file")
+    p.add_argument("--wait-for-subscribers", type=int, default=0, metavar="N",
+                   help="recording: start playing once N subscriptions match joint_states (default 0: at once)")
+    p.add_argument("--wait-timeout", type=float, default=10.0, metavar="S",
+                   help="seconds --wait-for-subscribers waits before giving up with exit 1 (default 10)")
     common(p)
     p.set_defaults(func=_run("run_replay"))

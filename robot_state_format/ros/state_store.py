@@ -41,6 +41,12 @@ from robot_state_format.ros import replay as rp
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
+# What the node publishes on world_state and joint_states. Reliable KEEP_LAST drops a sample that is
+# not yet acknowledged once `depth` newer ones are written; a subscriber whose side of discovery
+# finishes a moment after the publisher's gets the first played samples retransmitted only if they
+# are still held, so playback keeps the last 10 (a transient_local late joiner receives them, in order).
+STATE_OUT = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
 JOINT_STATES_IN = {
     "sensor_data": QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT,
                               durability=DurabilityPolicy.VOLATILE),
@@ -476,8 +482,21 @@ class StateStore(Node):
                 self._on_matched(t, info)
 
             cbs = PublisherEventCallbacks(matched=on_matched)
-            pub = self._pubs[topic] = self.create_publisher(msg_type, topic, LATCHED, event_callbacks=cbs)
+            pub = self._pubs[topic] = self.create_publisher(msg_type, topic, STATE_OUT, event_callbacks=cbs)
         return pub
+
+    def subscriber_count(self, topic: str) -> int:
+        """How many subscriptions match this node's publisher on ``topic`` (world_state or joint_states)."""
+        return int(self._publisher(topic).get_subscription_count())
+
+    def wait_for_all_acked(self, timeout_s: float) -> bool:
+        """Wait up to ``timeout_s`` until every reliable subscriber has acknowledged what this node
+        published on world_state and joint_states (call before exiting, or the last samples can be lost)."""
+        from rclpy.duration import Duration
+
+        deadline = time.monotonic() + timeout_s
+        return all(pub.wait_for_all_acked(Duration(nanoseconds=int(max(0.0, deadline - time.monotonic()) * 1e9)))
+                   for pub in list(self._pubs.values()))
 
     def _on_matched(self, topic: str, info: Any) -> None:
         # A late subscriber with volatile durability (state_publisher's SensorDataQoS) gets no history:

@@ -107,6 +107,9 @@ def run_replay(args: argparse.Namespace) -> int:
     if args.rate <= 0:
         _err("replay", "--rate must be > 0")
         return 2
+    if args.wait_for_subscribers < 0:
+        _err("replay", "--wait-for-subscribers must be >= 0")
+        return 2
     is_file = path.is_file() and path.suffix != ".mcap"
     params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
         "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
@@ -121,6 +124,15 @@ def run_replay(args: argparse.Namespace) -> int:
             print(msg, file=sys.stderr)
             _spin(node, stop, time.monotonic() + args.hold if args.hold >= 0 else None)
             return 0
+        want = args.wait_for_subscribers
+        if want > 0:
+            enough = lambda: node.subscriber_count("joint_states") >= want  # noqa: E731
+            if _spin(node, stop, time.monotonic() + args.wait_timeout, enough):
+                return 0
+            if not enough():
+                _err("replay", f"{node.subscriber_count('joint_states')} of {want} subscriber(s) on "
+                     f"joint_states after {args.wait_timeout:g} s; nothing played")
+                return 1
         ok, msg = node.play(str(path.resolve()))
         if not ok:
             _err("replay", msg)
@@ -131,6 +143,7 @@ def run_replay(args: argparse.Namespace) -> int:
         if player.error:
             _err("replay", player.error)
             return 2
+        node.wait_for_all_acked(2.0)  # reliable subscribers get the last samples before the writer goes
         print(f"published {player.published} messages", file=sys.stderr)
         return 0
     finally:
