@@ -11,6 +11,7 @@ Rules (documented in docs/state_publisher.md):
   ball ``rot_x rot_y rot_z rot_w``, universal/revolute2 ``axis1 axis2``; quaternions are normalised;
 * a stamp is never sent twice for a joint; with a publish period, a joint's transform is sent
   again only once the stamp has advanced by the period (robot_state_publisher's throttle, per joint);
+  ``ignore_timestamp`` lifts that throttle and keeps the message stamps (as robot_state_publisher);
 * a stamp older than the newest seen by more than ``jump_tolerance_ns`` (bag loop, simulation
   reset), or the node clock going backwards, resets the cache (one info line);
 * bad input never raises: the message (or the bad entries) is dropped and a :class:`Problem` says why.
@@ -258,9 +259,10 @@ class JointStateCache:
             problems.append(Problem("unknown:" + ",".join(plan.unknown),
                                     f"JointState joint(s) not in the model ignored: {', '.join(plan.unknown)}"))
 
-        # Time: zero stamp (or ignore_timestamp) means now; a jump backwards resets.
+        # Time: a zero stamp means now; a jump backwards resets. (ignore_timestamp only lifts the
+        # throttle below: the transforms keep the message stamp, as robot_state_publisher's do.)
         reset_line = None
-        stamp = int(now_ns) if (self.ignore_timestamp or stamp_ns <= 0) else int(stamp_ns)
+        stamp = int(now_ns) if stamp_ns <= 0 else int(stamp_ns)
         if self.last_now_ns is not None and now_ns < self.last_now_ns:
             reset_line = (f"clock jumped backwards by {(self.last_now_ns - now_ns) / 1e9:.3f} s: "
                           "joint state and TF stamps reset")

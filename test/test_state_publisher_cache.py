@@ -71,13 +71,27 @@ def test_repeated_stamp_never_resent_and_throttle(cache: JointStateCache) -> Non
     assert sent(cache, cache.update(["ja", "jb"], [0.5, 0.1], [], [], 5 * S + S // 8, 6 * S)) == ["jb", "jc", "jd"]
 
 
-def test_zero_stamp_and_ignore_timestamp_use_now(cache: JointStateCache) -> None:
+def test_zero_stamp_uses_now(cache: JointStateCache) -> None:
     up = cache.update(["ja"], [0.1], [], [], 0, 7 * S)
     assert up.stamp_ns == 7 * S and sent(cache, up) == ["ja"]
+
+
+def test_ignore_timestamp_lifts_the_throttle_and_keeps_message_stamps(cache: JointStateCache) -> None:
+    cache.publish_period_ns = S  # 1 Hz: without ignore_timestamp only the first of these would go out
     cache.ignore_timestamp = True
-    cache.publish_period_ns = S
-    up = cache.update(["ja"], [0.2], [], [], 3 * S, 7 * S + 1000)
-    assert up.stamp_ns == 7 * S + 1000 and sent(cache, up) == ["ja"]  # no throttle, receive time
+    for k in range(3):
+        up = cache.update(["ja"], [0.1 * k], [], [], 3 * S + k * 1000, 7 * S + k)
+        assert up.stamp_ns == 3 * S + k * 1000 and sent(cache, up) == ["ja"]  # the message's stamp
+    # a repeated stamp is still never re-sent (tf2 would log TF_REPEATED_DATA); the value is merged
+    up = cache.update(["ja"], [0.9], [], [], 3 * S + 2000, 7 * S + 3)
+    assert len(up.send) == 0 and pos(cache)["ja"] == [0.9]
+    # a zero stamp still means now
+    up = cache.update(["ja"], [0.4], [], [], 0, 8 * S)
+    assert up.stamp_ns == 8 * S and sent(cache, up) == ["ja"]
+    # the same messages with ignore_timestamp off: throttled to the first
+    cache.ignore_timestamp = False
+    assert sent(cache, cache.update(["jb"], [0.1], [], [], 9 * S, 9 * S)) == ["jb", "jc", "jd"]
+    assert len(cache.update(["jb"], [0.2], [], [], 9 * S + 1000, 9 * S).send) == 0
 
 
 def test_time_jump_backwards_resets(cache: JointStateCache) -> None:

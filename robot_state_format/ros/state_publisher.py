@@ -302,7 +302,7 @@ class StatePublisher(Node):
             ("xacro_args", "", desc("xacro arguments for a xacro description: 'name:=value ...'", s)),
             ("publish_frequency", 20.0, desc("max rate (Hz) of /tf per joint; 0 = every message", d, lo=0.0,
                                              hi=1000.0)),
-            ("ignore_timestamp", False, desc("publish every joint state, stamped with the receive time", b)),
+            ("ignore_timestamp", False, desc("publish every joint state (no publish_frequency throttle); stamps stay the messages'", b)),
             ("frame_prefix", "", desc("prefix of every published frame id", s)),
             ("snapshot_frequency", 10.0, desc("rate (Hz) of world_state snapshots; 0 = off", d, lo=0.0, hi=1000.0)),
             ("model_parent_frame", "world", desc("frame the world_state model pose is given in", s)),
