@@ -4,6 +4,8 @@
   joint names, DOF counts) and returns every mismatch as a sentence; replay refuses on any.
 * :func:`joint_state_fields` gives the ``sensor_msgs/JointState`` arrays of a state (multi-DOF
   joints as MoveIt's named sub-joints ``<joint>/<dof>``, the names the state_publisher reads).
+* :class:`RecordingTimeline` streams an MCAP recording in log-time order from a read-ahead thread
+  (bounded memory); :func:`timeline_from_directory` reads a directory of restart files.
 * :class:`Player` publishes a timeline (from an MCAP recording or a directory of restart files)
   at the recorded pace times ``rate``, from ``start_offset``, optionally looping, with pause and
   resume, on its own thread (SCHED_FIFO when the process may: sub-millisecond wake-ups under load).  Stamps inside the messages (JointState ``header.stamp`` and the
@@ -15,15 +17,18 @@ from the node.
 
 from __future__ import annotations
 
+import heapq
 import math
 import os
 import re
 import struct
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
@@ -180,16 +185,190 @@ class Event:
 
 
 def timeline_from_recording(path: str | os.PathLike[str]) -> list[Event]:
-    """The world_state and joint_states messages of an MCAP recording, by log time."""
+    """The world_state and joint_states messages of an MCAP recording, by log time, all in memory
+    (small recordings, tests; playback streams through :class:`RecordingTimeline`)."""
+    return sorted(_recorded_events(path), key=lambda e: e.t_ns)
+
+
+def _recorded_events(path: str | os.PathLike[str]) -> Iterator[Event]:
+    """The world_state and joint_states messages of a recording in file order."""
     from robot_state_format.recording import read_recording
 
-    out = []
     for m in read_recording(path):
         topic = m.topic.rsplit("/", 1)[-1]
         if topic in ("world_state", "joint_states"):
-            out.append(Event(m.log_time_ns, topic, m.data))
-    out.sort(key=lambda e: e.t_ns)
-    return out
+            yield Event(m.log_time_ns, topic, m.data)
+
+
+YIELD_EVERY = 8  # messages the read-ahead thread decodes between GIL hand-overs
+
+
+@dataclass
+class TimelineSummary:
+    count: int  # world_state and joint_states messages
+    start_ns: int
+    end_ns: int
+
+
+class RecordingTimeline:
+    """The world_state and joint_states messages of an MCAP recording, by log time, streamed.
+
+    Every ``iter()`` reads the file again from the start on a read-ahead thread that keeps at most
+    ``ahead`` messages decoded (memory stays bounded for recordings of any length, and the file is
+    read while earlier messages play). Messages are put in log-time order through a window of
+    ``reorder`` messages; one more out of place than that is played when it is reached (counted in
+    ``late``). A file cut off by a crash plays up to its last complete chunk.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, ahead: int = 4096, reorder: int = 1024) -> None:
+        from robot_state_format.recording import mcap_file
+
+        self.path = mcap_file(path)
+        self.ahead = max(2, int(ahead))
+        self.reorder = max(1, int(reorder))
+        self.late = 0
+        self.max_buffered = 0  # the most messages held at once (read-ahead queue plus reorder window)
+
+    def first(self) -> Event | None:
+        """The first message in the file (None when it holds none); raises on an unreadable file."""
+        return next(_recorded_events(self.path), None)
+
+    def summary(self) -> TimelineSummary | None:
+        """Message count and time span from the MCAP summary section, None when the file has none
+        (a recording cut off before it was closed)."""
+        from mcap.reader import make_reader
+
+        try:
+            with open(self.path, "rb") as f:
+                summary = make_reader(f).get_summary()
+        except Exception:  # noqa: BLE001 - no or torn summary: unknown
+            return None
+        if summary is None or summary.statistics is None:
+            return None
+        ids = [cid for cid, ch in summary.channels.items()
+               if ch.topic.rsplit("/", 1)[-1] in ("world_state", "joint_states")]
+        stats = summary.statistics
+        count = sum(stats.channel_message_counts.get(cid, 0) for cid in ids)
+        return TimelineSummary(count, stats.message_start_time, stats.message_end_time)
+
+    def __iter__(self) -> _Stream:
+        """Start reading ahead at once (so a next pass is ready when the current one ends)."""
+        buffer = _ReadAhead(self.ahead)
+        thread = threading.Thread(target=self._produce, args=(buffer,), name="rsf-read-ahead", daemon=True)
+        thread.start()
+        return _Stream(buffer, thread)
+
+    def _produce(self, buffer: _ReadAhead) -> None:
+        heap: list[tuple[int, int, Event]] = []
+        last = -(1 << 63)
+
+        def emit() -> bool:
+            nonlocal last
+            out = heapq.heappop(heap)[2]
+            if out.t_ns < last:
+                self.late += 1
+            last = max(last, out.t_ns)
+            return buffer.put(out, len(heap))
+
+        try:
+            for seq, e in enumerate(_recorded_events(self.path)):
+                if seq % YIELD_EVERY == 0:
+                    time.sleep(0)  # hand the GIL over: the player's wake-up never waits for a long read
+                heapq.heappush(heap, (e.t_ns, seq, e))
+                if len(heap) > self.reorder and not emit():
+                    return
+            while heap:
+                if not emit():
+                    return
+            buffer.put(None, 0)
+        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, raised there
+            buffer.put(exc, 0)
+        finally:
+            self.max_buffered = max(self.max_buffered, buffer.max_held)
+
+
+class _Stream:
+    """An iterator over a read-ahead buffer; ``close()`` (or the end) stops its thread."""
+
+    def __init__(self, buffer: _ReadAhead, thread: threading.Thread) -> None:
+        self.buffer = buffer
+        self.thread = thread
+        self.done = False
+
+    def __iter__(self) -> _Stream:
+        return self
+
+    def __next__(self) -> Event:
+        if self.done:
+            raise StopIteration
+        item = self.buffer.get()
+        if item is None or isinstance(item, BaseException):
+            self.close()
+            if item is None:
+                raise StopIteration
+            raise item
+        return item  # type: ignore[no-any-return]
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        """Wait until the read-ahead is full or the file is read (playback starts without a backlog)."""
+        self.buffer.wait_full(timeout)
+
+    def close(self) -> None:
+        self.done = True
+        self.buffer.close()
+        if self.thread is not threading.current_thread():
+            self.thread.join(5.0)
+
+    def __del__(self) -> None:
+        self.buffer.close()
+
+
+class _ReadAhead:
+    """A bounded hand-over from the read-ahead thread to the player: the producer fills it up to
+    ``size`` and then sleeps until it is half empty (few wake-ups; the player never waits on a
+    half-full buffer)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.items: deque[Any] = deque()
+        self.cond = threading.Condition()
+        self.closed = False
+        self.ended = False  # the end marker (or an error) is in
+        self.max_held = 0
+
+    def put(self, item: Any, extra: int) -> bool:
+        """Append ``item`` (``extra``: messages the producer holds besides); False once closed."""
+        with self.cond:
+            if len(self.items) >= self.size:
+                while not self.closed and len(self.items) > self.size // 2:
+                    self.cond.wait()
+            if self.closed:
+                return False
+            self.items.append(item)
+            if item is None or isinstance(item, BaseException):
+                self.ended = True
+            self.max_held = max(self.max_held, len(self.items) + extra)
+            if len(self.items) == 1 or len(self.items) >= self.size or self.ended:
+                self.cond.notify_all()
+            return True
+
+    def wait_full(self, timeout: float) -> None:
+        with self.cond:
+            self.cond.wait_for(lambda: self.closed or len(self.items) >= self.size or self.ended, timeout)
+
+    def get(self) -> Any:
+        with self.cond:
+            while not self.items:
+                self.cond.wait()
+            item = self.items.popleft()
+            if len(self.items) == self.size // 2:
+                self.cond.notify_all()
+            return item
+
+    def close(self) -> None:
+        with self.cond:
+            self.closed = True
+            self.cond.notify_all()
 
 
 def timeline_from_directory(directory: str | os.PathLike[str], model: Model | None,
@@ -215,14 +394,36 @@ def timeline_from_directory(directory: str | os.PathLike[str], model: Model | No
     return out
 
 
-def loop_length_ns(events: Sequence[Event]) -> int:
+def loop_length_ns(events: Iterable[Event]) -> int:
     """Time from the first event of one pass to the first of the next: span plus one mean step."""
-    if not events:
-        return 0
-    span = events[-1].t_ns - events[0].t_ns
-    distinct = len({e.t_ns for e in events})
-    step = span // (distinct - 1) if distinct > 1 else NS
-    return span + max(step, 1)
+    stats = _PassStats()
+    for e in events:
+        stats.add(e.t_ns)
+    return stats.loop_length_ns()
+
+
+class _PassStats:
+    """First and last time and the number of distinct times of a time-ordered pass."""
+
+    def __init__(self) -> None:
+        self.first: int | None = None
+        self.last = 0
+        self.distinct = 0
+
+    def add(self, t_ns: int) -> None:
+        if self.first is None:
+            self.first = self.last = t_ns
+            self.distinct = 1
+        elif t_ns != self.last:
+            self.distinct += 1
+            self.last = max(self.last, t_ns)
+
+    def loop_length_ns(self) -> int:
+        if self.first is None:
+            return 0
+        span = self.last - self.first
+        step = span // (self.distinct - 1) if self.distinct > 1 else NS
+        return span + max(step, 1)
 
 
 def shifted(event: Event, shift_ns: int) -> bytes:
@@ -240,12 +441,13 @@ class Player:
     ``sent(topic, t_ns, wall_s)`` (optional) observes every publication (benchmarks, tests).
     """
 
-    def __init__(self, events: Sequence[Event], publish: Callable[[str, bytes], None], *, rate: float = 1.0,
+    def __init__(self, events: Iterable[Event], publish: Callable[[str, bytes], None], *, rate: float = 1.0,
                  loop: bool = False, start_offset: float = 0.0, clock: Callable[[int], None] | None = None,
                  sent: Callable[[str, int, float], None] | None = None, spin_s: float = 0.02, realtime: bool = True) -> None:
         if rate <= 0 or not math.isfinite(rate):
             raise ValueError("rate must be a positive number")
-        self.events = list(events)
+        # a list, or a re-iterable source such as RecordingTimeline (each pass iterates it again)
+        self.events = events if isinstance(events, RecordingTimeline) else list(events)
         self._publish = publish
         self._clock = clock
         self._sent = sent
@@ -345,28 +547,53 @@ class Player:
             self.error = f"{type(exc).__name__}: {exc}"
 
     def _play(self) -> None:
-        if not self.events:
-            return
-        t0 = self.events[0].t_ns
-        begin = t0 + self.start_offset_ns
-        first = next((i for i, e in enumerate(self.events) if e.t_ns >= begin), len(self.events))
-        period = loop_length_ns(self.events)
         self._base = time.monotonic()
+        stats = _PassStats()  # of the first pass, for the loop length
+        begin: int | None = None
+        anchored = False
+        period = 0
         k = 0
-        while True:
-            shift = k * period
-            for e in self.events[first:]:
-                target = (e.t_ns + shift - begin) / NS / self.rate
-                if not self._wait_until(target):
+        current: Iterator[Event] = iter(self.events)
+        upcoming: Iterator[Event] | None = None
+        ready = getattr(current, "wait_ready", None)
+        if ready is not None:
+            ready()  # a streamed first pass starts once its read-ahead is full
+        try:
+            while True:
+                # the next pass starts reading now, so it is ready when this one ends
+                upcoming = iter(self.events) if self.loop else None
+                shift = k * period
+                for e in current:
+                    if k == 0:
+                        stats.add(e.t_ns)
+                        if begin is None:
+                            begin = e.t_ns + self.start_offset_ns
+                        if e.t_ns < begin:
+                            continue
+                    assert begin is not None
+                    target = (e.t_ns + shift - begin) / NS / self.rate
+                    if not anchored:  # the clock starts with the first message to play, once it is read
+                        with self._cond:
+                            self._base = time.monotonic() - target
+                        anchored = True
+                    if not self._wait_until(target):
+                        return
+                    if self._clock is not None:
+                        self._clock(e.t_ns + shift)
+                    self._publish(e.topic, shifted(e, shift))
+                    self.published += 1
+                    if self._sent is not None:
+                        self._sent(e.topic, e.t_ns + shift, time.monotonic())
+                if not self.loop or stats.first is None:
                     return
-                if self._clock is not None:
-                    self._clock(e.t_ns + shift)
-                self._publish(e.topic, shifted(e, shift))
-                self.published += 1
-                if self._sent is not None:
-                    self._sent(e.topic, e.t_ns + shift, time.monotonic())
-            if not self.loop:
-                return
-            k += 1
-            self.loops = k
-            first = 0
+                if k == 0:
+                    period = stats.loop_length_ns()
+                k += 1
+                self.loops = k
+                assert upcoming is not None
+                current, upcoming = upcoming, None
+        finally:
+            for it in (current, upcoming):
+                close = getattr(it, "close", None)
+                if close is not None:
+                    close()

@@ -618,14 +618,19 @@ class StateStore(Node):
         if self._player is not None and self._player.running:
             return False, "already playing (call ~/stop_playback first)"
         p = Path(path).expanduser()
+        events: list[rp.Event] | rp.RecordingTimeline
         try:
             if p.is_dir() and not any(p.glob("*.mcap")):
                 events = rp.timeline_from_directory(p, self._model, self._encode_joint_state)
-            else:
-                events = rp.timeline_from_recording(p)
+                extent = rp.TimelineSummary(len(events), events[0].t_ns, events[-1].t_ns) if events else None
+                empty = not events
+            else:  # streamed from the file while it plays (bounded memory)
+                events = rp.RecordingTimeline(p)
+                extent = events.summary()
+                empty = (extent.count == 0) if extent is not None else events.first() is None
         except Exception as exc:  # noqa: BLE001
             return False, f"cannot read {path}: {_error_text(exc)}"
-        if not events:
+        if empty:
             return False, f"{path} holds no world_state or joint_states messages"
         clock = None
         if self._p("publish_clock"):
@@ -647,8 +652,11 @@ class StateStore(Node):
         time.sleep(0.01)
         if self._player.realtime_note:
             self.get_logger().info(self._player.realtime_note)
-        span = (events[-1].t_ns - events[0].t_ns) / 1e9
-        return True, f"playing {path}: {len(events)} messages over {span:.3f} s at rate {self._p('rate'):g}"
+        rate = f"at rate {self._p('rate'):g}"
+        if extent is None:
+            return True, f"playing {path}: a recording without summary (cut off?), length unknown, {rate}"
+        span = (extent.end_ns - extent.start_ns) / 1e9
+        return True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}"
 
     def _realtime_executor(self) -> None:
         """During playback the executor thread shares the GIL with the player: give it a real-time
