@@ -136,3 +136,23 @@ def test_player_pause_resume() -> None:
 def test_player_rejects_bad_rate() -> None:
     with pytest.raises(ValueError):
         rp.Player([], lambda t, d: None, rate=0.0)
+
+
+def test_player_after_first_holds_the_timeline() -> None:
+    # the hook runs once, after the first message; the rest keeps its spacing from there on
+    events = _events(5, 10_000_000)  # 0..40 ms
+    got: list[float] = []
+    calls: list[int] = []
+
+    def hold() -> None:
+        calls.append(len(got))
+        time.sleep(0.2)
+
+    p = rp.Player(events, lambda t, d: got.append(time.monotonic()), after_first=hold, realtime=False)
+    p.start()
+    assert p.wait(5)
+    assert calls == [1] and len(got) == 5
+    assert got[1] - got[0] >= 0.2  # nothing went out while the hook held
+    # the clock restarted after the hook: messages 1..4 keep their 10 ms steps (lower bounds only:
+    # lateness cannot make them shorter), not a burst of overdue ones
+    assert got[4] - got[1] >= 0.030 - 0.001

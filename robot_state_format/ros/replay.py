@@ -443,7 +443,8 @@ class Player:
 
     def __init__(self, events: Iterable[Event], publish: Callable[[str, bytes], None], *, rate: float = 1.0,
                  loop: bool = False, start_offset: float = 0.0, clock: Callable[[int], None] | None = None,
-                 sent: Callable[[str, int, float], None] | None = None, spin_s: float = 0.02, realtime: bool = True) -> None:
+                 sent: Callable[[str, int, float], None] | None = None, spin_s: float = 0.02, realtime: bool = True,
+                 after_first: Callable[[], None] | None = None) -> None:
         if rate <= 0 or not math.isfinite(rate):
             raise ValueError("rate must be a positive number")
         # a list, or a re-iterable source such as RecordingTimeline (each pass iterates it again)
@@ -451,6 +452,9 @@ class Player:
         self._publish = publish
         self._clock = clock
         self._sent = sent
+        # called once the first message is published, before the clock starts (e.g. wait until every
+        # subscriber acknowledged it: then all of them are matched both ways and miss nothing after)
+        self._after_first = after_first
         self.rate = float(rate)
         self.loop = loop
         self.start_offset_ns = int(round(start_offset * NS))
@@ -584,6 +588,10 @@ class Player:
                     self.published += 1
                     if self._sent is not None:
                         self._sent(e.topic, e.t_ns + shift, time.monotonic())
+                    if self._after_first is not None and self.published == 1:
+                        self._after_first()
+                        with self._cond:  # the timeline goes on from here
+                            self._base = time.monotonic() - target
                 if not self.loop or stats.first is None:
                     return
                 if k == 0:

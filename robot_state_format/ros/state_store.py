@@ -611,7 +611,13 @@ class StateStore(Node):
         return response
 
     # -- timed playback -------------------------------------------------------------------------
-    def play(self, path: str | None = None) -> tuple[bool, str]:
+    def play(self, path: str | None = None, *, first_acked_timeout: float = 0.0) -> tuple[bool, str]:
+        """Start timed playback of ``path`` (default: the ``playback_path`` parameter).
+
+        With ``first_acked_timeout`` > 0 the player publishes the first message, then waits up to that
+        long until every matched reliable subscriber acknowledged it (so each has matched this writer
+        too and misses nothing after) before the timeline runs on.
+        """
         path = str(path if path is not None else self._p("playback_path")).strip()
         if not path:
             return False, "playback_path is not set"
@@ -642,8 +648,10 @@ class StateStore(Node):
             clock = self._publish_clock
         pubs = {t: self._publisher(t) for t in ("world_state", "joint_states")}
         self._replayed = None
+        after_first = (lambda: self.wait_for_all_acked(first_acked_timeout)) if first_acked_timeout > 0 else None
         self._player = rp.Player(events, lambda topic, data: pubs[topic].publish(data), rate=self._p("rate"),
-                                 loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock)
+                                 loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock,
+                                 after_first=after_first)
         if self._player.realtime:
             self._realtime_executor()
         if self._recorder is None:

@@ -133,7 +133,8 @@ def run_replay(args: argparse.Namespace) -> int:
                 _err("replay", f"{node.subscriber_count('joint_states')} of {want} subscriber(s) on "
                      f"joint_states after {args.wait_timeout:g} s; nothing played")
                 return 1
-        ok, msg = node.play(str(path.resolve()))
+        # with subscribers waited for: they also acknowledge the first message before the rest follows
+        ok, msg = node.play(str(path.resolve()), first_acked_timeout=args.wait_timeout if want > 0 else 0.0)
         if not ok:
             _err("replay", msg)
             return 2
