@@ -329,3 +329,23 @@ def test_save_from_live_state_publisher_matches_published_joints(ros: RosHarness
     assert np.allclose(ms.link("link B").pose, (0.0, 0.0, -0.05, 0.0, a, 0.0), atol=1e-12)  # type: ignore[union-attr]
     want_c = (-math.sin(a), 0.0, -0.05 - math.cos(a), 0.0, a + b, 0.0)
     assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12)  # type: ignore[union-attr]
+
+
+def test_replay_of_a_world_poses_every_model_on_tf_static(ros: RosHarness, tmp_path: Path) -> None:
+    from tf2_msgs.msg import TFMessage
+    from test_replay_edges import HALF_PI, WORLD_SDF, world_state
+
+    from robot_state_format.kinematics.transforms import pose6_to_transform
+
+    (tmp_path / "yard.sdf").write_text(WORLD_SDF)
+    file = tmp_path / "yard_restart.usdf"
+    file.write_text(write_world_state(world_state()))
+    ros.start_node("state_store", {"model_file": str(tmp_path / "yard.sdf"), "replay_file": str(file)})
+    r = _trigger(ros, "replay")
+    assert r.success, r.message
+    tf = ros.collect("/tf_static", TFMessage, LATCHED, timeout=10)[0]
+    edges = {(t.header.frame_id, t.child_frame_id): _tf_pose(t) for t in tf.transforms}
+    # hand-derived in test_replay_edges.py: each model where the restart file put it
+    assert np.allclose(edges[("world", "cart::chassis")], pose6_to_transform((4, 5, 0.3, 0, 0, 1 + HALF_PI)),
+                       atol=1e-12)
+    assert np.allclose(edges[("world", "crate::body")], pose6_to_transform((0, -1, 0.25, 0, 0, 0.2)), atol=1e-12)

@@ -35,7 +35,6 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
-from robot_state_format.kinematics import transforms as tfm
 from robot_state_format.model.types import Model
 from robot_state_format.ros import replay as rp
 
@@ -577,32 +576,13 @@ class StateStore(Node):
                       "world_state")
 
     def _replay_transforms(self, state: Any, model: Model, stamp_ns: int) -> list[Any]:
-        """Static TF of a restart file: its frames, the model pose and (``publish_link_tf``) the joints."""
-        from robot_state_format.model.types import WORLD
+        """Static TF of a restart file: its frames, the model poses and (``publish_link_tf``) the joints."""
         from robot_state_format.ros.messages import transforms_to_msgs
 
-        frames: list[tuple[str, str]] = []
-        mats: list[Any] = []
-        for f in state.frames:
-            if f.pose is not None:
-                frames.append((f.parent or WORLD, f.name))
-                mats.append(tfm.pose6_to_transform(f.pose))
-        ms = state.model(model.name) if not model.is_world else None
-        root_links = model.root_links()
-        if ms is not None and ms.pose is not None and root_links and self._tree is not None:
-            root = self._tree.link_names[0]
-            x_root_link = np.asarray(model.links[root].pose, dtype=np.float64)
-            frames.append((ms.parent or WORLD, root))
-            mats.append(tfm.pose6_to_transform(ms.pose) @ x_root_link)
-        if self._p("publish_link_tf") and ms is not None:
-            poses = {ls.name: tfm.pose6_to_transform(ls.pose) for ls in ms.link_states if ls.pose is not None}
-            for joint in model.joints.values():
-                if joint.parent in poses and joint.child in poses:
-                    frames.append((joint.parent, joint.child))
-                    mats.append(tfm.inverse(poses[joint.parent]) @ poses[joint.child])
-        if not frames:
+        edges = rp.replay_edges(state, model, link_tf=bool(self._p("publish_link_tf")))
+        if not edges:
             return []
-        return transforms_to_msgs(frames, np.asarray(mats, dtype=np.float64), stamp_ns)
+        return transforms_to_msgs([(p, c) for p, c, _ in edges], np.asarray([x for _, _, x in edges]), stamp_ns)
 
     def _srv_replay(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         response.success, response.message = self.replay(str(self._p("replay_file")))
