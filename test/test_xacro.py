@@ -163,3 +163,68 @@ def test_generated_urdf_keeping_the_xacro_namespace_keeps_its_line_numbers(tmp_p
         load_model_file(path)
     assert [(d.code, d.line) for d in info.value.errors] == [("URDF_DUPLICATE_LINK", 4)]
 
+
+
+# -- diagnostics point into the xacro sources, not the expanded text ------------------------------
+XA_MAIN = """<?xml version="1.0"?>
+<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:include filename="parts.xacro"/>
+  <link name="base"/>
+  <xacro:wheel name="left" parent="base"/>
+  <xacro:wheel name="right" parent="{right_parent}"/>
+  {extra}
+</robot>
+"""
+XA_PARTS = """<?xml version="1.0"?>
+<robot xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <!-- a wheel on a parent link -->
+  <xacro:macro name="wheel" params="name parent">
+    <link name="${name}_wheel"/>
+    <joint name="${name}_joint" type="revolute">
+      <parent link="${parent}"/>
+      <child link="${name}_wheel"/>
+      <limit effort="1" velocity="1" lower="0.3" upper="0.3"/>
+    </joint>
+  </xacro:macro>
+</robot>
+"""
+
+
+def _write_xa(tmp_path: Path, right_parent: str = "base", extra: str = "") -> Path:
+    (tmp_path / "parts.xacro").write_text(XA_PARTS)
+    main = tmp_path / "main.urdf.xacro"
+    main.write_text(XA_MAIN.format(right_parent=right_parent, extra=extra))
+    return main
+
+
+def test_errors_name_the_xacro_file_and_line_they_come_from(tmp_path: Path) -> None:
+    main = _write_xa(tmp_path, right_parent="chassis", extra='<link name="base"/>')
+    with pytest.raises(ModelError) as info:
+        load_model_file(main)
+    got = {(d.code, Path(d.file).name, d.line, d.message) for d in info.value.errors}
+    assert got == {
+        # the second <link name="base"> is on line 7 of main.urdf.xacro, the first on line 4
+        ("URDF_DUPLICATE_LINK", "main.urdf.xacro", 7, "link name 'base' is already used (line 4)"),
+        # the joint comes from the macro body: line 6 of parts.xacro
+        ("URDF_UNKNOWN_LINK", "parts.xacro", 6, "joint 'right_joint': parent link 'chassis' does not exist"),
+    }
+
+
+def test_model_sources_and_warnings_point_into_the_sources(tmp_path: Path) -> None:
+    model = load_model_file(_write_xa(tmp_path))
+    where = {name: (Path(x.source.file).name, x.source.line)
+             for name, x in [*model.links.items(), *model.joints.items()]}
+    assert where == {"base": ("main.urdf.xacro", 4), "left_wheel": ("parts.xacro", 5),
+                     "right_wheel": ("parts.xacro", 5), "left_joint": ("parts.xacro", 6),
+                     "right_joint": ("parts.xacro", 6)}
+    # the macro's zero-range <limit> (line 9 of parts.xacro) warns once per wheel
+    warned = [(d.code, Path(d.file).name, d.line) for d in model.warnings]
+    assert warned == [("URDF_ZERO_RANGE_LIMIT", "parts.xacro", 9)] * 2
+
+
+def test_expansion_is_the_xacro_commands_layout_without_marks(tmp_path: Path) -> None:
+    text = expand_xacro_file(_write_xa(tmp_path))
+    assert "_rsf_src" not in text
+    lines = text.splitlines()
+    assert lines[0] == '<?xml version="1.0" ?>' and lines[1] == '<robot name="r">'
+    assert lines[2] == '  <link name="base"/>' and lines[-1] == "</robot>"

@@ -53,10 +53,7 @@ def load_model(
     """Read a robot description held in memory (URDF, SDFormat or xacro text)."""
     kind = fmt or detect_format(text, None if file == "<string>" else file)
     if kind == "xacro":
-        from robot_state_format.model.xacro import expand_xacro
-
-        expanded = expand_xacro(text, file=file, args=xacro_args or {})
-        return load_model(expanded, file=file, fmt=detect_format(expanded), search_paths=search_paths)
+        return load_xacro(text, file=file, xacro_args=xacro_args, search_paths=search_paths)[1]
     if kind == "urdf":
         from robot_state_format.model.urdf import read_urdf
 
@@ -82,8 +79,28 @@ def load_model_file(
         raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
     kind = detect_format(data, str(p))
     if kind == "xacro":
-        from robot_state_format.model.xacro import expand_xacro_file
-
-        expanded = expand_xacro_file(p, args=xacro_args or {})
-        return load_model(expanded, file=str(p), fmt=detect_format(expanded), search_paths=search_paths)
+        return load_xacro(data, file=str(p), xacro_args=xacro_args, search_paths=search_paths)[1]
     return load_model(data, file=str(p), fmt=kind, search_paths=search_paths)
+
+
+def load_xacro(
+    text: str | bytes,
+    *,
+    file: str = "<string>",
+    xacro_args: Mapping[str, str] | None = None,
+    search_paths: Sequence[str] = (),
+) -> tuple[str, Model]:
+    """Expand xacro ``text`` and read the result (URDF or SDFormat); return both.
+
+    Diagnostics and element sources point into the xacro sources (the main file, an included file,
+    or the macro body an element came from), not into the expanded text, wherever that is known.
+    """
+    from robot_state_format.errors import DiagnosticError
+    from robot_state_format.model.xacro import expand_xacro_mapped
+
+    expansion = expand_xacro_mapped(text, file=file, args=xacro_args or {}, search_paths=search_paths)
+    try:
+        model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text), search_paths=search_paths)
+    except DiagnosticError as exc:
+        raise expansion.remap_error(exc) from None
+    return expansion.text, expansion.remap_model(model)

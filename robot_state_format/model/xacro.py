@@ -11,6 +11,7 @@ is a :class:`~robot_state_format.errors.ModelError` with a ``XACRO_`` code (or
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import logging
 import os
@@ -18,10 +19,12 @@ import re
 import threading
 import xml.parsers.expat
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from robot_state_format.errors import Diagnostic, ModelError, ModelIOError, RobotStateFormatError
+from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, RobotStateFormatError
+from robot_state_format.model.types import Model
 from robot_state_format.model.packages import PACKAGE_URI, find_package
 from robot_state_format.model.xml import parse_xml
 
@@ -45,7 +48,8 @@ def _import_xacro() -> Any:
 
 
 @contextlib.contextmanager
-def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO) -> Iterator[None]:
+def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
+             table: list[tuple[str, int]]) -> Iterator[None]:
     """Route xacro's package look-ups and file parsing through this package."""
     sa = xacro.substitution_args
     saved = (sa._eval_find, sa._eval_dict.get("find"), xacro.abs_filename_spec, xacro.parse)
@@ -71,7 +75,7 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO) -
                 raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read included file {path}: "
                                             f"{exc.strerror or exc}", file, None)) from None
             parse_xml(data, path)
-            return saved[3](data.decode("utf-8", "replace"), filename)
+            return saved[3](_annotate(data.decode("utf-8", "replace"), path, table), filename)
         return saved[3](inp, filename)
 
     sa._eval_find = eval_find
@@ -96,15 +100,95 @@ def _uses_xacro(source: str) -> bool:
     return "<xacro:" in source or "${" in source or "$(" in source
 
 
+SOURCE_ATTRIBUTE = "_rsf_src"  # marks each element during expansion with its source line (then removed)
+_SOURCE_ATTRIBUTE_RE = re.compile(r'\s_rsf_src="(\d+)"')
+_XACRO_NS_MARK = "xacro"
+_LINE_REF_RE = re.compile(r"\(line (\d+)\)")
+
+
+def _annotate(text: str, file: str, table: list[tuple[str, int]]) -> str:
+    """``text`` with every element outside the xacro namespace marked by an index into ``table``,
+    where ``(file, line)`` of that element is appended. Unparsable text is returned unmarked."""
+    from lxml import etree
+
+    try:
+        root = etree.fromstring(text.encode("utf-8"), _annotation_parser())
+    except etree.LxmlError:
+        return text
+    for el in root.iter():
+        if not isinstance(el.tag, str) or _XACRO_NS_MARK in (etree.QName(el).namespace or ""):
+            continue
+        if el.sourceline is not None:
+            table.append((file, int(el.sourceline)))
+            el.set(SOURCE_ATTRIBUTE, str(len(table) - 1))
+    return str(etree.tostring(root, encoding="unicode"))
+
+
+def _annotation_parser() -> Any:
+    from lxml import etree
+
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+
+
+@dataclass
+class XacroExpansion:
+    """An expanded xacro document and where its elements came from.
+
+    ``lines`` maps a line of ``text`` (1-based) to the ``(file, line)`` of the element that starts
+    there in the xacro source: the main file, an included file, or the body of the macro that
+    produced it. Elements that xacro builds itself (``xacro:element``) have no entry.
+    """
+
+    text: str
+    file: str
+    lines: dict[int, tuple[str, int]] = field(default_factory=dict)
+
+    def remap(self, d: Diagnostic) -> Diagnostic:
+        """``d`` pointing into the xacro source instead of the expanded text, where known."""
+        if d.file != self.file or d.line is None or not self.lines:
+            return d
+        where = self.lines.get(d.line)
+        if where is None:
+            return dataclasses.replace(d, message=f"{d.message} [line {d.line} of the xacro expansion]")
+
+        def other(m: re.Match[str]) -> str:  # "(line N)" in a message names another element's line
+            at = self.lines.get(int(m.group(1)))
+            if at is None:
+                return m.group(0)
+            return f"(line {at[1]})" if at[0] == where[0] else f"({at[0]}:{at[1]})"
+
+        return dataclasses.replace(d, file=where[0], line=where[1], message=_LINE_REF_RE.sub(other, d.message))
+
+    def remap_error(self, exc: DiagnosticError) -> DiagnosticError:
+        return type(exc)([self.remap(d) for d in exc.diagnostics])
+
+    def remap_model(self, model: Model) -> Model:
+        """Diagnostics and element sources of ``model`` (read from ``text``) pointed at the source."""
+        model.warnings = [self.remap(d) for d in model.warnings]
+        for table in (model.links, model.joints, model.frames, model.models):
+            for item in table.values():
+                src = item.source
+                d = self.remap(Diagnostic("", "", src.file, src.line, src.element))
+                if (d.file, d.line) != (src.file, src.line):
+                    item.source = dataclasses.replace(src, file=d.file, line=d.line)
+        return model
+
+
 def expand_xacro(text: str | bytes, *, file: str = "<string>", args: Mapping[str, str] | None = None,
                  search_paths: Sequence[str] = ()) -> str:
     """Expand xacro ``text`` (from ``file``, which anchors relative includes) with ``name:=value`` args."""
+    return expand_xacro_mapped(text, file=file, args=args, search_paths=search_paths).text
+
+
+def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapping[str, str] | None = None,
+                        search_paths: Sequence[str] = ()) -> XacroExpansion:
+    """:func:`expand_xacro`, also telling where each line of the result came from in the sources."""
     parse_xml(text, file)  # well-formed, no entities; raises ModelError with the line
     source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
     if not _uses_xacro(source):
         # e.g. a URDF generated by xacro that kept xmlns:xacro: drop the declaration (as xacro does)
         # and keep everything else, line numbers included
-        return _XACRO_NS_RE.sub("", source, count=1)
+        return XacroExpansion(_XACRO_NS_RE.sub("", source, count=1), file)
     source = source.lstrip("\ufeff").rstrip("\x00 \t\r\n")
     # minidom refuses what parse_xml tolerates: a declaration that is not first
     if not source.startswith("<?xml"):
@@ -115,15 +199,17 @@ def expand_xacro(text: str | bytes, *, file: str = "<string>", args: Mapping[str
     xacro = _import_xacro()
     stderr = io.StringIO()
     mappings = {str(k): str(v) for k, v in (args or {}).items()}
+    table: list[tuple[str, int]] = []
+    source = _annotate(source, file, table)  # the cleaning above kept every line where it was
     with _LOCK:
         saved_root = xacro.root_dir
         try:
-            with _patched(xacro, search_paths, file, stderr):
+            with _patched(xacro, search_paths, file, stderr, table):
                 xacro.init_stacks(None if file == "<string>" else os.path.abspath(file))
                 xacro.root_dir = os.curdir
                 doc = xacro.parse(source)
                 xacro.process_doc(doc, mappings=mappings)
-                out = str(doc.toxml())
+                out = str(doc.toprettyxml(indent="  "))  # as the xacro command writes it
         except RobotStateFormatError:
             raise
         except _PackageNotFound as exc:
@@ -153,7 +239,18 @@ def expand_xacro(text: str | bytes, *, file: str = "<string>", args: Mapping[str
     for line in stderr.getvalue().splitlines():
         if line.strip():
             _log.warning("%s: xacro: %s", file, line.strip())
-    return out
+    return _strip_marks(out, file, table)
+
+
+def _strip_marks(out: str, file: str, table: list[tuple[str, int]]) -> XacroExpansion:
+    """Read the marks back (expanded line → source), then remove them; lines do not move."""
+    lines: dict[int, tuple[str, int]] = {}
+    for lineno, line in enumerate(out.splitlines(), start=1):
+        m = _SOURCE_ATTRIBUTE_RE.search(line)
+        if m is not None and int(m.group(1)) < len(table):
+            lines[lineno] = table[int(m.group(1))]
+    return XacroExpansion(_SOURCE_ATTRIBUTE_RE.sub("", out), file, lines)
+
 
 
 def expand_xacro_file(path: str | os.PathLike[str], *, args: Mapping[str, str] | None = None,

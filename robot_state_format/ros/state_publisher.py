@@ -100,7 +100,7 @@ def parse_xacro_args(text: str) -> dict[str, str]:
 
 def load_description(description: str, model_file: str, xacro_args: str) -> LoadedDescription:
     """Read exactly one of a description text or a model file (xacro expanded)."""
-    from robot_state_format.model.loader import detect_format, load_model
+    from robot_state_format.model.loader import detect_format, load_model, load_xacro
 
     if bool(description.strip()) == bool(model_file.strip()):
         raise StatePublisherConfigError(
@@ -116,17 +116,14 @@ def load_description(description: str, model_file: str, xacro_args: str) -> Load
             raise StatePublisherConfigError(f"model_file {str(path)!r}: cannot read: {exc.strerror or exc}") \
                 from None
         if detect_format(data, str(path)) == "xacro":
-            from robot_state_format.model.xacro import expand_xacro_file
-
-            text = expand_xacro_file(path, args=args)
-        else:
-            text = data.decode("utf-8", "replace")
+            text, model = load_xacro(data, file=str(path), xacro_args=args)
+            return LoadedDescription(text, model, str(path))
+        text = data.decode("utf-8", "replace")
         return LoadedDescription(text, load_model(text, file=str(path)), str(path))
     text = description
     if detect_format(text) == "xacro":
-        from robot_state_format.model.xacro import expand_xacro
-
-        text = expand_xacro(text, file="<robot_description>", args=args)
+        text, model = load_xacro(text, file="<robot_description>", xacro_args=args)
+        return LoadedDescription(text, model, "robot_description")
     return LoadedDescription(text, load_model(text, file="<robot_description>"), "robot_description")
 
 
