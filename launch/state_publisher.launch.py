@@ -23,7 +23,7 @@ ARGUMENTS = (
     ("publish_frequency", "20.0", "max /tf rate per joint (Hz); 0 = every joint state"),
     ("snapshot_frequency", "10.0", "world_state snapshot rate (Hz); 0 = off"),
     ("model_parent_frame", "world", "frame the world_state model pose is given in"),
-    ("ignore_timestamp", "false", "publish every joint state, stamped with the receive time"),
+    ("ignore_timestamp", "false", "publish every joint state (no publish_frequency throttle), with its own stamp"),
 )
 
 

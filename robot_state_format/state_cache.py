@@ -187,6 +187,14 @@ class JointStateCache:
         self.seen_velocity = False  # any velocity / effort received since the last reset
         self.seen_effort = False
 
+    def reset_stamps(self) -> None:
+        """Forget the stamps (value and sent), keep the values."""
+        self.value_stamp[:] = np.iinfo(np.int64).min
+        self.last_sent[:] = -1
+        self.newest_ns = None
+        self.max_value_stamp = int(np.iinfo(np.int64).min)
+        self.max_sent = -1
+
     def joint_has_value(self, name: str) -> bool:
         i = self._tree_index.get(name)
         return bool(self.tree_has_value[i]) if i is not None else False
@@ -266,11 +274,18 @@ class JointStateCache:
         if self.last_now_ns is not None and now_ns < self.last_now_ns:
             reset_line = (f"clock jumped backwards by {(self.last_now_ns - now_ns) / 1e9:.3f} s: "
                           "joint state and TF stamps reset")
-        elif self.newest_ns is not None and stamp < self.newest_ns - self.jump_tolerance_ns:
-            reset_line = (f"JointState stamp jumped backwards by {(self.newest_ns - stamp) / 1e9:.3f} s: "
-                          "joint state and TF stamps reset")
-        if reset_line is not None:
             self.reset()
+        elif self.newest_ns is not None and stamp < self.newest_ns - self.jump_tolerance_ns:
+            if self.ignore_timestamp:
+                # timestamps are not trusted to order the state (e.g. publishers on different clocks):
+                # forget the stamps, keep every joint's value
+                reset_line = (f"JointState stamp jumped backwards by {(self.newest_ns - stamp) / 1e9:.3f} s: "
+                              "TF stamps reset (joint values kept: ignore_timestamp)")
+                self.reset_stamps()
+            else:
+                reset_line = (f"JointState stamp jumped backwards by {(self.newest_ns - stamp) / 1e9:.3f} s: "
+                              "joint state and TF stamps reset")
+                self.reset()
         self.last_now_ns = int(now_ns)
 
         if (len(plan.src) and not plan.quats and not len(plan.follower_send) and stamp >= self.max_value_stamp
@@ -307,10 +322,11 @@ class JointStateCache:
             if len(plan.vsrc):
                 if len(vel):
                     self.seen_velocity = True
-                    self._merge(self.v, vel, plan.vsrc, plan.vdst, names, src if subset else None)
+                    self._merge(self.v, vel, plan.vsrc, plan.vdst, names, src if subset else None, problems, "velocity")
                 if len(eff):
                     self.seen_effort = True
-                    self._merge(self.effort, eff, plan.vsrc, plan.vdst, names, src if subset else None)
+                    self._merge(self.effort, eff, plan.vsrc, plan.vdst, names, src if subset else None, problems,
+                                "effort")
             if stamp > self.stamp_ns:
                 self.stamp_ns = stamp
         if self.newest_ns is None or stamp > self.newest_ns:
@@ -375,7 +391,9 @@ class JointStateCache:
         return Update(cand, stamp, True, problems, reset_line)
 
     def _merge(self, target: NDArray[np.float64], arr: NDArray[np.float64], vsrc: NDArray[np.intp],
-               vdst: NDArray[np.intp], names: Sequence[str], kept_src: NDArray[np.intp] | None) -> None:
+               vdst: NDArray[np.intp], names: Sequence[str], kept_src: NDArray[np.intp] | None,
+               problems: list[Problem], what: str) -> None:
+        """Velocities or efforts into ``target``; a non-finite entry keeps the old value, with a warning."""
         if len(arr) == 0:
             return
         if kept_src is not None:
@@ -387,6 +405,9 @@ class JointStateCache:
             target[vdst] = vals
         else:
             target[vdst[ok]] = vals[ok]
+            bad = sorted({names[int(i)] for i in vsrc[~ok]})
+            problems.append(Problem(f"nonfinite_{what}",
+                                    f"JointState non-finite {what}(s) dropped for {', '.join(bad)}"))
 
     def refresh_has_value(self) -> None:
         for m in np.flatnonzero(self.has_value):
@@ -396,6 +417,34 @@ class JointStateCache:
                 self.tree_has_value[self._tree_index[name]] = True
 
     # -- views for the snapshot ---------------------------------------------------------------
+    def adopt(self, old: JointStateCache) -> None:
+        """Take over what ``old`` (the cache of the previous model) knows, after a model change:
+        the values and value stamps of the moving joints both models have (same name and type), the
+        last sent stamp of every joint both trees have (so a repeated stamp is still never re-sent),
+        and the clock bookkeeping."""
+        for name in self.moving_names:
+            if name not in old.moving_names or name not in old.model.joints:
+                continue
+            if old.model.joints[name].type is not self.model.joints[name].type:
+                continue
+            i_old, i_new = old.moving_names.index(name), self.moving_names.index(name)
+            if old.has_value[i_old]:
+                q, v, e = old.joint_values(name)
+                self.q[self.tree.q_slice(name)] = q
+                self.v[self.tree.v_slice(name)] = v
+                self.effort[self.tree.v_slice(name)] = e
+                self.has_value[i_new] = True
+                self.value_stamp[i_new] = old.value_stamp[i_old]
+        for name, i in self._tree_index.items():
+            j = old._tree_index.get(name)
+            if j is not None:
+                self.last_sent[i] = old.last_sent[j]
+        self.refresh_has_value()
+        self.max_sent = int(self.last_sent.max()) if len(self.last_sent) else -1
+        self.max_value_stamp = int(self.value_stamp.max()) if len(self.value_stamp) else self.max_value_stamp
+        self.stamp_ns, self.newest_ns, self.last_now_ns = old.stamp_ns, old.newest_ns, old.last_now_ns
+        self.seen_velocity, self.seen_effort = old.seen_velocity, old.seen_effort
+
     def joint_values(self, name: str) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """q, v, effort of one moving (non-mimic) joint."""
         qs, vs = self.tree.q_slice(name), self.tree.v_slice(name)

@@ -146,3 +146,47 @@ def test_floating_joint_from_named_sub_joints(cache: JointStateCache) -> None:
     up = cache.update(names[3:], [0, 0, 0, 0], [], [], 2 * S, 2 * S)  # zero quaternion: refused
     assert [pr.key for pr in up.problems] == ["quaternion"]
     np.testing.assert_allclose(pos(cache)["fl"], [1, 2, 3, 0, 0, h, h], atol=1e-12)
+
+
+def test_model_change_keeps_values_and_never_resends_a_stamp(cache: JointStateCache) -> None:
+    cache.update(["ja", "jb"], [0.3, 0.2], [0.1, 0.0], [], 100 * S, 100 * S)
+    # the same model plus one link and a new joint jz (as a robot_description update)
+    bigger = load_model(URDF.replace("</robot>", '<link name="z"/><joint name="jz" type="revolute"><parent '
+                                     f'link="tool"/><child link="z"/><axis xyz="0 0 1"/>{LIM}</joint></robot>'))
+    new = JointStateCache(bigger, compile_model(bigger))
+    new.adopt(cache)
+    assert pos(new)["ja"] == [0.3] and pos(new)["jb"] == [0.2] and pos(new)["jc"] == [0.5]
+    assert new.joint_values("ja")[1].tolist() == [0.1]
+    assert new.joint_has_value("ja") and not new.joint_has_value("jz")
+    # the same message again (same stamp): nothing is re-sent (tf2 would log TF_REPEATED_DATA)
+    up = new.update(["ja", "jb"], [0.3, 0.2], [], [], 100 * S, 101 * S)
+    assert len(up.send) == 0 and up.reset is None
+    # a newer stamp goes out; jz, never sent before, goes out with its first value
+    assert sent(new, new.update(["ja", "jz"], [0.4, 1.0], [], [], 101 * S, 101 * S)) == ["ja", "jz"]
+
+
+def test_non_finite_velocity_and_effort_are_dropped_with_a_warning(cache: JointStateCache) -> None:
+    cache.update(["ja", "jb"], [0.1, 0.2], [1.0, 2.0], [3.0, 4.0], 1 * S, 1 * S)
+    up = cache.update(["ja", "jb"], [0.1, 0.2], [math.nan, 5.0], [6.0, math.inf], 2 * S, 2 * S)
+    keys = {p.key: p.text for p in up.problems}
+    assert "ja" in keys["nonfinite_velocity"] and "jb" not in keys["nonfinite_velocity"]
+    assert "jb" in keys["nonfinite_effort"] and "ja" not in keys["nonfinite_effort"]
+    # the bad entries keep their old values, the good ones are taken
+    assert cache.joint_values("ja")[1].tolist() == [1.0] and cache.joint_values("jb")[1].tolist() == [5.0]
+    assert cache.joint_values("ja")[2].tolist() == [6.0] and cache.joint_values("jb")[2].tolist() == [4.0]
+
+
+def test_ignore_timestamp_stamp_jump_keeps_values(cache: JointStateCache) -> None:
+    # two publishers on different clocks (1000 s apart): with ignore_timestamp their joints both stay
+    cache.ignore_timestamp = True
+    cache.update(["ja"], [0.3], [], [], 1000 * S, 5 * S)
+    up = cache.update(["jb"], [0.2], [], [], 5 * S, 5 * S + 1)
+    assert up.reset is not None and "joint values kept" in up.reset
+    assert sent(cache, up) == ["jb", "jc", "jd"]
+    assert pos(cache)["ja"] == [0.3] and cache.joint_has_value("ja")
+    # without ignore_timestamp the same jump resets the joint state (bag loop, simulation reset)
+    cache.ignore_timestamp = False
+    up = cache.update(["ja"], [0.1], [], [], 1000 * S, 5 * S + 2)
+    up = cache.update(["jb"], [0.25], [], [], 5 * S, 5 * S + 3)
+    assert up.reset is not None and "joint values kept" not in up.reset
+    assert not cache.joint_has_value("ja")

@@ -401,22 +401,8 @@ class StatePublisher(Node):
     def _swap(self, rt: Runtime) -> None:
         """Install a new runtime (one reference assignment) and republish what depends on the model."""
         old = self._rt
-        if old is not None:
-            # keep the values of the joints the new model still has (same name and type)
-            for name in rt.cache.moving_names:
-                if name not in old.cache.moving_names or name not in old.model.joints:
-                    continue
-                if old.model.joints[name].type is not rt.model.joints[name].type:
-                    continue
-                if old.cache.has_value[old.cache.moving_names.index(name)]:
-                    q, v, e = old.cache.joint_values(name)
-                    rt.cache.q[rt.tree.q_slice(name)] = q
-                    rt.cache.v[rt.tree.v_slice(name)] = v
-                    rt.cache.effort[rt.tree.v_slice(name)] = e
-                    rt.cache.has_value[rt.cache.moving_names.index(name)] = True
-            rt.cache.refresh_has_value()
-            rt.cache.stamp_ns = old.cache.stamp_ns
-            rt.cache.seen_velocity, rt.cache.seen_effort = old.cache.seen_velocity, old.cache.seen_effort
+        if old is not None:  # keep values and sent stamps of the joints the new model still has
+            rt.cache.adopt(old.cache)
         self._rt = rt
         frames, x = rt.static_transforms()
         stamp = self.get_clock().now().nanoseconds
@@ -460,8 +446,8 @@ class StatePublisher(Node):
         except Exception as exc:  # noqa: BLE001 - no input may stop the node
             self._warn(Problem("internal", f"JointState dropped: {type(exc).__name__}: {exc}"))
             return
-        if up.reset is not None:
-            self.get_logger().info(up.reset)
+        if up.reset is not None:  # one line, then at most one per WARN_PERIOD_S (a looping bag resets often)
+            self._throttled(Problem("reset", up.reset), self.get_logger().info)
         if up.problems:
             for problem in up.problems:
                 self._warn(problem)
@@ -469,6 +455,9 @@ class StatePublisher(Node):
             self._dirty = True
 
     def _warn(self, problem: Problem) -> None:
+        self._throttled(problem, self.get_logger().warning)
+
+    def _throttled(self, problem: Problem, log: Any) -> None:
         now = time.monotonic()
         last, suppressed = self._warned.get(problem.key, (-math.inf, 0))
         if now - last < WARN_PERIOD_S:
@@ -477,7 +466,7 @@ class StatePublisher(Node):
         if len(self._warned) > 1000:  # keys can hold joint names: keep the table bounded
             self._warned.clear()
         extra = f" ({suppressed} more like this in the last {WARN_PERIOD_S:.0f} s)" if suppressed else ""
-        self.get_logger().warning(problem.text + extra)
+        log(problem.text + extra)
         self._warned[problem.key] = (now, 0)
 
     # -- model pose from TF ----------------------------------------------------------------------
