@@ -12,12 +12,13 @@ from lxml import etree
 from robot_state_format.cli import main
 from robot_state_format.kinematics.transforms import pose6_to_transform
 from robot_state_format.usdf.build import state_from_model
-from robot_state_format.usdf.export.sdf_state import sdf_to_state, state_to_sdf
+from robot_state_format.usdf.export.sdf_state import sdf_to_state, sdf_to_state_ex, state_to_sdf
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file
+from robot_state_format.usdf.types import JointState, ModelState, WorldState
 from robot_state_format.usdf.validate import validate_schema
 from robot_state_format.usdf.writer import write_world_state
 
-from test_usdf_build import POSITIONS, bot
+from test_usdf_build import POSITIONS, S45, bot
 
 
 @pytest.fixture(autouse=True)
@@ -189,3 +190,144 @@ def test_cli_plot_writes_png(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10000
     assert main(["state", "plot", str(tmp_path / "nope.usdf"), "-o", str(out)]) == 2
     capsys.readouterr()
+
+
+# --------------------------------------------------------------------------------------------
+# joint_state: SDFormat 1.12 axis_state / axis2_state (sdf/1.12/joint_state.sdf)
+
+
+def _joint_state_world() -> WorldState:
+    return WorldState(name="w", model_states=[ModelState(name="m", pose=(0.0,) * 6, joint_states=[
+        JointState("hinge", (0.1 + 0.2,), (-1.25,)),           # revolute
+        JointState("slide", (-0.375,), (2.5e-3,), (4.0,)),     # prismatic, with a torque
+        JointState("cross", (0.3, -0.7), (1.5, -2.0)),         # universal
+        JointState("spin", None, (3.0,)),                      # a velocity without a position
+        JointState("neck", (0.0, 0.0, S45, S45), (0.1, 0.2, 0.3)),  # ball: angles, velocities dropped
+        JointState("base", (1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0)),    # floating: angles
+    ])])
+
+
+def test_sdf_joint_state_axis_state_written() -> None:
+    text, warnings = state_to_sdf(_joint_state_world())
+    ms = etree.fromstring(text.encode()).find("world/state/model_state")
+    assert ms is not None
+
+    def axis(joint: str, tag: str, leaf: str) -> str | None:
+        return ms.findtext(f"joint_state[@name='{joint}']/{tag}/{leaf}")  # type: ignore[union-attr]
+
+    assert axis("hinge", "axis_state", "position") == "0.30000000000000004"  # repr: bit-exact
+    assert axis("hinge", "axis_state", "velocity") == "-1.25"
+    assert ms.find("joint_state[@name='hinge']/axis2_state") is None
+    assert axis("cross", "axis2_state", "position") == "-0.7" and axis("cross", "axis2_state", "velocity") == "-2.0"
+    # absent is not zero: no <position> at all for a joint without positions
+    assert ms.find("joint_state[@name='spin']/axis_state/position") is None
+    assert axis("spin", "axis_state", "velocity") == "3.0"
+    assert ms.find("joint_state[@name='hinge']/angle") is None
+    # more than 2 DOF: the deprecated angle form, USDF order
+    neck = ms.findall("joint_state[@name='neck']/angle")
+    assert [(a.get("axis"), float(a.text)) for a in neck] == [  # type: ignore[arg-type]
+        ("0", 0.0), ("1", 0.0), ("2", S45), ("3", S45)]
+    assert ms.find("joint_state[@name='neck']/axis_state") is None
+    assert len(ms.findall("joint_state[@name='base']/angle")) == 7
+    by_code: dict[str, list[str]] = {}
+    for w in warnings:
+        by_code.setdefault(w.code, []).append(w.message)
+    assert sorted(m.split(": ")[0] for m in by_code["USDF_SDF_JOINT_ANGLE_DEPRECATED"]) == [
+        "joint m::base", "joint m::neck"]
+    dropped = sorted(by_code["USDF_SDF_JOINT_RATES_DROPPED"])
+    assert len(dropped) == 2
+    assert dropped[0].startswith("joint m::neck: 3 velocities") and dropped[1].startswith("joint m::slide: torques")
+
+
+def test_sdf_joint_state_round_trip() -> None:
+    state = _joint_state_world()
+    text, _ = state_to_sdf(state)
+    back, warnings = sdf_to_state_ex(text)
+    assert warnings == []
+    got = {j.name: (j.positions, j.velocities, j.torques) for j in back.model_states[0].joint_states}
+    assert got == {
+        "hinge": ((0.30000000000000004,), (-1.25,), None),
+        "slide": ((-0.375,), (2.5e-3,), None),      # torque dropped
+        "cross": ((0.3, -0.7), (1.5, -2.0), None),
+        "spin": (None, (3.0,), None),               # still no position
+        "neck": ((0.0, 0.0, S45, S45), None, None),  # through <angle>, exact
+        "base": ((1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0), None, None),
+    }
+
+
+HAND_WRITTEN_112 = """<?xml version="1.0"?>
+<sdf version="1.12">
+  <world name="w">
+    <state world_name="w">
+      <model_state name="m">
+        <joint_state name="elbow">
+          <axis_state>
+            <position degrees="true">90</position>
+            <velocity degrees="true">-30</velocity>
+            <acceleration>2</acceleration>
+          </axis_state>
+        </joint_state>
+        <joint_state name="wrist">
+          <axis_state><position degrees="false">0.25</position></axis_state>
+          <axis2_state><position degrees="1">180</position></axis2_state>
+        </joint_state>
+        <joint_state name="roller">
+          <axis_state><velocity>3</velocity></axis_state>
+        </joint_state>
+        <joint_state name="old">
+          <angle axis="1">0.2</angle>
+          <angle axis="0">-0.1</angle>
+        </joint_state>
+      </model_state>
+    </state>
+  </world>
+</sdf>
+"""
+
+
+def test_sdf_import_hand_written_axis_state_degrees() -> None:
+    state, warnings = sdf_to_state_ex(HAND_WRITTEN_112, file="hand.sdf")
+    ms = state.model_states[0]
+    elbow, wrist, roller, old = (ms.joint(n) for n in ("elbow", "wrist", "roller", "old"))
+    assert elbow is not None and wrist is not None and roller is not None and old is not None
+    assert elbow.positions == (math.pi / 2,) and elbow.velocities == (-math.pi / 6,)  # degrees -> radians
+    assert wrist.positions == (0.25, math.pi) and wrist.velocities is None
+    assert roller.positions is None and roller.velocities == (3.0,)  # absent, not 0
+    assert old.positions == (-0.1, 0.2)  # the pre-1.12 angle form, by axis index
+    assert [(w.code, w.line) for w in warnings] == [("USDF_SDF_ACCELERATION_IGNORED", 10)]
+    assert validate_schema(write_world_state(state)) == []
+
+
+@pytest.mark.parametrize("joint, code, line", [
+    ('<joint_state name="j"><angle axis="1">0.2</angle></joint_state>', "USDF_SDF_AXIS_GAP", 3),
+    ('<joint_state name="j"><axis_state><position>1</position></axis_state>\n'
+     '<axis2_state><position>2</position><velocity>1</velocity></axis2_state></joint_state>', "USDF_SDF_AXIS_GAP", 3),
+    ('<joint_state name="j"><axis2_state><position>2</position></axis2_state></joint_state>', "USDF_SDF_AXIS_GAP", 3),
+    ('<joint_state name="j">\n<axis_state><position degrees="yes">2</position></axis_state></joint_state>',
+     "USDF_SDF_BAD_VALUE", 4),
+    ('<joint_state name="j">\n<angle axis="x">1</angle></joint_state>', "USDF_SDF_BAD_VALUE", 4),
+])
+def test_sdf_import_refuses_axis_gaps_and_bad_attributes(joint: str, code: str, line: int) -> None:
+    from robot_state_format.errors import UsdfError
+
+    text = f'<sdf version="1.12"><world name="w"><state world_name="w">\n<model_state name="m">\n{joint}\n' \
+           "</model_state></state></world></sdf>"
+    with pytest.raises(UsdfError) as exc:
+        sdf_to_state(text, file="bad.sdf")
+    assert exc.value.code == code
+    assert exc.value.diagnostics[0].file == "bad.sdf" and exc.value.diagnostics[0].line == line
+
+
+def test_sdf_import_world_link_pose_without_model_pose_warns() -> None:
+    text = """<sdf version="1.12"><world name="w"><state world_name="w">
+      <model_state name="m">
+        <link_state name="l"><pose>1 1 0 0 0 0</pose><linear_velocity>1 0 0</linear_velocity></link_state>
+        <link_state name="k"><pose relative_to="__model__">0 0 2 0 0 0</pose></link_state>
+      </model_state></state></world></sdf>"""
+    state, warnings = sdf_to_state_ex(text)
+    ms = state.model_states[0]
+    assert ms.link("l").pose is None and ms.link("l").twist is None  # type: ignore[union-attr]
+    assert ms.link("k").pose == (0.0, 0.0, 2.0, 0.0, 0.0, 0.0)  # type: ignore[union-attr]
+    assert [(w.code, w.line, w.element) for w in warnings] == [
+        ("USDF_SDF_LINK_POSE_DROPPED", 3, "pose"), ("USDF_SDF_VELOCITY_DROPPED", 3, "linear_velocity")]
+    assert "model_state 'm' has no world pose" in warnings[0].message

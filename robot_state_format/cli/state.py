@@ -244,14 +244,15 @@ def _export(args: argparse.Namespace) -> int:
 
 @_guard
 def _import(args: argparse.Namespace) -> int:
-    from robot_state_format.usdf.export.sdf_state import sdf_to_state
+    from robot_state_format.usdf.export.sdf_state import sdf_to_state_ex
     from robot_state_format.usdf.writer import write_world_state
 
     try:
         data = Path(args.file).read_bytes()
     except OSError as exc:
         raise _Usage(f"{args.file}: cannot read: {exc.strerror}") from None
-    state = sdf_to_state(data, file=args.file)
+    state, warnings = sdf_to_state_ex(data, file=args.file)
+    _print(warnings)
     _emit(write_world_state(state), args.output)
     return 0
 

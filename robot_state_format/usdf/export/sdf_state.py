@@ -5,7 +5,13 @@ Written (``state_to_sdf``)::
     <sdf version="1.12"><world name="W"><state world_name="W">
       <sim_time>SEC NSEC</sim_time> <iterations>0</iterations>
       <model_state name="M">
-        <joint_state name="J"><angle axis="0">q0</angle>...</joint_state>
+        <joint_state name="J">                  (1 or 2 DOF: revolute, prismatic, universal, ...)
+          <axis_state><position>q0</position><velocity>v0</velocity></axis_state>
+          <axis2_state><position>q1</position><velocity>v1</velocity></axis2_state>
+        </joint_state>
+        <joint_state name="B">                  (more than 2 DOF: ball, planar, floating)
+          <angle axis="0">q0</angle>...         (deprecated in 1.12, the only form that holds them)
+        </joint_state>
         <model_state name="NESTED">...</model_state>
         <pose>X_world_M (top level) | X_parent_M (nested)</pose>
         <link_state name="L">
@@ -16,18 +22,33 @@ Written (``state_to_sdf``)::
       </model_state>
     </state></world></sdf>
 
-SDFormat's joint_state holds positions only (one ``<angle axis="i">`` per USDF position, in
-the USDF order, so a ball joint's quaternion is four angles ``x y z w``): joint velocities and
-torques are dropped, with a warning.  World-level ``<frame>``s have no SDFormat state element:
-they are folded into the model poses.  Velocities and wrenches need the world pose (and, for
-velocities, the twist) of their model; when unknown they are dropped, with a warning.
+Joints (sdf/1.12/joint_state.sdf): a joint with at most two positions and two velocities is
+written as ``<axis_state>`` / ``<axis2_state>`` holding ``<position>`` and ``<velocity>`` (radians,
+or metres, no ``degrees`` attribute); an absent position or velocity is left out, never written
+as 0.  Joints with more DOF (ball ``qx qy qz qw``, planar, floating) have no axis_state form:
+their positions are written as the deprecated ``<angle axis="i">`` elements in the USDF order
+(warning ``USDF_SDF_JOINT_ANGLE_DEPRECATED``) and their velocities are dropped.  Torques have no
+SDFormat state element and are dropped (warning ``USDF_SDF_JOINT_RATES_DROPPED``, as for the
+dropped velocities).  World-level ``<frame>``s have no SDFormat state element: they are folded
+into the model poses.  Velocities and wrenches need the world pose (and, for velocities, the
+twist) of their model; when unknown they are dropped, with a warning.
 
-Read back (``sdf_to_state``): link poses without ``relative_to`` are world poses (the
-Gazebo-classic convention) and are made model-relative; world velocities become model-frame
-twists assuming the model frame is at rest (its twist is then written as zero).
+Read back (``sdf_to_state`` / ``sdf_to_state_ex``, which also returns the warnings):
+``axis_state`` / ``axis2_state`` positions and velocities (``degrees="true"`` converted to radians),
+and the older ``<angle axis="i">`` positions (axes must run 0, 1, ... without a gap; when an
+axis_state is present the angles are ignored, with a warning).  A missing ``<position>`` stays
+absent; an axis2_state value without the axis_state one is an error (USDF arrays cannot hold a
+gap).  ``<acceleration>`` has no USDF field: ignored, with a warning.  Link poses without
+``relative_to`` (or ``relative_to="world"``) are world poses (the Gazebo-classic convention) and
+are made model-relative; in a model without ``<pose>`` they cannot be, and are dropped with a
+warning, as are poses relative to other frames.  World velocities become model-frame twists
+assuming the model frame is at rest (its twist is then written as zero).
 """
 
 from __future__ import annotations
+
+import math
+from typing import Any
 
 import numpy as np
 
@@ -69,16 +90,7 @@ def state_to_sdf(state: WorldState, *, pretty: bool = True) -> tuple[str, list[D
         p, i2, i3 = ind * depth, ind * (depth + 1), ind * (depth + 2)
         out.append(f'{p}<model_state name="{escape_name(ms.name)}">{nl}')
         for js in ms.joint_states:
-            if js.velocities is not None or js.torques is not None:
-                warnings.append(_warn("USDF_SDF_JOINT_RATES_DROPPED", f"joint {scoped}::{js.name}: velocities "
-                                      "and torques have no SDFormat state element; dropped"))
-            if not js.positions:
-                out.append(f'{i2}<joint_state name="{escape_name(js.name)}"/>{nl}')
-                continue
-            out.append(f'{i2}<joint_state name="{escape_name(js.name)}">{nl}')
-            for k, v in enumerate(js.positions):
-                out.append(f'{i3}<angle axis="{k}">{format_floats((v,))}</angle>{nl}')
-            out.append(f"{i2}</joint_state>{nl}")
+            _joint(out, js, f"{scoped}::{js.name}", i2, i3, ind, nl, warnings)
         xm = wp.get(scoped)
         for n in ms.model_states:
             ntw = None
@@ -130,6 +142,46 @@ def state_to_sdf(state: WorldState, *, pretty: bool = True) -> tuple[str, list[D
     return "".join(out), warnings
 
 
+_AXIS_TAGS = ("axis_state", "axis2_state")
+
+
+def _joint(out: list[str], js: JointState, scoped: str, i2: str, i3: str, ind: str, nl: str,
+           warnings: list[Diagnostic]) -> None:
+    """One ``<joint_state>``: axis_state/axis2_state for up to 2 DOF, deprecated angles beyond."""
+    pos, vel = js.positions, js.velocities
+    npos = len(pos) if pos is not None else 0
+    nvel = len(vel) if vel is not None else 0
+    if js.torques is not None:
+        warnings.append(_warn("USDF_SDF_JOINT_RATES_DROPPED", f"joint {scoped}: torques have no SDFormat "
+                              "state element; dropped"))
+    name = escape_name(js.name)
+    if npos == 0 and nvel == 0:
+        out.append(f'{i2}<joint_state name="{name}"/>{nl}')
+        return
+    out.append(f'{i2}<joint_state name="{name}">{nl}')
+    if npos <= 2 and nvel <= 2:
+        i4 = i3 + ind
+        for k in range(max(npos, nvel)):
+            tag = _AXIS_TAGS[k]
+            out.append(f"{i3}<{tag}>{nl}")
+            if k < npos:
+                out.append(f"{i4}<position>{format_floats((pos[k],))}</position>{nl}")  # type: ignore[index]
+            if k < nvel:
+                out.append(f"{i4}<velocity>{format_floats((vel[k],))}</velocity>{nl}")  # type: ignore[index]
+            out.append(f"{i3}</{tag}>{nl}")
+    else:
+        if pos:
+            warnings.append(_warn("USDF_SDF_JOINT_ANGLE_DEPRECATED", f"joint {scoped}: {npos} positions (more "
+                                  "than 2 DOF) have no axis_state form; written as the deprecated "
+                                  "<angle axis=\"i\"> elements"))
+            for k, v in enumerate(pos):
+                out.append(f'{i3}<angle axis="{k}">{format_floats((v,))}</angle>{nl}')
+        if vel:
+            warnings.append(_warn("USDF_SDF_JOINT_RATES_DROPPED", f"joint {scoped}: {nvel} velocities (more "
+                                  "than 2 DOF) have no SDFormat state element; dropped"))
+    out.append(f"{i2}</joint_state>{nl}")
+
+
 def _warn(code: str, msg: str) -> Diagnostic:
     return Diagnostic(code, msg, "<output>", None, None, Severity.WARNING)
 
@@ -139,23 +191,114 @@ def _warn(code: str, msg: str) -> Diagnostic:
 
 def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> WorldState:
     """The USDF state of the first SDFormat ``<state>`` in ``data`` (``UsdfError`` if none or malformed)."""
-    root, _ = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
+    return sdf_to_state_ex(data, file=file)[0]
+
+
+def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[WorldState, list[Diagnostic]]:
+    """Like :func:`sdf_to_state`, also returning the warnings (what USDF cannot hold, or was dropped)."""
+    root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
     st = root if root.tag == "state" else next(iter(root.iter("state")), None)
     if st is None:
         raise UsdfError(Diagnostic("USDF_SDF_NO_STATE", "no <state> element", file, root.sourceline))
     errors: list[Diagnostic] = []
+    warnings: list[Diagnostic] = list(xml_warnings)
 
-    def vec(el: object, n: int) -> tuple[float, ...] | None:
-        text = (getattr(el, "text", None) or "").split()
+    def error(code: str, msg: str, el: Any) -> None:
+        errors.append(Diagnostic(code, msg, file, el.sourceline, _where(el)))
+
+    def warn(code: str, msg: str, el: Any) -> None:
+        warnings.append(Diagnostic(code, msg, file, el.sourceline, _where(el), Severity.WARNING))
+
+    def vec(el: Any, n: int) -> tuple[float, ...] | None:
+        text = (el.text or "").split()
         try:
             vals = tuple(float(t) for t in text)
         except ValueError:
             vals = ()
         if len(vals) != n or not all(np.isfinite(vals)):
-            errors.append(Diagnostic("USDF_SDF_BAD_VALUE", f"<{el.tag}> needs {n} finite numbers",  # type: ignore[attr-defined]
-                                     file, el.sourceline))  # type: ignore[attr-defined]
+            error("USDF_SDF_BAD_VALUE", f"<{el.tag}> needs {n} finite numbers", el)
             return None
         return vals
+
+    def scalar(el: Any) -> float | None:
+        one = vec(el, 1)
+        if one is None:
+            return None
+        deg = el.get("degrees")
+        if deg is None:
+            return one[0]
+        flag = deg.strip().lower()
+        if flag in ("true", "1"):
+            return math.radians(one[0])
+        if flag not in ("false", "0"):
+            error("USDF_SDF_BAD_VALUE", f"degrees={deg!r} is not a boolean (true, false, 1, 0)", el)
+            return None
+        return one[0]
+
+    def single(parent: Any, tag: str) -> Any:
+        found = parent.findall(tag)
+        for extra in found[1:]:
+            error("USDF_SDF_DUPLICATE", f"more than one <{tag}> in <{parent.tag}>", extra)
+        return found[0] if found else None
+
+    def per_dof(vals: list[float | None], what: str, el: Any) -> tuple[float, ...] | None:
+        """Axis values (None: absent) → a USDF array; an axis2 value without the axis one is an error."""
+        while vals and vals[-1] is None:
+            vals.pop()
+        if not vals:
+            return None
+        if any(v is None for v in vals):
+            error("USDF_SDF_AXIS_GAP", f"joint_state {el.get('name')!r}: axis2_state has a {what} but axis_state "
+                  f"has none (USDF {what}s run from the first axis without a gap)", el)
+            return None
+        return tuple(v for v in vals if v is not None)
+
+    def joint(j: Any) -> JointState:
+        js = JointState(j.get("name") or "")
+        axes = [single(j, tag) for tag in _AXIS_TAGS]
+        angles = j.findall("angle")
+        if axes[0] is not None or axes[1] is not None:
+            if angles:
+                warn("USDF_SDF_ANGLE_IGNORED", f"joint_state {js.name!r}: <angle> ignored, the axis_state "
+                     "elements hold the state", angles[0])
+            pos: list[float | None] = []
+            vel: list[float | None] = []
+            for a in axes:
+                if a is None:
+                    pos.append(None)
+                    vel.append(None)
+                    continue
+                p_el, v_el = single(a, "position"), single(a, "velocity")
+                pos.append(scalar(p_el) if p_el is not None else None)
+                vel.append(scalar(v_el) if v_el is not None else None)
+                acc = a.find("acceleration")
+                if acc is not None:
+                    warn("USDF_SDF_ACCELERATION_IGNORED", f"joint_state {js.name!r}: <acceleration> has no "
+                         "USDF field; ignored", acc)
+            js.positions = per_dof(pos, "position", j)
+            js.velocities = per_dof(vel, "velocity", j)
+            return js
+        if not angles:
+            return js
+        by_axis: dict[int, float | None] = {}
+        for a in angles:
+            axis = (a.get("axis") or "").strip()
+            if not axis.isdigit():
+                error("USDF_SDF_BAD_VALUE", f"<angle axis={a.get('axis')!r}>: the axis must be an unsigned "
+                      "integer", a)
+                continue
+            if int(axis) in by_axis:
+                error("USDF_SDF_DUPLICATE", f"joint_state {js.name!r}: more than one <angle axis=\"{int(axis)}\">", a)
+                continue
+            one = vec(a, 1)
+            by_axis[int(axis)] = one[0] if one is not None else None
+        missing = sorted(set(range(max(by_axis, default=-1) + 1)) - set(by_axis))
+        if missing:
+            error("USDF_SDF_AXIS_GAP", f"joint_state {js.name!r}: <angle> axes {sorted(by_axis)} given but not "
+                  f"{missing} (USDF positions run from axis 0 without a gap)", j)
+        elif by_axis and all(v is not None for v in by_axis.values()):
+            js.positions = tuple(by_axis[k] for k in range(len(by_axis)))  # type: ignore[misc]
+        return js
 
     name = st.get("world_name") or "__default__"
     stamp = None
@@ -165,12 +308,12 @@ def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> WorldState:
         if len(parts) == 2 and all(p.isdigit() for p in parts) and int(parts[1]) < 10**9:
             stamp = Stamp(int(parts[0]), int(parts[1]))
         else:
-            errors.append(Diagnostic("USDF_SDF_BAD_VALUE", "<sim_time> needs 'sec nsec'", file, sim.sourceline))
+            error("USDF_SDF_BAD_VALUE", "<sim_time> needs 'sec nsec'", sim)
     state = WorldState(name=name, stamp=stamp)
 
-    def model(el: object, parent_world: np.ndarray | None, top: bool) -> ModelState:
-        ms = ModelState(name=el.get("name") or "")  # type: ignore[attr-defined]
-        pose_el = el.find("pose")  # type: ignore[attr-defined]
+    def model(el: Any, parent_world: np.ndarray | None, top: bool) -> ModelState:
+        ms = ModelState(name=el.get("name") or "")
+        pose_el = el.find("pose")
         if pose_el is not None:
             ms.pose = vec(pose_el, 6)  # type: ignore[assignment]
         xm = None
@@ -179,37 +322,48 @@ def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> WorldState:
             xm = local if top else (parent_world @ local if parent_world is not None else None)
         rm_t = xm[:3, :3].T if xm is not None else None
         moving = False
-        for j in el.findall("joint_state"):  # type: ignore[attr-defined]
-            angles = sorted(((int(a.get("axis", "0")), a) for a in j.findall("angle")), key=lambda t: t[0])
-            vals = []
-            for _, a in angles:
-                one = vec(a, 1)
-                vals.append(one[0] if one else 0.0)
-            ms.joint_states.append(JointState(j.get("name") or "", tuple(vals)))
-        for n in el.findall("model_state"):  # type: ignore[attr-defined]
+        for j in el.findall("joint_state"):
+            ms.joint_states.append(joint(j))
+        for n in el.findall("model_state"):
             ms.model_states.append(model(n, xm, False))
-        for ls_el in el.findall("link_state"):  # type: ignore[attr-defined]
+        for ls_el in el.findall("link_state"):
             ls = LinkState(ls_el.get("name") or "")
             p_el = ls_el.find("pose")
             if p_el is not None:
                 p = vec(p_el, 6)
-                if p is not None:
-                    if p_el.get("relative_to") in ("__model__", ms.name):
-                        ls.pose = p  # type: ignore[assignment]
-                    elif xm is not None:
-                        ls.pose = transform_to_pose6(np.linalg.inv(xm) @ pose6_to_transform(p))
+                rel = p_el.get("relative_to")
+                if p is None:
+                    pass
+                elif rel in ("__model__", ms.name):
+                    ls.pose = p  # type: ignore[assignment]
+                elif rel not in (None, "", "world"):
+                    warn("USDF_SDF_LINK_POSE_DROPPED", f"link_state {ms.name}::{ls.name}: a pose relative_to="
+                         f"{rel!r} is not supported (only __model__, the model name or world); dropped", p_el)
+                elif xm is None:
+                    warn("USDF_SDF_LINK_POSE_DROPPED", f"link_state {ms.name}::{ls.name}: its pose is a world "
+                         f"pose but model_state {ms.name!r} has no world pose (no <pose>); dropped", p_el)
+                else:
+                    ls.pose = transform_to_pose6(np.linalg.inv(xm) @ pose6_to_transform(p))
             lv, av = ls_el.find("linear_velocity"), ls_el.find("angular_velocity")
-            if (lv is not None or av is not None) and rm_t is not None and ls.pose is not None:
-                lin = np.array(vec(lv, 3) or (0.0,) * 3) if lv is not None else np.zeros(3)
-                ang = np.array(vec(av, 3) or (0.0,) * 3) if av is not None else np.zeros(3)
-                ls.twist = tuple((rm_t @ lin).tolist() + (rm_t @ ang).tolist())  # type: ignore[assignment]
-                moving = True
+            if lv is not None or av is not None:
+                if rm_t is not None and ls.pose is not None:
+                    lin = np.array(vec(lv, 3) or (0.0,) * 3) if lv is not None else np.zeros(3)
+                    ang = np.array(vec(av, 3) or (0.0,) * 3) if av is not None else np.zeros(3)
+                    ls.twist = tuple((rm_t @ lin).tolist() + (rm_t @ ang).tolist())  # type: ignore[assignment]
+                    moving = True
+                else:
+                    warn("USDF_SDF_VELOCITY_DROPPED", f"link_state {ms.name}::{ls.name}: velocities need the "
+                         "model's world pose and the link pose; dropped", lv if lv is not None else av)
             lw, aw = ls_el.find("linear_wrench"), ls_el.find("angular_wrench")
-            if (lw is not None or aw is not None) and xm is not None and ls.pose is not None:
-                r_t = (xm @ pose6_to_transform(ls.pose))[:3, :3].T
-                f = np.array(vec(lw, 3) or (0.0,) * 3) if lw is not None else np.zeros(3)
-                t = np.array(vec(aw, 3) or (0.0,) * 3) if aw is not None else np.zeros(3)
-                ls.wrench = tuple((r_t @ f).tolist() + (r_t @ t).tolist())  # type: ignore[assignment]
+            if lw is not None or aw is not None:
+                if xm is not None and ls.pose is not None:
+                    r_t = (xm @ pose6_to_transform(ls.pose))[:3, :3].T
+                    f = np.array(vec(lw, 3) or (0.0,) * 3) if lw is not None else np.zeros(3)
+                    t = np.array(vec(aw, 3) or (0.0,) * 3) if aw is not None else np.zeros(3)
+                    ls.wrench = tuple((r_t @ f).tolist() + (r_t @ t).tolist())  # type: ignore[assignment]
+                else:
+                    warn("USDF_SDF_WRENCH_DROPPED", f"link_state {ms.name}::{ls.name}: wrenches need the link's "
+                         "world pose; dropped", lw if lw is not None else aw)
             ms.link_states.append(ls)
         if moving:
             ms.twist = (0.0,) * 6
@@ -218,5 +372,11 @@ def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> WorldState:
     for el in st.findall("model_state"):
         state.model_states.append(model(el, None, True))
     if errors:
+        errors.sort(key=lambda d: d.line or 0)
         raise UsdfError(errors)
-    return state
+    return state, warnings
+
+
+def _where(el: Any) -> str:
+    name = el.get("name")
+    return f"{el.tag}[name={name}]" if name is not None else str(el.tag)
