@@ -90,6 +90,8 @@ def _shape(graph: FrameGraph, scope: Scope, link_key: str, x_rl: Transform | Non
     if rel is None or x_rl is None:
         return shape
     k = graph.resolve(scope, rel)
+    if k is None and rel == WORLD and (scope.is_world or scope.version < (1, 7)):
+        k = graph.world_key  # 1.5/1.6 //pose/@frame="world": the world frame
     x_rf = graph.pose(k) if k is not None else None
     if x_rf is None:
         if k is None:

@@ -5,7 +5,8 @@ Vertices are keyed by their model-relative scoped name (``link``, ``inner::link`
 ``robot::link``).  A nested model's frame is the vertex named after the model (``inner``,
 which ``inner::__model__`` also names).  The root is ``__model__`` for a model file and
 ``world`` for a world file; in a model file the world frame is the extra vertex
-:data:`WORLD_KEY`, at ``inv(model pose)`` in the root frame.
+:data:`WORLD_KEY`, at ``inv(model pose)`` in the root frame (:attr:`FrameGraph.world_key`
+names the world frame's vertex either way).
 
 References resolve only *inward*: from a scope, ``a::b`` names ``b`` in the nested model
 ``a``; there is no way to name an outer scope.
@@ -47,6 +48,7 @@ class FrameGraph:
         self._canonical: dict[str, object] = {}
         self._reported: set[tuple[str, str]] = set()
         root.parent = None
+        self.world_key = WORLD if root.is_world else WORLD_KEY
         if root.is_world:
             root.key, root.prefix = WORLD, ""
             self.vertices[WORLD] = Vertex(WORLD, "root", root, None)
@@ -172,7 +174,7 @@ class FrameGraph:
         parent = self.resolve(scope, rel)
         if parent is None:
             if rel == WORLD and not scope.is_world and (scope.version < (1, 7) or what == "child"):
-                parent = WORLD_KEY
+                parent = self.world_key
             else:
                 if what == "relative_to":
                     self._error("SDF_RELATIVE_TO_NOT_FOUND",
