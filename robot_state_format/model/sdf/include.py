@@ -30,7 +30,25 @@ def search_dirs(search_paths: Sequence[str]) -> list[Path]:
     return dirs
 
 
-def package_share(package: str, search_paths: Sequence[str] = ()) -> Path | None:
+def _shown(p: Path) -> str:
+    text = str(p)
+    return text if len(text) <= 80 else text[:38] + "..." + text[-38:]
+
+
+def _check(p: Path, test: str, problems: list[str] | None) -> bool:
+    """``p.exists()`` / ``p.is_file()``, treating a lookup the OS refuses (name too long,
+    permission denied...) as "not there" and noting why in ``problems``."""
+    try:
+        return p.is_file() if test == "file" else p.exists()
+    except (OSError, ValueError) as exc:
+        if problems is not None:
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            problems.append(f"{_shown(p)}: {why}")
+        return False
+
+
+def package_share(package: str, search_paths: Sequence[str] = (),
+                  problems: list[str] | None = None) -> Path | None:
     """The share directory of a ROS package (ament index, then ``ROS_PACKAGE_PATH``-style dirs)."""
     try:  # the project-wide resolver (ament index and ROS_PACKAGE_PATH)
         from robot_state_format.model.packages import find_package
@@ -38,46 +56,55 @@ def package_share(package: str, search_paths: Sequence[str] = ()) -> Path | None
         found = find_package(package, tuple(search_paths))
         if found is not None:
             return Path(found)
-    except (ImportError, RobotStateFormatError, OSError):
+    except (ImportError, RobotStateFormatError, OSError, ValueError):
         pass
     for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
-        if prefix and (Path(prefix) / "share" / "ament_index" / "resource_index" / "packages" / package).exists():
+        if prefix and _check(Path(prefix) / "share" / "ament_index" / "resource_index" / "packages" / package,
+                             "exists", problems):
             return Path(prefix) / "share" / package
     for base in [*search_paths, *os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep)]:
-        if base and (Path(base) / package / "package.xml").is_file():
+        if base and _check(Path(base) / package / "package.xml", "file", problems):
             return Path(base) / package
     return None
 
 
-def resolve_uri(uri: str, base_dir: Path | None, search_paths: Sequence[str]) -> Path | None:
-    """Resolve an include URI to an existing file or directory, or ``None``."""
+def resolve_uri(uri: str, base_dir: Path | None, search_paths: Sequence[str],
+                problems: list[str] | None = None) -> Path | None:
+    """Resolve an include URI to an existing file or directory, or ``None``.
+
+    Lookups the operating system refuses (``ENAMETOOLONG``, ``EACCES``...) count as not found;
+    their reasons are appended to ``problems``."""
     uri = uri.strip()
+
+    def there(p: Path) -> bool:
+        return _check(p, "exists", problems)
+
     if uri.startswith("file://"):
         p = Path(uri[len("file://"):])
-        return p if p.exists() else None
+        return p if there(p) else None
     if uri.startswith("model://"):
         rest = uri[len("model://"):].strip("/")
         for d in search_dirs(search_paths):
             cand = d / rest
-            if cand.exists():
+            if there(cand):
                 return cand
         return None
     if uri.startswith("package://"):
         pkg, _, rest = uri[len("package://"):].partition("/")
-        share = package_share(pkg, search_paths)
+        share = package_share(pkg, search_paths, problems)
         if share is None:
             return None
         cand = share / rest
-        return cand if cand.exists() else None
+        return cand if there(cand) else None
     if "://" in uri:
         return None
     p = Path(uri)
     if p.is_absolute():
-        return p if p.exists() else None
-    if base_dir is not None and (base_dir / p).exists():
+        return p if there(p) else None
+    if base_dir is not None and there(base_dir / p):
         return base_dir / p
     for d in search_dirs(search_paths):
-        if (d / p).exists():
+        if there(d / p):
             return d / p
     return None
 

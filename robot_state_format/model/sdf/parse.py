@@ -447,17 +447,24 @@ class Parser:
             self.report.error("SDF_INCLUDE_MISSING_URI", "<include> has no <uri>", file, el)
             return
         base = Path(file).parent if file and not file.startswith("<") else None
-        found = include.resolve_uri(uri, base, self.search_paths)
+        problems: list[str] = []
+        found = include.resolve_uri(uri, base, self.search_paths, problems)
+        shown = uri if len(uri) <= 80 else uri[:38] + "..." + uri[-38:]
         if found is None:
+            refused = f"; the system refused {problems[0]}" if problems else ""
             self.report.error("SDF_INCLUDE_NOT_FOUND",
-                              f"cannot resolve include URI {uri!r} (searched next to the file, the search "
-                              f"paths and {', '.join(include.ENV_VARS)})", file, el)
+                              f"cannot resolve include URI {shown!r} (searched next to the file, the search "
+                              f"paths and {', '.join(include.ENV_VARS)}){refused}", file, el)
             return
-        path, why = include.model_file(found)
+        try:
+            path, why = include.model_file(found)
+            key = str(path.resolve()) if path is not None else ""
+        except (OSError, RuntimeError) as exc:  # permission denied, symlink loop...
+            why = f"cannot read {found}: {getattr(exc, 'strerror', None) or exc}"
+            path = None
         if path is None:
-            self.report.error("SDF_INCLUDE_NOT_FOUND", f"include {uri!r}: {why}", file, el)
+            self.report.error("SDF_INCLUDE_NOT_FOUND", f"include {shown!r}: {why}", file, el)
             return
-        key = str(path.resolve())
         if key in self.include_stack:
             self.report.error("SDF_INCLUDE_CYCLE", f"include {uri!r} includes itself ({path})", file, el)
             return
