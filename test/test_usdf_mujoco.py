@@ -26,7 +26,7 @@ from robot_state_format.usdf.export.mujoco import (  # noqa: E402
     parse_keyframe,
 )
 from robot_state_format.usdf.reader import read_world_state  # noqa: E402
-from robot_state_format.usdf.types import WorldState  # noqa: E402
+from robot_state_format.usdf.types import FrameState, ModelState, WorldState  # noqa: E402
 from robot_state_format.usdf.writer import write_world_state  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -171,3 +171,89 @@ def test_real_robots(relative: str, free_base: bool) -> None:
     m, d, warnings = _restore(load_mujoco_model(path, free_base=free_base, strip_geometry=True), state)
     assert warnings == []
     assert _compare_bodies(m, d, state, model.name) == len(model.links)
+
+
+# --------------------------------------------------------------------------------------------
+# a floating base restored from its own joint_state (no link poses in the state)
+
+S45 = math.sqrt(0.5)
+TOY_Q = {"free": [1.0, 2.0, 3.0, 0.0, 0.0, S45, S45], "slider": 0.3, "neck": [S45, 0.0, 0.0, S45],
+         "hinge": 0.2, "finger": -0.4}
+TOY_V = {"free": [1.0, 0.0, 0.0, 0.0, 0.0, 2.0], "slider": 0.7, "neck": [0.1, -0.2, 0.3], "hinge": -1.3,
+         "finger": 0.4}
+
+
+def _joint_states_only(state: WorldState) -> WorldState:
+    """The same state without link_states, model pose or twist: joint values only."""
+    ms = state.model_states[0]
+    return WorldState(name=state.name, model_states=[ModelState(ms.name, joint_states=ms.joint_states)])
+
+
+def _expected_world_twists(state: WorldState) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """World (v, w) of each link origin by the spec's composition (docs/usdf-spec.md §4)."""
+    (ms,) = state.model_states
+    assert ms.pose is not None and ms.twist is not None and ms.parent is None
+    rm = pose_to_transform(ms.pose[:3], ms.pose[3:])[:3, :3]
+    vm, wm = np.array(ms.twist[:3]), np.array(ms.twist[3:])
+    out = {}
+    for ls in ms.link_states:
+        assert ls.pose is not None and ls.twist is not None
+        p, v, w = np.array(ls.pose[:3]), np.array(ls.twist[:3]), np.array(ls.twist[3:])
+        out[ls.name] = (vm + np.cross(wm, rm @ p) + rm @ v, wm + rm @ w)
+    return out
+
+
+def _compare_velocities(m: Any, d: Any, expected: dict[str, tuple[np.ndarray, np.ndarray]]) -> None:
+    res = np.zeros(6)
+    for b in range(1, m.nbody):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_BODY, b)
+        mujoco.mj_objectVelocity(m, d, mujoco.mjtObj.mjOBJ_BODY, b, res, 0)  # [angular, linear], world axes
+        v, w = expected[name]
+        assert np.abs(res[3:] - v).max() < 1e-9, name
+        assert np.abs(res[:3] - w).max() < 1e-9, name
+
+
+def test_free_joint_from_its_joint_state_without_model_pose() -> None:
+    full = state_from_model(toy_model(), TOY_Q, TOY_V)
+    only = read_world_state(write_world_state(_joint_states_only(full)))
+    m, d, warnings = _restore(load_mujoco_model(ROBOTS / "toy.xml"), only)
+    assert warnings == ["free joint 'free': model_state 'toy' has no pose; its frame is taken as the world "
+                        "(at rest)"]
+    # hand-derived: MuJoCo's free qpos is x y z qw qx qy qz; qvel the world linear velocity (the
+    # body-frame (1, 0, 0) turned by yaw 90 deg: world +y), then the body-frame angular velocity
+    assert d.qpos[:7].tolist() == [1.0, 2.0, 3.0, S45, 0.0, 0.0, S45]
+    assert np.abs(d.qvel[:6] - [0, 1, 0, 0, 0, 2]).max() < 1e-15
+    assert _compare_bodies(m, d, full, "toy") == 5  # poses our kinematics computed from the same joints
+    _compare_velocities(m, d, _expected_world_twists(full))
+
+
+def test_free_joint_from_its_joint_state_in_a_moving_model_frame() -> None:
+    full = state_from_model(toy_model(), TOY_Q, TOY_V)
+    pose, twist = (0.5, -0.25, 0.1, 0.1, -0.2, 0.7), (0.1, 0.2, -0.3, 0.05, -0.1, 0.2)
+    full.model_states[0].pose, full.model_states[0].twist = pose, twist
+    only = _joint_states_only(full)
+    only.model_states[0].pose, only.model_states[0].twist = pose, twist
+    m, d, warnings = _restore(load_mujoco_model(ROBOTS / "toy.xml"), only)
+    assert warnings == []
+    assert _compare_bodies(m, d, full, "toy") == 5
+    _compare_velocities(m, d, _expected_world_twists(full))
+
+
+@pytest.mark.parametrize("joint_states_only", [True, False])
+def test_free_joint_velocity_in_a_frame_parent_is_warned(joint_states_only: bool) -> None:
+    full = state_from_model(toy_model(), TOY_Q, TOY_V)
+    full.frames = [FrameState("odom", pose=(1.5, -2.0, 0.0, 0.0, 0.0, math.pi / 2), twist=(0.1, 0, 0, 0, 0, 0.05))]
+    ms = full.model_states[0]
+    ms.parent, ms.pose = "odom", (0.2, 0.0, 0.0, 0.0, 0.0, 0.3)
+    state = full
+    if joint_states_only:
+        state = _joint_states_only(full)
+        state.frames = full.frames
+        state.model_states[0].parent, state.model_states[0].pose = ms.parent, ms.pose
+        state.model_states[0].twist = ms.twist
+    m, d, warnings = _restore(load_mujoco_model(ROBOTS / "toy.xml"), state)
+    assert len(warnings) == 1
+    assert warnings[0].startswith("free joint 'free': ")
+    assert "model_state 'toy' is posed in 'odom', not the world" in warnings[0] and warnings[0].endswith("qvel zero")
+    assert d.qvel[:6].tolist() == [0.0] * 6
+    assert _compare_bodies(m, d, full, "toy") == 5  # the pose is still placed, through odom

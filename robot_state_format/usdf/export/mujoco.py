@@ -7,9 +7,17 @@
   ``positions[0..2]`` of ``p``;
 * ball ← ``qx qy qz qw`` reordered to MuJoCo's ``w x y z``; the angular velocity is the same
   vector (child frame);
-* free ← the body's *world* pose resolved from the state (model_state pose ∘ link_state pose,
-  through any parent frames): ``x y z`` and ``w x y z``; qvel = world linear velocity of the
-  body origin, then the angular velocity in the body frame (MuJoCo's free-joint convention).
+* free ← the body's *world* pose.  MuJoCo's free joint holds ``x y z qw qx qy qz`` (the body
+  frame in the world) and qvel = the world linear velocity of the body origin, then the angular
+  velocity in the body frame.  The pose comes from the state's link pose when there is one
+  (model_state pose ∘ link_state pose, through any parent frames); otherwise from the floating
+  joint_state of the same name (``x y z qx qy qz qw`` and, in the child frame, ``vx vy vz wx wy
+  wz``): ``X_world_body = X_world_model ∘ X0 ∘ (p, q)`` where ``X0`` is the body's default
+  placement (``qpos0``: the joint origin MuJoCo folded into the body).  A model_state without a
+  pose (and parent ``world``) is then taken as the world frame at rest, with a warning.
+  Velocities are placed in the world through the model_state's twist: when the model's parent
+  is a frame (e.g. ``odom``), or its twist is absent, they cannot be, and the free joint's qvel
+  stays zero with a warning.
 
 A joint the state does not cover keeps MuJoCo's ``qpos0`` (and zero velocity), with a warning.
 """
@@ -24,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import matrix_to_quaternion, pose6_to_transform
+from robot_state_format.kinematics.transforms import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 
@@ -102,30 +110,36 @@ def _select(state: WorldState, model_state: str | None) -> ModelState:
     return state.model_states[0]
 
 
-def _joint_table(ms: ModelState, prefix: str = "") -> dict[str, JointState]:
-    out = {f"{prefix}{js.name}": js for js in ms.joint_states}
+def _joint_table(ms: ModelState, scoped: str, prefix: str = "") -> dict[str, tuple[JointState, str]]:
+    """Joint name (scoped below ``ms``) → (joint_state, scoped name of its model_state)."""
+    out = {f"{prefix}{js.name}": (js, scoped) for js in ms.joint_states}
     for n in ms.model_states:
-        out.update(_joint_table(n, f"{prefix}{n.name}::"))
+        out.update(_joint_table(n, f"{scoped}::{n.name}", f"{prefix}{n.name}::"))
     return out
 
 
-def _world_twist(state: WorldState, scoped: str, ms_name: str, link: str) -> tuple[np.ndarray, np.ndarray] | None:
-    """World linear velocity of the link origin and world angular velocity (model parent = world)."""
-    ms = state.model(ms_name)
-    if ms is None:
-        return None
-    ls = ms.link(link)
-    if ls is None or ls.twist is None or ms.twist is None or ms.pose is None or ls.pose is None:
-        return None
+def _model_twist(state: WorldState, scoped: str) -> tuple[np.ndarray, np.ndarray] | str:
+    """The world twist ``(v, w)`` of a top-level model_state's frame, or why it is unknown."""
+    ms = state.model(scoped)
+    if ms is None or "::" in scoped:
+        return f"model_state {scoped!r} is nested (its world twist is not composed)"
     if ms.parent not in (None, "world"):
-        return None
-    xm = pose6_to_transform(ms.pose)
-    rm = xm[:3, :3]
-    vm, wm = np.array(ms.twist[:3]), np.array(ms.twist[3:])
-    p_rel = rm @ np.array(ls.pose[:3])
-    w = wm + rm @ np.array(ls.twist[3:])
-    v = vm + np.cross(wm, p_rel) + rm @ np.array(ls.twist[:3])
-    return v, w
+        return (f"model_state {scoped!r} is posed in {ms.parent!r}, not the world: its twist cannot be put "
+                "in the world")
+    if ms.twist is None:
+        return f"model_state {scoped!r} has no twist"
+    return np.array(ms.twist[:3]), np.array(ms.twist[3:])
+
+
+def _free_qvel(x_body: np.ndarray, x_model: np.ndarray, model_tw: tuple[np.ndarray, np.ndarray],
+               v_local: np.ndarray, w_local: np.ndarray) -> np.ndarray:
+    """MuJoCo free-joint qvel of a body moving at ``(v_local, w_local)`` (relative to the model frame,
+    in body axes): world linear velocity of the body origin, then angular velocity in body axes."""
+    vm, wm = model_tw
+    r = x_body[:3, :3]
+    w = wm + r @ w_local
+    v = vm + np.cross(wm, x_body[:3, 3] - x_model[:3, 3]) + r @ v_local
+    return np.concatenate([v, r.T @ w])
 
 
 def keyframe_arrays(state: WorldState, mj_model: Any, *, model_state: str | None = None
@@ -133,7 +147,8 @@ def keyframe_arrays(state: WorldState, mj_model: Any, *, model_state: str | None
     """``(qpos, qvel, warnings)`` restoring ``state`` in a compiled MuJoCo model."""
     mujoco = _mujoco()
     ms = _select(state, model_state)
-    table = _joint_table(ms)
+    scoped = model_state if model_state is not None else ms.name
+    table = _joint_table(ms, scoped)
     qpos = np.array(mj_model.qpos0, dtype=float)
     qvel = np.zeros(mj_model.nv)
     warnings: list[str] = []
@@ -144,25 +159,15 @@ def keyframe_arrays(state: WorldState, mj_model: Any, *, model_state: str | None
         kind = int(mj_model.jnt_type[j])
         qa, da = int(mj_model.jnt_qposadr[j]), int(mj_model.jnt_dofadr[j])
         if kind == jt.mjJNT_FREE:
-            body = mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_BODY, int(mj_model.jnt_bodyid[j])) or ""
             if poses is None:
                 poses = world_poses(state)
-            key = f"{ms.name}::{body}"
-            x = poses.get(key)
-            if x is None:
-                warnings.append(f"free joint {name!r}: no pose for link {body!r} in the state; qpos0 kept")
-                continue
-            qx, qy, qz, qw = matrix_to_quaternion(x[:3, :3])
-            qpos[qa:qa + 7] = [x[0, 3], x[1, 3], x[2, 3], qw, qx, qy, qz]
-            tw = _world_twist(state, key, ms.name, body)
-            if tw is not None:
-                qvel[da:da + 3] = tw[0]
-                qvel[da + 3:da + 6] = x[:3, :3].T @ tw[1]
+            _free_joint(state, poses, scoped, ms, table.get(name), mj_model, j, qpos, qvel, warnings)
             continue
-        js = table.get(name)
+        entry = table.get(name)
+        js = entry[0] if entry is not None else None
         comp = 0
         if js is None and name[-3:] in _PLANAR_SUFFIX and name[:-3] in table:
-            js, comp = table[name[:-3]], _PLANAR_SUFFIX[name[-3:]]
+            js, comp = table[name[:-3]][0], _PLANAR_SUFFIX[name[-3:]]
         if js is None:
             warnings.append(f"joint {name!r}: not in the state; qpos0 kept")
             continue
@@ -185,6 +190,83 @@ def keyframe_arrays(state: WorldState, mj_model: Any, *, model_state: str | None
         if js.velocities is not None and len(js.velocities) > comp:
             qvel[da] = js.velocities[comp]
     return qpos, qvel, warnings
+
+
+def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms: ModelState,
+                entry: tuple[JointState, str] | None, mj_model: Any, j: int, qpos: np.ndarray,
+                qvel: np.ndarray, warnings: list[str]) -> None:
+    """qpos/qvel of MuJoCo free joint ``j``: from the body's link_state pose, else its joint_state."""
+    mujoco = _mujoco()
+    name = mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_JOINT, j) or ""
+    qa, da = int(mj_model.jnt_qposadr[j]), int(mj_model.jnt_dofadr[j])
+    body = mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_BODY, int(mj_model.jnt_bodyid[j])) or ""
+    x = poses.get(f"{scoped}::{body}")
+    if x is not None:  # the link pose in the world
+        qx, qy, qz, qw = matrix_to_quaternion(x[:3, :3])
+        qpos[qa:qa + 7] = [x[0, 3], x[1, 3], x[2, 3], qw, qx, qy, qz]
+        ls = ms.link(body)
+        if ls is None or ls.twist is None:
+            return
+        tw = _model_twist(state, scoped)
+        if isinstance(tw, str):
+            warnings.append(f"free joint {name!r}: the velocity of link {body!r} is not placed: {tw}; qvel zero")
+            return
+        xm = poses[scoped]
+        # ls.twist is relative to the model frame in *model* axes: express it in body axes first
+        rb = x[:3, :3].T @ xm[:3, :3]
+        qvel[da:da + 6] = _free_qvel(x, xm, tw, rb @ np.array(ls.twist[:3]), rb @ np.array(ls.twist[3:]))
+        return
+    js = entry[0] if entry is not None else None
+    if js is None or js.positions is None:
+        warnings.append(f"free joint {name!r}: no pose for link {body!r} and no positions for joint {name!r} in "
+                        "the state; qpos0 kept")
+        return
+    if len(js.positions) != 7:
+        raise ConversionError(f"free joint {name!r} needs 7 positions (x y z qx qy qz qw), the state has "
+                              f"{len(js.positions)}")
+    mscoped = entry[1]  # type: ignore[index]
+    owner = state.model(mscoped)
+    xm_known = poses.get(mscoped)
+    at_rest_world = False
+    if xm_known is not None:
+        xm = xm_known
+    else:
+        if owner is not None and owner.pose is None and owner.parent in (None, "world") and "::" not in mscoped:
+            xm = np.eye(4)
+            at_rest_world = owner.twist is None
+            warnings.append(f"free joint {name!r}: model_state {mscoped!r} has no pose; its frame is taken as "
+                            "the world" + (" (at rest)" if at_rest_world else ""))
+        else:
+            warnings.append(f"free joint {name!r}: model_state {mscoped!r} has no world pose (a parent has no "
+                            "pose); qpos0 kept")
+            return
+    px, py, pz, qx, qy, qz, qw = js.positions
+    n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    if not n > 0:
+        raise ConversionError(f"free joint {name!r}: the quaternion is zero")
+    local = np.eye(4)
+    local[:3, :3] = quaternion_to_matrix((qx / n, qy / n, qz / n, qw / n))
+    local[:3, 3] = (px, py, pz)
+    x0 = np.eye(4)  # the body's default placement: MuJoCo's qpos0 for this joint
+    q0 = mj_model.qpos0[qa:qa + 7]
+    x0[:3, :3] = quaternion_to_matrix((q0[4], q0[5], q0[6], q0[3]))
+    x0[:3, 3] = q0[:3]
+    prefix = xm @ x0
+    x = prefix @ local
+    if np.array_equal(prefix, np.eye(4)):  # keep the state's own quaternion, bit for bit
+        qpos[qa:qa + 7] = [px, py, pz, qw / n, qx / n, qy / n, qz / n]
+    else:
+        rx, ry, rz, rw = matrix_to_quaternion(x[:3, :3])
+        qpos[qa:qa + 7] = [x[0, 3], x[1, 3], x[2, 3], rw, rx, ry, rz]
+    if js.velocities is None:
+        return
+    if len(js.velocities) != 6:
+        raise ConversionError(f"free joint {name!r} needs 6 velocities, the state has {len(js.velocities)}")
+    tw = (np.zeros(3), np.zeros(3)) if at_rest_world else _model_twist(state, mscoped)
+    if isinstance(tw, str):
+        warnings.append(f"free joint {name!r}: its joint velocities are not placed: {tw}; qvel zero")
+        return
+    qvel[da:da + 6] = _free_qvel(x, xm, tw, np.array(js.velocities[:3]), np.array(js.velocities[3:]))
 
 
 def mujoco_keyframe(state: WorldState, mj_model: Any, *, name: str = "usdf",
