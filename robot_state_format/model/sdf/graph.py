@@ -21,7 +21,7 @@ import numpy as np
 from robot_state_format.kinematics.transforms import Transform, inverse
 from robot_state_format.model.sdf.elements import Report
 from robot_state_format.model.sdf.ir import MODEL_FRAME, FrameIR, Item, JointIR, LinkIR, Scope
-from robot_state_format.model.sdf.naming import check_names
+from robot_state_format.model.sdf.naming import check_names, check_root_name
 from robot_state_format.model.types import WORLD, Source
 
 WORLD_KEY = "<world>"
@@ -58,6 +58,7 @@ class FrameGraph:
             self.vertices[WORLD_KEY] = Vertex(WORLD_KEY, "world", None, None)
             self._poses[WORLD_KEY] = inverse(world_pose)
             self._edges[WORLD_KEY] = (None, inverse(world_pose))
+        check_root_name(root, report)
         self._index(root)
 
     def set_world_pose(self, x_world_root: Transform) -> None:

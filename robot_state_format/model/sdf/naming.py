@@ -6,6 +6,10 @@
 * 1.7+: links, joints, frames and nested models of one model share one namespace;
   ``world`` and names starting and ending with ``__`` are reserved.
 * 1.8+: names must not contain ``::``.
+
+The top-level model's and the world's own names follow the same rules (libsdformat's
+``Model::Load``/``World::Load`` reject reserved names, its parser ``::`` in any name from 1.8);
+a reserved one is a warning before 1.7, like the other pre-1.7 naming rules.
 """
 
 from __future__ import annotations
@@ -15,6 +19,26 @@ from robot_state_format.model.sdf.ir import MODEL_FRAME, Scope
 from robot_state_format.model.types import WORLD
 
 _KIND_CODE = {"link": "LINK", "joint": "JOINT", "frame": "FRAME", "model": "MODEL"}
+
+
+def _reserved(name: str) -> bool:
+    return name in (WORLD, MODEL_FRAME) or (name.startswith("__") and name.endswith("__"))
+
+
+def check_root_name(scope: Scope, report: Report) -> None:
+    """Validate the name of the top-level model of a model file, or of the world."""
+    name, kind, src, version = scope.name, scope.kind, scope.source, scope.version
+    if name == "":
+        report.error_at("SDF_EMPTY_NAME", f"{kind} has an empty name", src)
+        return
+    if _reserved(name):
+        if version >= (1, 7):
+            report.error_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved", src)
+        else:
+            report.warn_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved since SDFormat 1.7 "
+                           "(valid before, not recommended)", src)
+    if version >= (1, 8) and "::" in name:
+        report.error_at("SDF_NAME_WITH_DELIMITER", f"{kind} name {name!r} contains the '::' delimiter", src)
 
 
 def check_names(scope: Scope, report: Report) -> None:
@@ -30,7 +54,7 @@ def check_names(scope: Scope, report: Report) -> None:
         if name == "":
             report.error_at("SDF_EMPTY_NAME", f"{kind} has an empty name", src)
             continue
-        if version >= (1, 7) and (name in (WORLD, MODEL_FRAME) or (name.startswith("__") and name.endswith("__"))):
+        if version >= (1, 7) and _reserved(name):
             report.error_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved", src)
             continue
         elif version < (1, 7) and name == WORLD and kind == "link":
