@@ -171,9 +171,14 @@ class Parser:
     def world(self, el: etree._Element, version: Version, file: str) -> Scope:
         name = self.name_of(el, file) or ""
         scope = Scope(name=name, version=version, file=file, source=source(el, file), is_world=True, kind="world")
+        seen: dict[str, set[str]] = {}
         for c in children(el):
             t = tag(c)
-            if t == "model":
+            if t in ("light", "actor"):  # not frames, but sibling names of one type are unique
+                lname = self.name_of(c, file)
+                if lname is not None:
+                    self._check_sibling(seen, t, lname, c, file)
+            elif t == "model":
                 m = self.model(c, version, file, top=False, default_rel=WORLD)
                 if m is not None:
                     scope.items.append(m)
@@ -321,6 +326,11 @@ class Parser:
         if name is None:
             return None
         vp = self.vp(file)
+        sensors: dict[str, set[str]] = {}
+        for c in children(el, "sensor"):
+            sname = self.name_of(c, file)
+            if sname is not None:
+                self._check_sibling(sensors, "sensor", sname, c, file)
         ttext = (el.get("type") or "").strip().lower()
         jtype = _JOINT_TYPES.get(ttext)
         if jtype is None:
