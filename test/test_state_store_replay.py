@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
@@ -159,3 +160,29 @@ def test_player_after_first_holds_the_timeline() -> None:
     # the clock restarted when the hook returned: message 4 (40 ms after the first) is not due before
     # then + 40 ms (a lower bound: lateness cannot break it), rather than overdue at once
     assert got[4] >= released[0] + 0.040 - 0.0005
+
+
+def test_directory_timeline_skips_unreadable_files_and_says_so(tmp_path: Path) -> None:
+    from robot_state_format.model.loader import load_model_file
+    from robot_state_format.usdf.types import JointState as UJ
+    from robot_state_format.usdf.types import ModelState, Stamp, WorldState
+    from robot_state_format.usdf.writer import write_world_state
+
+    model = load_model_file(Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
+                            / "double_pendulum.urdf")
+
+    def state(i: int, joint: str = "joint B") -> str:
+        return write_world_state(WorldState("w", stamp=Stamp(10, i), model_states=[ModelState(
+            "linkage", joint_states=[UJ("joint A", (0.1 * i,)), UJ(joint, (0.2,))])]))
+
+    (tmp_path / "a.usdf").write_text(state(1))
+    (tmp_path / "b.usdf").write_text("<world_state name='torn'")  # not readable
+    (tmp_path / "c.usdf").write_text(state(3, joint="joint Z"))  # does not fit the model
+    (tmp_path / "d.usdf").write_text(state(4))
+    notes: list[str] = []
+    events = rp.timeline_from_directory(tmp_path, model, lambda t, f: b"JS", notes)
+    assert [(e.t_ns - 10 * 10**9, e.topic) for e in events] == [
+        (1, "world_state"), (1, "joint_states"), (3, "world_state"), (4, "world_state"), (4, "joint_states")]
+    assert len(notes) == 2
+    assert notes[0].startswith("b.usdf skipped: ")
+    assert notes[1].startswith("c.usdf: no joint_states (does not fit model 'linkage': ") and "joint Z" in notes[1]

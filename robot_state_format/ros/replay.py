@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
@@ -439,24 +440,38 @@ class _ReadAhead:
 
 
 def timeline_from_directory(directory: str | os.PathLike[str], model: Model | None,
-                            encode_joint_state: Callable[[int, JointStateFields], bytes] | None) -> list[Event]:
-    """One world_state (and, with a model, one joint_states) event per restart file, by stamp."""
+                            encode_joint_state: Callable[[int, JointStateFields], bytes] | None,
+                            notes: list[str] | None = None) -> list[Event]:
+    """One world_state (and, with a model, one joint_states) event per restart file, by stamp.
+
+    A file that cannot be read is skipped; a file that does not fit ``model`` plays its world_state
+    without joint_states. Each such case is described in ``notes`` (when given).
+    """
     from robot_state_format.restart_files import parse_name
     from robot_state_format.usdf.reader import read_world_state
 
     files = sorted(p for p in Path(directory).iterdir() if p.suffix == ".usdf" and p.is_file())
     out: list[Event] = []
     for i, p in enumerate(files):
-        text = p.read_text(encoding="utf-8")
-        state = read_world_state(text, file=str(p))
+        try:
+            text = p.read_text(encoding="utf-8")
+            state = read_world_state(text, file=str(p))
+        except (OSError, UnicodeDecodeError, RobotStateFormatError) as exc:
+            if notes is not None:
+                notes.append(f"{p.name} skipped: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+            continue
         if state.stamp is not None:
             t = state.stamp.sec * NS + state.stamp.nanosec
         else:
             parsed = parse_name(p)
             t = parsed.stamp_ns if parsed else i * NS
         out.append(Event(t, "world_state", cdr_string(text)))
-        if model is not None and encode_joint_state is not None and not check_state(state, model):
-            out.append(Event(t, "joint_states", encode_joint_state(t, joint_state_fields(state, model))))
+        if model is not None and encode_joint_state is not None:
+            problems = check_state(state, model)
+            if not problems:
+                out.append(Event(t, "joint_states", encode_joint_state(t, joint_state_fields(state, model))))
+            elif notes is not None:
+                notes.append(f"{p.name}: no joint_states (does not fit model {model.name!r}: {problems[0]})")
     out.sort(key=lambda e: e.t_ns)
     return out
 

@@ -117,6 +117,7 @@ class StateStore(Node):
         self._built_text: str | None = None
         self._recorder: Any = None
         self._record_error: str | None = None
+        self._topic_names: dict[str, str] = {}  # "/world_state" → the name recorded (namespace applied)
         self._player: rp.Player | None = None
         self._replayed: tuple[str, rp.JointStateFields | None, list[Any]] | None = None
         self._pubs: dict[str, Any] = {}
@@ -153,8 +154,15 @@ class StateStore(Node):
 
     # -- parameters ----------------------------------------------------------------------------
     def _declare_parameters(self) -> None:
+        from rclpy.exceptions import ParameterException
+
         kinds = {str: ParameterType.PARAMETER_STRING, float: ParameterType.PARAMETER_DOUBLE,
                  int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL}
+        # `-p rate:=2` (or `rate: 2` in a YAML file) gives an integer: take it as the double it means
+        for name, (default, _) in PARAMS.items():
+            given = self._parameter_overrides.get(name)
+            if isinstance(default, float) and given is not None and given.type_ is Parameter.Type.INTEGER:
+                self._parameter_overrides[name] = Parameter(name, Parameter.Type.DOUBLE, float(given.value))
         decls = []
         for name, (default, text) in PARAMS.items():
             d = ParameterDescriptor(description=text, type=kinds[type(default)])
@@ -169,7 +177,14 @@ class StateStore(Node):
             elif name == "keep_last":
                 d.integer_range = [IntegerRange(from_value=0, to_value=1_000_000, step=1)]
             decls.append((name, default, d))
-        self.declare_parameters("", decls)
+        try:
+            self.declare_parameters("", decls)
+        except ParameterException as exc:  # a value given at start that the descriptor refuses
+            raise StateStoreConfigError(f"parameter refused: {exc}") from None
+        # (publish_clock without rosgraph_msgs is not a start-up error: playback refuses it, saying why)
+        problem = self._check_values({n: self._p(n) for n in PARAMS if n != "publish_clock"})
+        if problem is not None:
+            raise StateStoreConfigError(problem)
 
     def _p(self, name: str) -> Any:
         return self.get_parameter(name).value
@@ -180,26 +195,9 @@ class StateStore(Node):
         def bad(reason: str) -> SetParametersResult:
             return SetParametersResult(successful=False, reason=reason)
 
-        if "checkpoint_period" in changes:
-            v = changes["checkpoint_period"]
-            if not isinstance(v, float) or not math.isfinite(v) or not 0.0 <= v <= MAX_PERIOD_S:
-                return bad(f"checkpoint_period must be a number of seconds in 0..{MAX_PERIOD_S:g} (0 = off), "
-                           f"got {v!r}")
-        if "keep_last" in changes and (not isinstance(changes["keep_last"], int) or changes["keep_last"] < 0):
-            return bad(f"keep_last must be an integer >= 0 (0 = keep all), got {changes['keep_last']!r}")
-        if "rate" in changes:
-            v = changes["rate"]
-            if not isinstance(v, float) or not math.isfinite(v) or not 0.001 <= v <= 1000.0:
-                return bad(f"rate must be a number in 0.001..1000, got {v!r}")
-        if "start_offset" in changes:
-            v = changes["start_offset"]
-            if not isinstance(v, float) or not math.isfinite(v) or v < 0:
-                return bad(f"start_offset must be a number of seconds >= 0, got {v!r}")
-        if "output_dir" in changes and not str(changes["output_dir"]).strip():
-            return bad("output_dir must not be empty")
-        if "publish_clock" in changes and changes["publish_clock"] and clock_type() is None:
-            return bad("publish_clock needs rosgraph_msgs, which is not installed "
-                       "(pip install ros-rosgraph-msgs, or source a ROS 2 distro)")
+        problem = self._check_values(changes)
+        if problem is not None:
+            return bad(problem)
         if changes.keys() & {"robot_description", "model_file", "xacro_args"}:
             p = {n: changes.get(n, self._p(n)) for n in ("robot_description", "model_file", "xacro_args")}
             try:
@@ -209,11 +207,36 @@ class StateStore(Node):
             self._install_model(loaded)
         if "checkpoint_period" in changes:
             self._restart_checkpoint_timer(changes["checkpoint_period"])
-        if "record" in changes and changes["record"] != self._p("record"):
+        if "record" in changes and bool(changes["record"]) != (self._recorder is not None):
             ok, msg = self.start_recording() if changes["record"] else self.stop_recording()
             if not ok:
                 return bad(f"record: {msg}")
         return SetParametersResult(successful=True)
+
+    @staticmethod
+    def _check_values(changes: dict[str, Any]) -> str | None:
+        """Why these parameter values are refused (None: they are fine); no side effects."""
+        if "checkpoint_period" in changes:
+            v = changes["checkpoint_period"]
+            if not isinstance(v, float) or not math.isfinite(v) or not 0.0 <= v <= MAX_PERIOD_S:
+                return (f"checkpoint_period must be a number of seconds in 0..{MAX_PERIOD_S:g} (0 = off), "
+                        f"got {v!r}")
+        if "keep_last" in changes and (not isinstance(changes["keep_last"], int) or changes["keep_last"] < 0):
+            return f"keep_last must be an integer >= 0 (0 = keep all), got {changes['keep_last']!r}"
+        if "rate" in changes:
+            v = changes["rate"]
+            if not isinstance(v, float) or not math.isfinite(v) or not 0.001 <= v <= 1000.0:
+                return f"rate must be a number in 0.001..1000, got {v!r}"
+        if "start_offset" in changes:
+            v = changes["start_offset"]
+            if not isinstance(v, float) or not math.isfinite(v) or v < 0:
+                return f"start_offset must be a number of seconds >= 0, got {v!r}"
+        if "output_dir" in changes and not str(changes["output_dir"]).strip():
+            return "output_dir must not be empty"
+        if "publish_clock" in changes and changes["publish_clock"] and clock_type() is None:
+            return ("publish_clock needs rosgraph_msgs, which is not installed "
+                    "(pip install ros-rosgraph-msgs, or source a ROS 2 distro)")
+        return None
 
     # -- model --------------------------------------------------------------------------------
     @staticmethod
@@ -292,12 +315,24 @@ class StateStore(Node):
         self._js_seq += 1
 
     def _record(self, topic: str, raw: bytes) -> None:
+        """Write one message; ``topic`` is ``/world_state`` or ``/joint_states``, recorded under the
+        name the node resolved for it (namespace and remappings applied)."""
         try:
-            self._recorder.write(topic, raw, time.time_ns())
+            self._recorder.write(self._topic_names.get(topic, topic), raw, time.time_ns())
         except Exception as exc:  # noqa: BLE001 - a full disk stops the recording, not the node
-            self._record_error = f"recording stopped: {_error_text(exc)}"
-            self.get_logger().error(self._record_error)
-            self._recorder = None
+            self._recording_failed(exc)
+
+    def _recording_failed(self, exc: BaseException) -> None:
+        self._record_error = f"recording stopped: {_error_text(exc)}"
+        self.get_logger().error(self._record_error)
+        self._recorder = None
+        self._sync_record_parameter()
+
+    def _sync_record_parameter(self) -> None:
+        """Keep the ``record`` parameter equal to whether the node records (services, failures)."""
+        recording = self._recorder is not None
+        if bool(self._p("record")) != recording:
+            self.set_parameters([Parameter("record", value=recording)])
 
     def _on_flush_timer(self) -> None:
         if self._resend_until and time.monotonic() < self._resend_until:
@@ -310,9 +345,7 @@ class StateStore(Node):
             try:
                 self._recorder.maybe_flush()
             except Exception as exc:  # noqa: BLE001
-                self._record_error = f"recording stopped: {_error_text(exc)}"
-                self.get_logger().error(self._record_error)
-                self._recorder = None
+                self._recording_failed(exc)
 
     def _on_start(self) -> None:
         self.destroy_timer(self._start_timer)
@@ -466,10 +499,12 @@ class StateStore(Node):
 
     def _srv_start_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         response.success, response.message = self.start_recording()
+        self._sync_record_parameter()
         return response
 
     def _srv_stop_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         response.success, response.message = self.stop_recording()
+        self._sync_record_parameter()
         return response
 
     # -- publishing ---------------------------------------------------------------------------
@@ -607,7 +642,12 @@ class StateStore(Node):
         events: list[rp.Event] | rp.RecordingTimeline
         try:
             if p.is_dir() and not any(p.glob("*.mcap")):
-                events = rp.timeline_from_directory(p, self._model, self._encode_joint_state)
+                notes: list[str] = []
+                events = rp.timeline_from_directory(p, self._model, self._encode_joint_state, notes)
+                for note in notes[:20]:
+                    self.get_logger().warning(f"play: {note}")
+                if len(notes) > 20:
+                    self.get_logger().warning(f"play: ... and {len(notes) - 20} more files like these")
                 extent = rp.TimelineSummary(len(events), events[0].t_ns, events[-1].t_ns) if events else None
                 empty = not events
             else:  # streamed from the file while it plays (bounded memory)

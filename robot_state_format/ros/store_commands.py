@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
         from robot_state_format.ros import spin
     except ImportError:
         raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
-    from robot_state_format.ros.state_store import StateStore
+    from robot_state_format.ros.state_store import StateStore, StateStoreConfigError
 
     stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
     if args.model:
@@ -30,9 +31,26 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     overrides = [Parameter(k, value=v) for k, v in params.items()]
     try:
         return StateStore(args.node_name, parameter_overrides=overrides), stop
+    except StateStoreConfigError as exc:  # a parameter given with --ros-args that the node refuses
+        spin.finish(stop)
+        raise _UsageError(str(exc)) from None
     except BaseException:
         spin.finish(stop)
         raise
+
+
+class _UsageError(Exception):
+    """The node refused its configuration: the command reports it and exits 2."""
+
+
+def _usage_errors(cmd: str, run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    def wrapped(args: argparse.Namespace) -> int:
+        try:
+            return run(args)
+        except _UsageError as exc:
+            _err(cmd, str(exc))
+            return 2
+    return wrapped
 
 
 def _stop(node: Any, stop: Any) -> None:
@@ -51,7 +69,7 @@ def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
     return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
 
 
-def run_save(args: argparse.Namespace) -> int:
+def _run_save(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.is_dir():
         _err("save", f"{out}: not a directory")
@@ -76,7 +94,7 @@ def run_save(args: argparse.Namespace) -> int:
     return 1 if "no snapshot" in msg else 2
 
 
-def run_record(args: argparse.Namespace) -> int:
+def _run_record(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.is_dir():
         _err("record", f"{out}: not a directory")
@@ -99,13 +117,16 @@ def run_record(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_replay(args: argparse.Namespace) -> int:
+def _run_replay(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
         _err("replay", f"{path}: no such file or directory")
         return 2
-    if args.rate <= 0:
-        _err("replay", "--rate must be > 0")
+    if not 0.001 <= args.rate <= 1000.0:
+        _err("replay", f"--rate must be in 0.001..1000, got {args.rate:g}")
+        return 2
+    if not args.start_offset >= 0.0:
+        _err("replay", f"--start-offset must be >= 0 seconds, got {args.start_offset:g}")
         return 2
     if args.wait_for_subscribers < 0:
         _err("replay", "--wait-for-subscribers must be >= 0")
@@ -149,3 +170,8 @@ def run_replay(args: argparse.Namespace) -> int:
         return 0
     finally:
         _stop(node, stop)
+
+# the command bodies the CLI calls (cli/store.py): a configuration the node refuses exits 2
+run_save = _usage_errors("save", _run_save)
+run_record = _usage_errors("record", _run_record)
+run_replay = _usage_errors("replay", _run_replay)
