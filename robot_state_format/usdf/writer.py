@@ -4,6 +4,11 @@ The document is built as a string directly (no lxml objects): floats are written
 ``repr`` (the shortest text that reads back bit-identical), NaN and infinities are refused,
 names are XML-escaped.  Order: ``stamp``, frames, model_states in list order; inside each
 element the canonical child order of docs/usdf-spec.md.
+
+A state the reader would refuse is refused here (``UsdfError``), so that a restart file always
+reads back: bad names, non-finite numbers, duplicate names in one scope (frames and top-level
+model_states; link_states, joint_states and nested model_states of one model_state), unknown
+parents and parent cycles (``robot_state_format.usdf.resolve.parent_diagnostics``).
 """
 
 from __future__ import annotations
@@ -86,8 +91,39 @@ def write_world_state(state: WorldState, *, pretty: bool = True) -> str:
         _frame(out, f, ind, nl)
     for m in state.model_states:
         _model(out, m, ind, nl, top=True)
+    _check_structure(state)
     out.append(f"</world_state>{nl}")
     return "".join(out)
+
+
+def _duplicate(names: list[str]) -> str | None:
+    """The first repeated name, if any (a set pass; the loop only runs on a failure)."""
+    if len(set(names)) == len(names):
+        return None
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            return n
+        seen.add(n)
+    return None  # pragma: no cover
+
+
+def _check_structure(state: WorldState) -> None:
+    """What the reader (and the XSD) refuse beyond single elements: duplicate top-level names,
+    unknown parents and parent cycles (names were checked while writing)."""
+    frames, models = state.frames, state.model_states
+    if len(frames) + len(models) > 1:
+        dup = _duplicate([f.name for f in frames] + [m.name for m in models])
+        if dup is not None:
+            raise _fail("USDF_DUPLICATE_NAME", f"duplicate frame or model_state name {dup!r} (frames and "
+                        "top-level model_states share one namespace)", f"world_state[name={state.name}]")
+    if any(f.parent is not None and f.parent != "world" for f in frames) or \
+            any(m.parent is not None and m.parent != "world" for m in models):
+        from robot_state_format.usdf.resolve import parent_diagnostics
+
+        diags = parent_diagnostics(state, file="<output>")
+        if diags:
+            raise UsdfError(diags)
 
 
 def write_world_state_file(state: WorldState, path: str | os.PathLike[str], *, pretty: bool = True) -> None:
@@ -146,6 +182,13 @@ def _model(out: list[str], m: ModelState, ind: str, nl: str, *, top: bool, depth
         _joint(out, js, inner, ind, nl)
     for n in m.model_states:
         _model(out, n, ind, nl, top=False, depth=depth + 1)
+    for what, items in (("link_state", m.link_states), ("joint_state", m.joint_states),
+                        ("model_state", m.model_states)):
+        if len(items) > 1:
+            dup = _duplicate([it.name for it in items])
+            if dup is not None:
+                raise _fail("USDF_DUPLICATE_NAME", f"duplicate {what} name {dup!r} in model_state {m.name!r}",
+                            f"{what}[name={dup}]")
     out.append(f"{pad}</model_state>{nl}")
 
 
