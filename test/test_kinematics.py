@@ -578,3 +578,23 @@ def test_compiled_tree_pickles_and_deep_copies_after_use() -> None:
     expect = fk.forward(tree, q)  # fills the caches (per-thread scratch included)
     for other in (pickle.loads(pickle.dumps(tree)), copy.deepcopy(tree)):
         assert np.array_equal(fk.forward(other, q), expect)
+
+
+@pytest.mark.parametrize("value,says", [
+    (True, "must be a number or a list of numbers, got True"),
+    ("1.5", "must be a number or a list of numbers, got '1.5'"),
+    ([True], "must be a number or a list of numbers"),
+    ([[1.0]], "must be a number or a list of numbers"),
+    ([1.0, 2.0], "expected 1 position value(s), got 2"),
+    ([math.nan], "must be finite"),
+])
+def test_joint_values_must_be_numbers(value: object, says: str) -> None:
+    from robot_state_format.model.loader import load_model_file
+
+    tree = compile_model(load_model_file(SAMPLES / "double_pendulum.urdf"))
+    with pytest.raises(KinematicsError) as info:
+        tree.q_from_mapping({"joint A": value})
+    assert says in str(info.value) and "joint 'joint A'" in str(info.value)
+    # numbers of any numeric kind are taken
+    assert tree.q_from_mapping({"joint A": np.float32(0.5)})[0] == 0.5
+    assert tree.q_from_mapping({"joint A": 2})[0] == 2.0

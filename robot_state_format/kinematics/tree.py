@@ -387,13 +387,24 @@ class CompiledTree:
         return f"{self.model_name}{SCOPE}{name}" if self.model_name else name
 
 
+def _is_number(x: object) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+
+
 def _as_values(value: object, joint: str, n: int, what: str) -> FloatArray:
-    try:
-        arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
-    except (TypeError, ValueError):
-        raise KinematicsError(f"joint {joint!r}: {what} must be a number or a list of numbers, got {value!r}") from None
+    """One joint's values: a number or a flat list of numbers (not booleans or strings)."""
+    if isinstance(value, np.ndarray):
+        ok = value.dtype.kind in "iuf"
+    elif isinstance(value, (list, tuple)):
+        ok = all(_is_number(x) for x in value)
+    else:
+        ok = _is_number(value)
+    if not ok:
+        raise KinematicsError(f"joint {joint!r}: {what} must be a number or a list of numbers, got {value!r}")
+    arr = np.atleast_1d(np.asarray(value, dtype=np.float64))
     if arr.ndim != 1 or arr.shape[0] != n:
-        raise KinematicsError(f"joint {joint!r}: expected {n} {what} value(s), got {arr.size}")
+        got = f"shape {list(arr.shape)}" if arr.ndim != 1 else str(arr.shape[0])
+        raise KinematicsError(f"joint {joint!r}: expected {n} {what} value(s), got {got}")
     if not np.all(np.isfinite(arr)):
         raise KinematicsError(f"joint {joint!r}: {what} must be finite, got {arr.tolist()}")
     return arr
