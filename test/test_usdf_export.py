@@ -331,3 +331,29 @@ def test_sdf_import_world_link_pose_without_model_pose_warns() -> None:
     assert [(w.code, w.line, w.element) for w in warnings] == [
         ("USDF_SDF_LINK_POSE_DROPPED", 3, "pose"), ("USDF_SDF_VELOCITY_DROPPED", 3, "linear_velocity")]
     assert "model_state 'm' has no world pose" in warnings[0].message
+
+
+def test_cli_from_model_warns_about_joints_left_out(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    model = SAMPLES / "double_pendulum.urdf"
+    out = tmp_path / "s.usdf"
+    assert main(["state", "from-model", str(model), "--positions", '{"joint A": 0.5}',
+                 "--velocities", '{"joint B": 1.0}', "-o", str(out)]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"{model}:0: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --positions, written as 0 (identity "
+        "quaternion for ball and floating joints): joint B",
+        f"{model}:0: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --velocities, written as 0: joint A"]
+    ms = read_world_state_file(out).model_states[0]  # the output is unchanged: zeros are written
+    assert ms.joint("joint B").positions == (0.0,) and ms.joint("joint A").velocities == (0.0,)  # type: ignore[union-attr]
+    # every joint given: no warning
+    assert main(["state", "from-model", str(model), "--positions", '{"joint A": 0.5, "joint B": -0.25}',
+                 "--velocities", '{"joint A": 1.0, "joint B": 2.0}', "-o", str(out)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_cli_import_prints_sdf_warnings(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    sdf = tmp_path / "hand.sdf"
+    sdf.write_text(HAND_WRITTEN_112)
+    assert main(["state", "import", str(sdf), "--from", "sdf-state", "-o", str(tmp_path / "back.usdf")]) == 0
+    assert capsys.readouterr().err.startswith(f"{sdf}:10: warning: [USDF_SDF_ACCELERATION_IGNORED]")
+    assert read_world_state_file(tmp_path / "back.usdf").model("m").joint("elbow").positions == (math.pi / 2,)  # type: ignore[union-attr]

@@ -2,6 +2,7 @@
 
   state validate FILE [--model MODEL] [--lenient] [--check-poses]
   state from-model MODEL --positions JSON [--velocities JSON] [--efforts JSON] [-o FILE]
+      (moving joints left out of --positions / --velocities are written as 0, with a warning)
   state export FILE --model MODEL --to mujoco-keyframe|sdf-state [-o OUT]
   state import FILE --from sdf-state [-o OUT]
   state plot FILE [--model MODEL] -o OUT.png
@@ -195,6 +196,7 @@ def _parse_stamp(text: str | None) -> tuple[int, int] | None:
 
 @_guard
 def _from_model(args: argparse.Namespace) -> int:
+    from robot_state_format.kinematics.tree import compile_model
     from robot_state_format.usdf.build import state_from_model
     from robot_state_format.usdf.writer import write_world_state
 
@@ -204,11 +206,29 @@ def _from_model(args: argparse.Namespace) -> int:
     stamp = _parse_stamp(args.stamp)
     model = _load_model(args.model)
     try:
-        state = state_from_model(model, positions, velocities, efforts, stamp, name=args.name)
+        tree = compile_model(model)
+        state = state_from_model(model, positions, velocities, efforts, stamp, tree=tree, name=args.name)
+        _print(_defaulted(tree, args.model, positions, velocities))
     except KinematicsError as exc:  # a joint name or value in the arguments
         raise _Usage(str(exc)) from None
     _emit(write_world_state(state, pretty=not args.compact), args.output)
     return 0
+
+
+def _defaulted(tree: Any, model_file: str, positions: dict[str, Any], velocities: dict[str, Any] | None
+               ) -> list[Diagnostic]:
+    """Warnings naming the moving joints left out of --positions / --velocities (written as zero)."""
+    out: list[Diagnostic] = []
+    for what, given, value in (("positions", positions, "0 (identity quaternion for ball and floating joints)"),
+                               ("velocities", velocities, "0")):
+        if given is None:
+            continue
+        named = {tree.resolve_joint(str(n)) for n in given}
+        missing = [j for j in tree.moving_joint_names if j not in named]
+        if missing:
+            out.append(Diagnostic("USDF_JOINT_DEFAULTED", f"{len(missing)} joint(s) not in --{what}, written as "
+                                  f"{value}: {', '.join(missing)}", model_file, None, None, Severity.WARNING))
+    return out
 
 
 @_guard
