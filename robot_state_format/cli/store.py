@@ -55,7 +55,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("path", metavar="PATH", help="restart file (.usdf), MCAP recording, or directory")
     p.add_argument("--hold", type=float, default=-1.0,
                    help="restart file: seconds to keep serving late subscribers (default: until Ctrl-C)")
-    p.add_argument("--rate", type=float, default=1.0, help="playback speed factor (default 1)")
+    p.add_argument("--rate", type=float, default=1.0, help="playback speed factor, 0.001..1000 (default 1)")
     p.add_argument("--loop", action="store_true", help="play again and again")
     p.add_argument("--start-offset", type=float, default=0.0, help="seconds into the recording to start at")
     p.add_argument("--clock", action="store_true", help="publish /clock (needs rosgraph_msgs)")
