@@ -38,9 +38,11 @@ def read_sdf(text: str | bytes, *, file: str = "<string>", search_paths: Sequenc
             pass
     model: Model | None = None
     try:
-        root = parser.read_document(text, file)
-        if root is not None and not report.errors:
-            model = build(root, report, file)
+        # Huge values may overflow: non-finite results are reported as SDF_INVALID, not warned about.
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+            root = parser.read_document(text, file)
+            if root is not None and not report.errors:
+                model = build(root, report, file)
     except ModelError as exc:
         report.diagnostics.extend(exc.diagnostics)
     except RecursionError:

@@ -29,6 +29,7 @@ from robot_state_format.model.types import (
     Model,
     ModelFrame,
     Shape,
+    Source,
 )
 
 
@@ -61,7 +62,36 @@ def build(root: Scope, report: Report, file: str) -> Model:
         for e in s.extensions:
             owner = (s.prefix + e.owner) if e.owner else (_model_name(s) or None)
             model.extensions.append(Extension(e.tag, e.xml, owner, e.source))
+    _check_finite(model, report, root.source)
     return model
+
+
+def _check_finite(model: Model, report: Report, root_source: Source) -> None:
+    """Every transform of the result is finite (``SDF_INVALID`` where huge values overflowed)."""
+    def bad(x: Transform | None) -> bool:
+        return x is not None and not bool(np.all(np.isfinite(x)))
+
+    def complain(what: str, src: Source) -> None:
+        report.error_at("SDF_INVALID", f"{what} is not finite (numerically unusable)", src)
+
+    if bad(model.pose):
+        complain(f"the pose of model {model.name!r}", root_source)
+    for link in model.links.values():
+        if bad(link.pose) or (link.inertial is not None and bad(link.inertial.origin)):
+            complain(f"the pose of link {link.name!r}", link.source)
+        for shape in [*link.visuals, *link.collisions]:
+            if bad(shape.origin):
+                complain(f"the pose of {shape.name or 'a shape'!r} of link {link.name!r}",
+                         shape.source if shape.source.line is not None else link.source)
+    for j in [*model.joints.values(), *model.constraints.values()]:
+        if bad(j.origin) or bad(j.child_offset):
+            complain(f"the pose of joint {j.name!r} relative to its links", j.source)
+    for f in model.frames.values():
+        if bad(f.pose):
+            complain(f"the pose of frame {f.name!r}", f.source)
+    for mf in model.models.values():
+        if bad(mf.pose):
+            complain(f"the pose of model {mf.name!r}", mf.source)
 
 
 def _model_name(s: Scope) -> str:
@@ -227,7 +257,48 @@ def _joints(graph: FrameGraph, scopes: list[Scope], model: Model, report: Report
                                     "names no link", item.source)
                 joint.gearbox_reference_body = graph.body(rk) if rk is not None else WORLD
             candidates.append(joint)
+    _mimic_cycles(candidates, report)
     _spanning_tree(candidates, model, report)
+
+
+def _mimic_cycles(joints: list[Joint], report: Report) -> None:
+    """A follower axis that (through a chain of mimics) follows itself is an error
+    (``SDF_MIMIC_CYCLE``), a joint axis mimicking itself included."""
+    edges: dict[tuple[str, int], list[tuple[str, int]]] = {}
+    by_name = {j.name: j for j in joints}
+    for j in joints:
+        for m in j.mimic:
+            edges.setdefault((j.name, m.dof), []).append((m.joint, m.leader_dof))
+    done: set[tuple[str, int]] = set()
+    reported: set[frozenset[tuple[str, int]]] = set()
+    for start in edges:
+        if start in done:
+            continue
+        path: list[tuple[str, int]] = [start]
+        on_path = {start}
+        todo = [iter(edges.get(start, []))]
+        while todo:
+            nxt = next(todo[-1], None)
+            if nxt is None:
+                node = path.pop()
+                on_path.discard(node)
+                done.add(node)
+                todo.pop()
+                continue
+            if nxt in on_path:
+                ring = path[path.index(nxt):]
+                if frozenset(ring) not in reported:
+                    reported.add(frozenset(ring))
+                    first = by_name[ring[0][0]]
+                    if len(ring) == 1:
+                        msg = f"joint {first.name!r} mimics itself"
+                    else:
+                        msg = "mimic joints form a cycle: " + " -> ".join(n for n, _ in [*ring, ring[0]])
+                    report.error_at("SDF_MIMIC_CYCLE", msg, first.source)
+            elif nxt not in done:
+                path.append(nxt)
+                on_path.add(nxt)
+                todo.append(iter(edges.get(nxt, [])))
 
 
 def _spanning_tree(candidates: list[Joint], model: Model, report: Report) -> None:

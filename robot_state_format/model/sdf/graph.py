@@ -246,6 +246,10 @@ class FrameGraph:
             k = parent
         for pk, px in reversed(path):
             base = None if base is None else base @ px
+            if base is not None and not np.all(np.isfinite(base)):
+                v = self.vertices[pk]
+                self._error("SDF_INVALID", f"the pose of {pk!r} is not finite (numerically unusable)", _src(v), pk)
+                base = None
             self._poses[pk] = base
         return self._poses.get(key)
 

@@ -1,0 +1,303 @@
+"""Regression tests for gaps an audit of the SDFormat reader found.
+
+1. pre-1.7 worlds whose members name the frame ``world`` (``//pose/@frame``, a 1.4 joint child);
+2. include URIs the operating system refuses to look up (too long, permission denied);
+3. names of the top-level model and of the world;
+4. duplicate lights and actors of a world, duplicate sensors of a joint;
+5. a joint mimicking itself (and mimic cycles), numerically unusable poses.
+
+Expected poses are derived by hand in the comments.
+"""
+
+from __future__ import annotations
+
+import math
+import pathlib
+import warnings
+from pathlib import Path
+
+import pytest
+
+from robot_state_format.errors import ModelError
+from robot_state_format.model.sdf import read_sdf
+from robot_state_format.model.types import WORLD
+
+from sdf_helpers import T, assert_pose, codes_of, sdf
+
+YAW90 = math.pi / 2
+
+
+def _errors(text: str, **kw: object) -> list:
+    with pytest.raises(ModelError) as info:
+        read_sdf(text, **kw)  # type: ignore[arg-type]
+    return info.value.errors
+
+
+# --------------------------------------------------------------------------- 1. the world frame in pre-1.7 worlds
+def test_v16_world_link_pose_relative_to_world() -> None:
+    # Model m at (0,2,0) turned 90 deg about z.  Link l is posed in the world frame: X_W_l = T(1,0,0).
+    # Link k uses the default (the model frame): X_W_k = X_W_m @ T(1,0,0) = T(0,3,0, yaw 90).
+    m = sdf("""<world name="w"><model name="m"><pose>0 2 0 0 0 1.5707963267948966</pose>
+      <link name="l"><pose frame="world">1 0 0 0 0 0</pose></link>
+      <link name="k"><pose>1 0 0 0 0 0</pose></link></model></world>""", "1.6")
+    assert_pose(m.links["m::l"].pose, T(1, 0, 0))
+    assert_pose(m.links["m::k"].pose, T(0, 3, 0, 0, 0, YAW90))
+    # The model frame hangs on its canonical (first) link l: X_l_m = inv(T(1,0,0)) @ T(0,2,0,yaw90).
+    assert m.models["m"].attached_to == "m::l"
+    assert_pose(m.models["m"].pose, T(-1, 2, 0, 0, 0, YAW90))
+
+
+def test_v16_world_frame_posed_in_world() -> None:
+    # 1.5/1.6: //frame/pose/@frame names the pose frame and the frame attached to: the world.
+    m = sdf("""<world name="w"><model name="m"><pose>0 2 0 0 0 1.5707963267948966</pose><link name="l"/>
+      <frame name="f"><pose frame="world">1 0 0 0 0 0</pose></frame>
+      <frame name="g"><pose>1 0 0 0 0 0</pose></frame></model></world>""", "1.6")
+    assert m.frames["m::f"].attached_to == WORLD
+    assert_pose(m.frames["m::f"].pose, T(1, 0, 0))
+    # g (no frame attribute) is posed in and attached to the model frame, which is on link l at X_W_m.
+    assert m.frames["m::g"].attached_to == "m::l"
+    assert_pose(m.frames["m::g"].pose, T(1, 0, 0))
+
+
+def test_v15_world_nested_model_pose_relative_to_world() -> None:
+    # A nested model posed with frame="world" inside a model that is moved: X_W_n = T(0,0,3).
+    m = sdf("""<world name="w"><model name="m"><pose>5 0 0 0 0 0</pose><link name="l"/>
+      <model name="n"><pose frame="world">0 0 3 0 0 0</pose><link name="x"><pose>1 0 0 0 0 0</pose></link>
+      </model></model></world>""", "1.5")
+    assert_pose(m.links["m::n::x"].pose, T(1, 0, 3))
+
+
+def test_v14_world_joint_child_world_spec_example() -> None:
+    # The spec's valid 1.4 example (<parent>link</parent><child>world</child>) placed in a world, moved:
+    # model at (1,0,0), link at (1,0,1) in the world; a 1.4 joint pose is relative to its child, here the
+    # world: X_W_J = T(0,0,2).  origin = inv(X_W_link) @ X_W_J = T(-1,0,1); child_offset = inv(X_W_J).
+    m = sdf("""<world name="w"><model name="model"><pose>1 0 0 0 0 0</pose>
+      <link name="link"><pose>0 0 1 0 0 0</pose></link>
+      <joint name="joint" type="fixed"><pose>0 0 2 0 0 0</pose><parent>link</parent><child>world</child></joint>
+      </model></world>""", "1.4")
+    j = m.constraints["model::joint"]
+    assert (j.parent, j.child) == ("model::link", WORLD)
+    assert_pose(j.origin, T(-1, 0, 1))
+    assert_pose(j.child_offset, T(0, 0, -2))
+    assert "SDF_JOINT_TO_WORLD_CHILD" in [w.code for w in m.warnings]
+
+
+def test_v14_world_joint_child_world_without_pose() -> None:
+    m = sdf("""<world name="w"><model name="model"><link name="link"/>
+      <joint name="joint" type="fixed"><parent>link</parent><child>world</child></joint></model></world>""", "1.4")
+    j = m.constraints["model::joint"]
+    assert_pose(j.origin, T())
+    assert_pose(j.child_offset, T())
+
+
+def test_v16_world_visual_pose_relative_to_world() -> None:
+    # A visual posed in the world frame, on link l at (1,0,0): X_l_v = inv(T(1,0,0)) @ T(0,0,4).
+    m = sdf("""<world name="w"><model name="m"><link name="l"><pose>1 0 0 0 0 0</pose>
+      <visual name="v"><pose frame="world">0 0 4 0 0 0</pose><geometry><box><size>1 1 1</size></box></geometry>
+      </visual></link></model></world>""", "1.6")
+    assert_pose(m.links["m::l"].visuals[0].origin, T(-1, 0, 4))
+
+
+def test_v16_model_file_visual_pose_relative_to_world() -> None:
+    # The same in a model file: the world frame is where the model pose puts it.  Model at (0,0,1),
+    # link at (1,0,1) in the world; visual at T(0,0,4) in the world: X_l_v = T(-1,0,3).
+    m = sdf("""<model name="m"><pose>0 0 1 0 0 0</pose><link name="l"><pose>1 0 0 0 0 0</pose>
+      <visual name="v"><pose frame="world">0 0 4 0 0 0</pose><geometry><box><size>1 1 1</size></box></geometry>
+      </visual></link></model>""", "1.6")
+    assert_pose(m.links["l"].visuals[0].origin, T(-1, 0, 3))
+
+
+# --------------------------------------------------------------------------- 2. include URIs the OS refuses
+LONG = "a" * 300
+
+
+def _include_doc(uri: str) -> str:
+    return f'<sdf version="1.8">\n<model name="m"><link name="l"/>\n<include><uri>{uri}</uri></include>\n</model></sdf>'
+
+
+@pytest.mark.parametrize("uri", [LONG, "/" + LONG, f"model://{LONG}", f"file:///{LONG}", f"{LONG}/model.sdf",
+                                 f"package://{LONG}/model.sdf"])
+def test_overlong_include_uri_is_a_model_error(uri: str, tmp_path: Path) -> None:
+    errs = _errors(_include_doc(uri), file=str(tmp_path / "robot.sdf"), search_paths=[str(tmp_path)])
+    assert [d.code for d in errs] == ["SDF_INCLUDE_NOT_FOUND"]
+    assert errs[0].file == str(tmp_path / "robot.sdf")
+    assert errs[0].line == 3
+    assert errs[0].element == "include"
+
+
+def test_include_lookup_permission_denied_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Running as root, permissions cannot be denied for real; make the lookup fail as the OS would.
+    real = pathlib.Path.exists
+
+    def exists(self: pathlib.Path, *a: object, **k: object) -> bool:
+        if "locked" in str(self):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pathlib.Path, "exists", exists)
+    errs = _errors(_include_doc("model://locked/thing"), file=str(tmp_path / "robot.sdf"),
+                   search_paths=[str(tmp_path)])
+    assert [d.code for d in errs] == ["SDF_INCLUDE_NOT_FOUND"]
+    assert errs[0].line == 3 and errs[0].element == "include"
+    assert "Permission denied" in errs[0].message
+
+
+def test_include_still_found_after_a_refused_search_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A search directory the OS refuses does not hide the model in the next one.
+    good = tmp_path / "good"
+    (good / "thing").mkdir(parents=True)
+    (good / "thing" / "model.sdf").write_text(
+        '<sdf version="1.8"><model name="thing"><link name="x"><pose>0 0 1 0 0 0</pose></link></model></sdf>')
+    real = pathlib.Path.exists
+
+    def exists(self: pathlib.Path, *a: object, **k: object) -> bool:
+        if "locked" in str(self):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self, *a, **k)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pathlib.Path, "exists", exists)
+    m = read_sdf(_include_doc("model://thing"), search_paths=[str(tmp_path / "locked"), str(good)])
+    assert_pose(m.links["thing::x"].pose, T(0, 0, 1))
+
+
+# --------------------------------------------------------------------------- 3. names of the top-level model and the world
+@pytest.mark.parametrize("name,code", [("world", "SDF_RESERVED_NAME"), ("__model__", "SDF_RESERVED_NAME"),
+                                       ("__x__", "SDF_RESERVED_NAME"), ("a::b", "SDF_NAME_WITH_DELIMITER"),
+                                       ("", "SDF_EMPTY_NAME")])
+def test_top_level_model_name_rules(name: str, code: str) -> None:
+    assert codes_of(f'<model name="{name}"><link name="l"/></model>', "1.8") == [code]
+
+
+@pytest.mark.parametrize("name,code", [("world", "SDF_RESERVED_NAME"), ("__model__", "SDF_RESERVED_NAME"),
+                                       ("a::b", "SDF_NAME_WITH_DELIMITER"), ("", "SDF_EMPTY_NAME")])
+def test_world_name_rules(name: str, code: str) -> None:
+    assert codes_of(f'<world name="{name}"><model name="m"><link name="l"/></model></world>', "1.8") == [code]
+
+
+def test_top_level_name_error_carries_location() -> None:
+    errs = _errors('<sdf version="1.8">\n\n<model name="world"><link name="l"/></model></sdf>')
+    assert (errs[0].line, errs[0].element) == (3, "model[name=world]")
+
+
+def test_top_level_name_version_rules() -> None:
+    # '::' is only forbidden from 1.8 on; reserved names only from 1.7 on (a warning before).
+    assert sdf('<model name="a::b"><link name="l"/></model>', "1.7").name == "a::b"
+    m = sdf('<model name="world"><link name="l"/></model>', "1.6")
+    assert [w.code for w in m.warnings] == ["SDF_RESERVED_NAME"]
+    assert codes_of('<model name=""><link name="l"/></model>', "1.4") == ["SDF_EMPTY_NAME"]
+    assert codes_of('<world name=""><model name="m"><link name="l"/></model></world>', "1.4") == ["SDF_EMPTY_NAME"]
+
+
+# --------------------------------------------------------------------------- 4. lights, actors, joint sensors
+def test_duplicate_world_lights() -> None:
+    body = ('<world name="w"><light name="s" type="point"/><light name="s" type="point"/>'
+            '<model name="m"><link name="l"/></model></world>')
+    assert codes_of(body, "1.8") == ["SDF_DUPLICATE_LIGHT"]
+    assert codes_of(body, "1.4") == ["SDF_DUPLICATE_LIGHT"]
+
+
+def test_duplicate_world_actors() -> None:
+    body = '<world name="w"><actor name="a"/><actor name="a"/><model name="m"><link name="l"/></model></world>'
+    assert codes_of(body, "1.8") == ["SDF_DUPLICATE_ACTOR"]
+
+
+def test_distinct_or_differently_typed_world_lights_and_actors_are_valid() -> None:
+    m = sdf('<world name="w"><light name="s" type="point"/><light name="t" type="point"/><actor name="s"/>'
+            '<model name="m"><link name="l"/></model></world>', "1.8")
+    assert list(m.links) == ["m::l"]
+
+
+def test_empty_light_name() -> None:
+    assert codes_of('<world name="w"><light name="" type="point"/><model name="m"><link name="l"/></model>'
+                    '</world>', "1.8") == ["SDF_EMPTY_NAME"]
+
+
+def test_duplicate_joint_sensors() -> None:
+    body = ('<model name="m"><link name="a"/><link name="b"/><joint name="j" type="fixed"><parent>a</parent>'
+            '<child>b</child><sensor name="s" type="force_torque"/><sensor name="s" type="force_torque"/>'
+            '</joint></model>')
+    assert codes_of(body, "1.8") == ["SDF_DUPLICATE_SENSOR"]
+    ok = body.replace('<sensor name="s" type="force_torque"/></joint>', '<sensor name="t" type="force_torque"/></joint>')
+    assert list(sdf(ok, "1.8").joints) == ["j"]
+
+
+# --------------------------------------------------------------------------- 5. mimic cycles, unusable numbers
+def _mimic_model(mimics: dict[str, str]) -> str:
+    out = ['<model name="m"><link name="a"/><link name="b"/><link name="c"/>']
+    for name, (p, c) in {"j": ("a", "b"), "k": ("b", "c")}.items():
+        mim = f'<mimic joint="{mimics[name]}"/>' if name in mimics else ""
+        out.append(f'<joint name="{name}" type="revolute"><parent>{p}</parent><child>{c}</child>'
+                   f'<axis><xyz>0 0 1</xyz>{mim}</axis></joint>')
+    out.append("</model>")
+    return "".join(out)
+
+
+def test_joint_mimicking_itself_is_an_error() -> None:
+    assert codes_of(_mimic_model({"j": "j"}), "1.11") == ["SDF_MIMIC_CYCLE"]
+
+
+def test_mimic_cycle_is_an_error() -> None:
+    assert codes_of(_mimic_model({"j": "k", "k": "j"}), "1.11") == ["SDF_MIMIC_CYCLE"]
+
+
+def test_mimic_chain_is_valid() -> None:
+    m = sdf(_mimic_model({"k": "j"}), "1.11")
+    assert [mm.joint for mm in m.joints["k"].mimic] == ["j"]
+
+
+def test_infinite_resolved_pose_is_an_error_without_numpy_warning() -> None:
+    # 1e308 + 1e308 overflows: link k's resolved pose is not finite.
+    text = ('<sdf version="1.7">\n<model name="m"><link name="l"><pose>1e308 1e308 0 0 0 0</pose></link>\n'
+            '<link name="k"><pose relative_to="l">1e308 0 0 0 0 0</pose></link></model></sdf>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        errs = _errors(text)
+    assert [d.code for d in errs] == ["SDF_INVALID"]
+    assert (errs[0].line, errs[0].element) == (3, "link[name=k]")
+
+
+def test_overflowing_joint_origin_is_an_error() -> None:
+    # Both link poses are finite, but the joint origin inv(X_RP) @ X_RJ = -1e308 - 1e308 overflows.
+    text = ('<sdf version="1.7"><model name="m"><link name="a"><pose>-1e308 0 0 0 0 0</pose></link>'
+            '<link name="b"><pose>1e308 0 0 0 0 0</pose></link>'
+            '<joint name="j" type="fixed"><parent>a</parent><child>b</child></joint></model></sdf>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        errs = _errors(text)
+    assert [d.code for d in errs] == ["SDF_INVALID"]
+    assert errs[0].element == "joint[name=j]"
+
+
+def test_three_joint_mimic_cycle_reported_once() -> None:
+    body = ('<model name="m"><link name="a"/><link name="b"/><link name="c"/><link name="d"/>'
+            + "".join(f'<joint name="{n}" type="revolute"><parent>{p}</parent><child>{c}</child>'
+                      f'<axis><xyz>0 0 1</xyz><mimic joint="{lead}"/></axis></joint>'
+                      for n, p, c, lead in (("j", "a", "b", "k"), ("k", "b", "c", "l"), ("l", "c", "d", "j")))
+            + "</model>")
+    with pytest.raises(ModelError) as info:
+        sdf(body, "1.11")
+    errs = info.value.errors
+    assert [d.code for d in errs] == ["SDF_MIMIC_CYCLE"]
+    assert "j -> k -> l -> j" in errs[0].message
+
+
+def test_second_axis_following_the_first_of_its_own_joint_is_no_cycle() -> None:
+    # The cycle test works on joint axes: axis2 of j following axis 1 of j couples two different axes.
+    m = sdf('<model name="m"><link name="a"/><link name="b"/><joint name="j" type="universal"><parent>a</parent>'
+            '<child>b</child><axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 1 0</xyz><mimic joint="j" axis="axis"/>'
+            '</axis2></joint></model>', "1.11")
+    [mm] = m.joints["j"].mimic
+    assert (mm.joint, mm.dof, mm.leader_dof) == ("j", 1, 0)
+
+
+def test_overflowing_shape_pose_is_an_error() -> None:
+    # Link l is at -1e308, its visual posed relative to link k at +1e308: X_l_visual overflows (the
+    # links, and the model frame on l at X_l_m = T(1e308,0,0), are finite).
+    text = ('<sdf version="1.7"><model name="m"><link name="k"><pose>1e308 0 0 0 0 0</pose></link>'
+            '<link name="l"><pose>-1e308 0 0 0 0 0</pose><visual name="v"><pose relative_to="k"/>'
+            '<geometry><box><size>1 1 1</size></box></geometry></visual></link></model></sdf>')
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        errs = _errors(text)
+    assert [d.code for d in errs] == ["SDF_INVALID"]
+    assert errs[0].element == "visual[name=v]"
