@@ -20,9 +20,31 @@ from robot_state_format.errors import (
 def add_model_options(p: argparse.ArgumentParser) -> None:
     """Options shared by commands that read a model: ``--xacro-arg`` and ``--search-path``."""
     p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
-                   help="xacro argument (repeatable)")
+                   help="xacro argument (repeatable); may also be given as a positional NAME:=VALUE")
     p.add_argument("--search-path", action="append", default=[], metavar="DIR",
                    help="extra directory for SDFormat includes (repeatable)")
+
+
+def split_xacro_items(items: list[str], options: list[str]) -> tuple[list[str], dict[str, str]]:
+    """Positional ``items`` → (model paths, xacro arguments).
+
+    As on the ``xacro`` command line, an item ``name:=value`` is a xacro argument (unless a file of
+    that name exists); the others are model paths. ``options`` are the ``--xacro-arg`` values; a
+    name given both ways takes the positional value. Raise ``ValueError`` (a usage error) on a
+    malformed argument.
+    """
+    from robot_state_format.model.xacro import parse_xacro_args
+
+    paths: list[str] = []
+    positional: list[str] = []
+    for item in items:
+        if ":=" in item and not Path(item).exists():
+            positional.append(item)
+        else:
+            paths.append(item)
+    args = parse_xacro_args(options)
+    args.update(parse_xacro_args(positional))
+    return paths, args
 
 
 def report_error(prog: str, exc: RobotStateFormatError, path: str) -> int:

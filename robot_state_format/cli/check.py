@@ -1,8 +1,10 @@
-"""``robot-state-format check MODEL...``: validate robot descriptions (URDF, xacro, SDFormat).
+"""``robot-state-format check MODEL... [NAME:=VALUE ...]``: validate robot descriptions (URDF, xacro,
+SDFormat). ``NAME:=VALUE`` items are xacro arguments, as on the ``xacro`` command line (or
+``--xacro-arg NAME:=VALUE``).
 
 Exit codes: 0 every file valid (warnings printed on stdout as ``FILE:LINE: warning: [CODE] text``),
 1 some file invalid (its errors, then its warnings, on stderr as ``FILE:LINE: error: [CODE] text``),
-2 usage or I/O error (unreadable file, malformed ``--xacro-arg``).
+2 usage or I/O error (unreadable file, malformed xacro argument, no MODEL).
 """
 
 from __future__ import annotations
@@ -10,10 +12,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from robot_state_format.cli._common import add_model_options, report_error
+from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
-from robot_state_format.model.xacro import parse_xacro_args
 
 
 PROG = "robot-state-format check"
@@ -22,7 +23,8 @@ PROG = "robot-state-format check"
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("check", help="validate robot descriptions (URDF, xacro, SDFormat)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("models", nargs="+", metavar="MODEL", help="model file(s): .urdf, .xacro, .sdf, .world")
+    p.add_argument("models", nargs="+", metavar="MODEL",
+                   help="model file(s): .urdf, .xacro, .sdf, .world; NAME:=VALUE items are xacro arguments")
     p.add_argument("-q", "--quiet", action="store_true", help="print no summary line for valid files")
     add_model_options(p)
     p.set_defaults(func=run)
@@ -30,12 +32,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 def run(args: argparse.Namespace) -> int:
     try:
-        xacro_args = parse_xacro_args(args.xacro_arg)
+        models, xacro_args = split_xacro_items(args.models, args.xacro_arg)
     except ValueError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
+    if not models:
+        print(f"{PROG}: error: no MODEL file given (only xacro arguments)", file=sys.stderr)
+        return 2
     status = 0
-    for path in args.models:
+    for path in models:
         try:
             model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path)
         except RobotStateFormatError as exc:

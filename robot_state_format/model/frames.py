@@ -120,12 +120,47 @@ def _link_name(model: Model, name: str) -> str:
     return name if name == WORLD and name not in model.links else model.scoped(name)
 
 
+JOINT_SUFFIX = " (joint)"
+
+
+def joint_frame_keys(model: Model) -> dict[str, str]:
+    """Model-relative joint (and constraint) name → its key in the ``frames`` table.
+
+    URDF names are unique per type only, so a joint may share its name with a link (``<link
+    name="b"/>`` and ``<joint name="b">``). Models, links and explicit frames keep their plain
+    scoped name; a joint whose scoped name is already taken by one of them (or by an earlier joint)
+    is keyed ``NAME (joint)`` (``NAME (joint 2)``, ... if that too is taken). The ``joints`` table is
+    keyed by the plain scoped joint name.
+    """
+    taken: set[str] = set()
+    if not model.is_world:
+        taken.add(model.scoped(""))
+    taken.update(model.scoped(n) for n in model.models if n or model.is_world)
+    taken.update(model.scoped(n) for n in model.links)
+    taken.update(model.scoped(n) for n in model.frames)
+    keys: dict[str, str] = {}
+    for table in (model.joints, model.constraints):
+        for name in table:
+            key = model.scoped(name)
+            if key in taken:
+                key = f"{model.scoped(name)}{JOINT_SUFFIX}"
+                n = 2
+                while key in taken:
+                    key = f"{model.scoped(name)} (joint {n})"
+                    n += 1
+            taken.add(key)
+            keys[name] = key
+    return keys
+
+
 def frames_document(model: Model, link_poses: Mapping[str, Transform] | None = None) -> dict[str, Any]:
     """``{"frames": {NAME: {kind, position, quaternion}}, "joints": {NAME: {type, parent, child,
     axis, axis2}}}`` with world poses; ``link_poses`` are model-relative X_root_link (default: zero
-    configuration)."""
+    configuration). A joint named like a link is keyed ``NAME (joint)`` in ``frames``
+    (:func:`joint_frame_keys`), so no frame is lost."""
     poses = frame_poses_in_root(model, link_poses)
     world = model.pose
+    keys = joint_frame_keys(model)
     frames: dict[str, Any] = {}
     if not model.is_world:
         frames[model.scoped("")] = _entry("model", world)
@@ -139,7 +174,7 @@ def frames_document(model: Model, link_poses: Mapping[str, Transform] | None = N
     for table in (model.joints, model.constraints):
         for name, joint in table.items():
             x = world @ _joint_frame(joint, poses)
-            frames[model.scoped(name)] = _entry("joint", x)
+            frames[keys[name]] = _entry("joint", x)
             joints[model.scoped(name)] = {
                 "type": joint.type.value,
                 "parent": _link_name(model, joint.parent),
@@ -174,8 +209,10 @@ def format_frames_tree(model: Model, link_poses: Mapping[str, Transform] | None 
     for fname, frame in model.frames.items():
         attached.setdefault(frame.attached_to, []).append(fname)
 
-    def pose_text(name: str) -> str:
-        e = frames[model.scoped(name)]
+    keys = joint_frame_keys(model)
+
+    def pose_text(name: str, joint: bool = False) -> str:
+        e = frames[keys[name] if joint else model.scoped(name)]
         return f"xyz [{_fmt(e['position'])}] quat [{_fmt(e['quaternion'])}]"
 
     def walk(link: str, prefix: str) -> None:
@@ -192,7 +229,7 @@ def format_frames_tree(model: Model, link_poses: Mapping[str, Transform] | None 
             axis = f" axis [{_fmt(jd['axis'])}]" if jd["axis"] is not None else ""
             axis2 = f" axis2 [{_fmt(jd['axis2'])}]" if jd["axis2"] is not None else ""
             lines.append(f"{prefix}{branch}joint {item.name} ({item.type.value}{axis}{axis2})  "
-                         f"{pose_text(item.name)}")
+                         f"{pose_text(item.name, joint=True)}")
             if item.child in model.links:
                 lines.append(f"{nxt}└── link {item.child}  {pose_text(item.child)}")
                 walk(item.child, nxt + "    ")
@@ -210,5 +247,5 @@ def format_frames_tree(model: Model, link_poses: Mapping[str, Transform] | None 
     for name, joint in model.constraints.items():
         jd = doc["joints"][model.scoped(name)]
         lines.append(f"  constraint {name} ({joint.type.value}: {jd['parent']} -> {jd['child']})  "
-                     f"{pose_text(name)}")
+                     f"{pose_text(name, joint=True)}")
     return "\n".join(lines) + "\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -10,27 +11,64 @@ from robot_state_format.errors import Diagnostic, ModelError, ModelIOError
 from robot_state_format.model.types import Model
 
 
+_TAG_RE = re.compile(r"<([A-Za-z_][\w:.-]*)")
+
+
+def _prolog_end(head: str) -> int:
+    """Index of the root element's ``<`` in ``head``: comments, processing instructions (the XML
+    declaration among them), a DOCTYPE (with its internal subset) and stray text before the root
+    are skipped. ``len(head)`` when there is none in ``head``."""
+    i = 0
+    n = len(head)
+    while i < n:
+        i = head.find("<", i)
+        if i < 0:
+            return n
+        if head.startswith("<!--", i):
+            end = head.find("-->", i + 4)
+            if end < 0:
+                return n
+            i = end + 3
+        elif head.startswith("<?", i):
+            end = head.find("?>", i + 2)
+            if end < 0:
+                return n
+            i = end + 2
+        elif head.startswith("<!", i):  # <!DOCTYPE name ... [internal subset]>
+            close = head.find(">", i)
+            bracket = head.find("[", i)
+            if 0 <= bracket < close or (close < 0 and bracket >= 0):
+                end = head.find("]", bracket)
+                close = head.find(">", end) if end >= 0 else -1
+            if close < 0:
+                return n
+            i = close + 1
+        else:
+            return i
+    return n
+
+
 def detect_format(text: str | bytes, path: str | None = None) -> str:
     """Return ``"xacro"``, ``"urdf"`` or ``"sdf"`` from a file name and the document's content.
 
-    A ``.xacro`` name, or a ``xmlns:xacro`` declaration, means xacro; otherwise the first
-    element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat.
+    A ``.xacro`` name, or a ``xmlns:xacro`` declaration, means xacro; otherwise the root element
+    decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat. Comments, processing instructions and a
+    DOCTYPE before the root are skipped (a comment mentioning ``<sdf>`` does not make a URDF an
+    SDFormat file).
     """
     head = text[:65536].decode("utf-8", "replace") if isinstance(text, bytes) else text[:65536]
     if path is not None and (path.endswith(".xacro") or path.endswith(".urdf.xacro")):
         return "xacro"
-    if "xmlns:xacro" in head:
+    start = _prolog_end(head)
+    if "xmlns:xacro" in head[start:]:
         return "xacro"
-    import re
-
-    for m in re.finditer(r"<([A-Za-z_][\w:.-]*)", head):
+    m = _TAG_RE.match(head, start)
+    if m is not None:
         tag = m.group(1)
         if tag == "robot":
             return "urdf"
         if tag == "sdf":
             return "sdf"
-        if not tag.startswith("?") and tag not in ("!--",):
-            break
     if path is not None:
         suffix = Path(path).suffix.lower()
         if suffix == ".urdf":
@@ -94,6 +132,8 @@ def load_xacro(
 
     Diagnostics and element sources point into the xacro sources (the main file, an included file,
     or the macro body an element came from), not into the expanded text, wherever that is known.
+    The tolerance warnings of the xacro sources themselves (``XML_BAD_VERSION``,
+    ``XML_TRAILING_NUL``, ...) come first in ``model.warnings`` (and with the errors).
     """
     from robot_state_format.errors import DiagnosticError
     from robot_state_format.model.xacro import expand_xacro_mapped
@@ -102,5 +142,10 @@ def load_xacro(
     try:
         model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text), search_paths=search_paths)
     except DiagnosticError as exc:
-        raise expansion.remap_error(exc) from None
-    return expansion.text, expansion.remap_model(model)
+        remapped = expansion.remap_error(exc)
+        if expansion.warnings:
+            remapped = type(remapped)(remapped.diagnostics + expansion.warnings)
+        raise remapped from None
+    model = expansion.remap_model(model)
+    model.warnings[:0] = expansion.warnings
+    return expansion.text, model

@@ -24,7 +24,7 @@ from robot_state_format.model.types import (
     Mimic, Model, SafetyController, Shape, Source,
 )
 from robot_state_format.model.urdf_validate import validate_urdf_model
-from robot_state_format.model.xml import parse_xml
+from robot_state_format.model.xml import encode_text, parse_xml
 
 DRAKE_NS = "http://drake.mit.edu"
 _D = "{" + DRAKE_NS + "}"
@@ -44,6 +44,8 @@ DRAKE_JOINT_TYPES: dict[str, JointType] = {
     "ball": JointType.BALL, "planar": JointType.PLANAR,
     "screw": JointType.SCREW, "universal": JointType.UNIVERSAL,
 }
+# joint types whose <limit> lower/upper bound the motion (lower > upper is an error only for these)
+_BOUNDED_TYPES = frozenset({JointType.REVOLUTE, JointType.PRISMATIC, JointType.SCREW})
 _AXIS_TYPES = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
                          JointType.SCREW, JointType.PLANAR})
 
@@ -221,7 +223,8 @@ class _Reader:
         if top_level:
             if mat.name is None:
                 self.error("URDF_MISSING_NAME", "<material> at robot level needs a name", el)
-            if mat.rgba is None and mat.texture is None:
+            # a <texture/> without filename is tolerated (warned above), as urdfdom accepts it
+            if mat.rgba is None and mat.texture is None and el.find("texture") is None:
                 self.error("URDF_EMPTY_MATERIAL",
                            f"material {mat.name!r} has neither a color nor a texture", el)
         return mat
@@ -378,21 +381,28 @@ class _Reader:
         model.links[name] = link
 
     # -- joints --------------------------------------------------------------------------------
-    def limits(self, el: etree._Element) -> Limits:
+    def limits(self, el: etree._Element, jtype: JointType) -> tuple[Limits, bool]:
+        """The ``<limit>`` of a ``jtype`` joint, and whether lower and upper were both valid numbers."""
         get = el.get
         try:  # fast path: all four present and finite
             lo, up = float(get("lower", 0.0)), float(get("upper", 0.0))  # type: ignore[arg-type]
             eff, vel = float(get("effort")), float(get("velocity"))  # type: ignore[arg-type]
             if math.isfinite(lo + up + eff + vel) and lo <= up:
-                return Limits(lo, up, eff, vel)
+                return Limits(lo, up, eff, vel), True
         except (TypeError, ValueError):
             pass
-        lim = Limits(lower=self.number(el, "lower", 0.0), upper=self.number(el, "upper", 0.0),
-                     effort=self.number(el, "effort", required=True),
+        before = len(self.diags)
+        lower, upper = self.number(el, "lower", 0.0), self.number(el, "upper", 0.0)
+        range_ok = len(self.diags) == before
+        lim = Limits(lower=lower, upper=upper, effort=self.number(el, "effort", required=True),
                      velocity=self.number(el, "velocity", required=True))
-        if lim.lower is not None and lim.upper is not None and lim.lower > lim.upper:
-            self.error("URDF_LIMIT_ORDER", f"limit lower {lim.lower} is greater than upper {lim.upper}", el)
-        return lim
+        if range_ok and lim.lower is not None and lim.upper is not None and lim.lower > lim.upper:
+            if jtype in _BOUNDED_TYPES:
+                self.error("URDF_LIMIT_ORDER", f"limit lower {lim.lower} is greater than upper {lim.upper}", el)
+            else:  # lower/upper bound no motion of this joint type (urdfdom ignores them)
+                self.warn("URDF_LIMIT_IGNORED", f"limit lower {lim.lower} is greater than upper {lim.upper}; "
+                          f"lower and upper are ignored for a {jtype.value} joint", el)
+        return lim, range_ok
 
     def joint(self, model: Model, el: etree._Element, drake: bool) -> None:
         name = el.get("name")
@@ -414,6 +424,7 @@ class _Reader:
         axis_el = limit_el = None
         joint = Joint(name, jtype, "", "", _IDENTITY, _IDENTITY.copy(), source=self.source(el))
         pitch_el = None
+        range_ok = True
         for c in el:
             ctag = c.tag
             if not isinstance(ctag, str):
@@ -439,7 +450,7 @@ class _Reader:
                 axis_el = c
             elif ctag == "limit":
                 limit_el = c
-                joint.limits = self.limits(c)
+                joint.limits, range_ok = self.limits(c, jtype)
                 if self.drake and any(attr.startswith(_D) for attr in c.attrib):
                     self.extension(model, c, name)  # e.g. drake:acceleration
             elif ctag == "dynamics":
@@ -496,7 +507,7 @@ class _Reader:
         if jtype in (JointType.REVOLUTE, JointType.PRISMATIC):
             if limit_el is None:
                 self.error("URDF_MISSING_LIMIT", f"{type_text} joint {name!r} needs a <limit>", el)
-            elif joint.limits is not None and joint.limits.lower == joint.limits.upper:
+            elif range_ok and joint.limits is not None and joint.limits.lower == joint.limits.upper:
                 self.warn("URDF_ZERO_RANGE_LIMIT", f"joint {name!r} has lower == upper limit; it cannot move",
                           limit_el)
         elif jtype is JointType.CONTINUOUS and joint.limits is not None:
@@ -564,7 +575,7 @@ class _Reader:
 def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
     """Read a URDF document; raise ``ModelError`` listing every error found."""
     if isinstance(text, str):
-        raw = text.encode("utf-8")
+        raw = encode_text(text, file)
         # the text is already decoded: a declared encoding (e.g. ISO-8859-1) no longer applies
         m = _DECL_ENCODING_RE.search(raw, 0, 512)
         if m is not None:

@@ -10,7 +10,7 @@ URDF_MISSING_NAME          error   robot, link, joint or robot-level material wi
 URDF_DUPLICATE_LINK        error   two links with one name
 URDF_DUPLICATE_JOINT       error   two joints (``joint`` or ``drake:joint``) with one name
 URDF_DUPLICATE_MATERIAL    error   two robot-level materials with one name
-URDF_EMPTY_MATERIAL        error   robot-level material with neither color nor texture
+URDF_EMPTY_MATERIAL        error   robot-level material with neither color nor texture element
 URDF_MISSING_ATTRIBUTE     error   a required attribute is absent (mass value, inertia ixx..., box size,
                                    limit effort/velocity, mimic joint, parent/child link, ...)
 URDF_BAD_NUMBER            error   an attribute is not a finite number
@@ -36,12 +36,13 @@ URDF_MULTIPLE_ROOTS        error   more than one link has no parent joint
 URDF_CYCLE                 error   links unreachable from the root (they form a cycle of joints)
 URDF_ZERO_AXIS             error   axis xyz of zero length
 URDF_MISSING_LIMIT         error   revolute or prismatic joint without ``<limit>``
-URDF_LIMIT_ORDER           error   limit lower greater than upper
+URDF_LIMIT_ORDER           error   limit lower greater than upper (revolute, prismatic, screw joints)
 URDF_MISSING_SCREW_PITCH   error   drake screw joint without ``drake:screw_thread_pitch``
 URDF_MIMIC_UNKNOWN_JOINT   error   mimic names no joint
 URDF_MIMIC_CYCLE           error   mimic chain that comes back to itself (incl. a joint mimicking itself)
 URDF_MIMIC_JOINT_TYPE      error   mimic follower or leader that is not a one-degree-of-freedom joint
-URDF_ZERO_RANGE_LIMIT      warning revolute/prismatic joint with lower == upper
+URDF_ZERO_RANGE_LIMIT      warning revolute/prismatic joint with lower == upper (both finite numbers)
+URDF_LIMIT_IGNORED         warning lower > upper on a joint type whose lower/upper bound no motion (continuous...)
 URDF_UNUSED_MATERIAL       warning robot-level material that no visual uses
 URDF_UNDEFINED_MATERIAL    warning visual material naming no robot-level material, without color
 URDF_EMPTY_DYNAMICS        warning ``<dynamics>`` with neither damping nor friction

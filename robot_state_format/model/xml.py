@@ -1,9 +1,10 @@
 """Safe XML parsing shared by every reader (URDF, SDFormat, USDF).
 
 Entities, DTD loading and network access are off; sizes are bounded.  Real-world robot
-descriptions that urdfdom/libsdformat accept are tolerated with a warning:
-``<?xml version="0.0"?>`` (or any version other than 1.0), trailing NUL bytes, and an XML
-declaration that is not at the very start (leading blank lines, a BOM, or a comment before it).
+descriptions that urdfdom/libsdformat accept are tolerated with a warning (:func:`tolerate`):
+``<?xml version="0.0"?>`` (or any version other than 1.0), a NUL byte (the document ends there, as
+urdfdom reads it), an XML declaration that is not at the very start (leading blank lines, a BOM, or a
+comment before it) and a second XML declaration.
 Every failure is a :class:`~robot_state_format.errors.ModelError` (or the ``error_type`` given)
 naming file and line; lxml's own exceptions never escape.
 """
@@ -18,7 +19,9 @@ from robot_state_format.errors import DiagnosticError, Diagnostic, ModelError, S
 
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 
-_DECL_RE = re.compile(rb"<\?xml\b[^?]*\?>")
+_DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*\?>")  # not <?xml-stylesheet ...?>
+_ENCODING_RE = re.compile(rb"""encoding\s*=\s*(["'])([^"']*)\1""")
+_COMMENT_RE = re.compile(rb"<!--.*?-->", re.S)
 _VERSION_RE = re.compile(rb"""version\s*=\s*(["'])([^"']*)\1""")
 
 
@@ -49,52 +52,17 @@ def parse_xml(
     code_prefix: str = "XML",
 ) -> tuple[etree._Element, list[Diagnostic]]:
     """Parse ``data`` into an element tree; return the root and tolerance warnings."""
-    warnings: list[Diagnostic] = []
-    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        raise error_type(Diagnostic(f"{code_prefix}_TOO_LARGE",
-                                    f"document is {len(raw)} bytes, over the {MAX_DOCUMENT_BYTES} limit",
-                                    file, None))
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
-    stripped = raw.rstrip(b"\x00 \t\r\n")
-    if b"\x00" in raw[len(stripped):]:
-        warnings.append(Diagnostic(f"{code_prefix}_TRAILING_NUL", "trailing NUL byte(s) ignored",
-                                   file, raw.count(b"\n", 0, len(stripped)) + 1, None, Severity.WARNING))
-        raw = stripped
-    if b"\x00" in raw:
-        line = raw.count(b"\n", 0, raw.index(b"\x00")) + 1
-        raise error_type(Diagnostic(f"{code_prefix}_SYNTAX", "NUL byte inside the document", file, line))
-
-    m = _DECL_RE.search(raw)
-    if m is not None:
-        decl_line = raw.count(b"\n", 0, m.start()) + 1
-        if m.start() != 0:
-            warnings.append(Diagnostic(f"{code_prefix}_MISPLACED_DECLARATION",
-                                       "XML declaration is not at the start of the document; ignored",
-                                       file, decl_line, None, Severity.WARNING))
-        vm = _VERSION_RE.search(m.group(0))
-        if vm is not None and vm.group(2) not in (b"1.0", b"1.1"):
-            warnings.append(Diagnostic(f"{code_prefix}_BAD_VERSION",
-                                       f"XML declaration version {vm.group(2).decode(errors='replace')!r} "
-                                       "is not 1.0; read as 1.0",
-                                       file, decl_line, None, Severity.WARNING))
-        encoding = re.search(rb"""encoding\s*=\s*(["'])([^"']*)\1""", m.group(0))
-        # Blank out the declaration but keep its newlines so line numbers stay true.
-        blank = b"\n" * m.group(0).count(b"\n")
-        raw = raw[: m.start()] + blank + raw[m.end():]
-        if encoding is not None and encoding.group(2).lower() not in (b"utf-8", b"utf8", b"ascii", b"us-ascii"):
-            try:
-                raw = raw.decode(encoding.group(2).decode()).encode("utf-8")
-            except (LookupError, UnicodeDecodeError) as exc:
-                raise error_type(Diagnostic(f"{code_prefix}_ENCODING", f"cannot decode document: {exc}",
-                                            file, decl_line)) from None
+    is_text = isinstance(data, str)
+    raw = encode_text(data, file, error_type=error_type, code_prefix=code_prefix) if isinstance(data, str) \
+        else bytes(data)
+    raw, warnings = tolerate(raw, file, error_type=error_type, code_prefix=code_prefix, decoded=is_text)
     try:
         root = etree.fromstring(raw, _parser())
     except etree.XMLSyntaxError as exc:
         err_line: int | None = exc.position[0] if exc.position else getattr(exc, "lineno", None)
         msg = exc.msg if getattr(exc, "msg", None) else str(exc)
-        raise error_type(Diagnostic(f"{code_prefix}_SYNTAX", f"malformed XML: {msg}", file, err_line)) from None
+        raise error_type([Diagnostic(f"{code_prefix}_SYNTAX", f"malformed XML: {msg}", file, err_line)]
+                         + [w for w in warnings if w.code == f"{code_prefix}_TRAILING_NUL"]) from None
     except (ValueError, etree.LxmlError) as exc:
         raise error_type(Diagnostic(f"{code_prefix}_SYNTAX", f"malformed XML: {exc}", file, None)) from None
     if root is None:
@@ -117,3 +85,111 @@ def parse_xml(
                                         f"entity declarations are not allowed: {', '.join(declared)}",
                                         file, decl_at))
     return root, warnings
+
+
+def encode_text(text: str, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
+                code_prefix: str = "XML") -> bytes:
+    """``text`` as UTF-8; a character UTF-8 cannot hold (a lone surrogate such as ``"\\ud800"``) is a
+    ``{code_prefix}_ENCODING`` error naming its line, never a ``UnicodeEncodeError``."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        line = text.count("\n", 0, exc.start) + 1
+        col = exc.start - (text.rfind("\n", 0, exc.start) + 1) + 1
+        raise error_type(Diagnostic(f"{code_prefix}_ENCODING",
+                                    f"character U+{ord(text[exc.start]):04X} at column {col} cannot be "
+                                    "encoded as UTF-8 (a lone surrogate)", file, line)) from None
+
+
+def _comment_spans(raw: bytes) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in _COMMENT_RE.finditer(raw)]
+
+
+def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
+             code_prefix: str = "XML", decoded: bool = False) -> tuple[bytes, list[Diagnostic]]:
+    """The document bytes with the defects urdfdom tolerates repaired, and a warning for each.
+
+    * a UTF-8 BOM is dropped; a UTF-16 document (BOM) is re-encoded as UTF-8;
+    * the document ends at its first NUL byte, as urdfdom (a C string) reads it
+      (``TRAILING_NUL``; whatever follows the NUL is ignored);
+    * XML declarations are blanked (their newlines kept, so lines stay true): one that is not at the
+      start (``MISPLACED_DECLARATION``), any further one (``DUPLICATE_DECLARATION``), a version other
+      than 1.0/1.1 (``BAD_VERSION``); the first declaration's encoding is applied (result: UTF-8)
+      unless ``decoded`` (``raw`` was encoded from text already decoded).
+    """
+    warnings: list[Diagnostic] = []
+    if len(raw) > MAX_DOCUMENT_BYTES:
+        raise error_type(Diagnostic(f"{code_prefix}_TOO_LARGE",
+                                    f"document is {len(raw)} bytes, over the {MAX_DOCUMENT_BYTES} limit",
+                                    file, None))
+    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff")) and not raw.startswith(b"\xff\xfe\x00\x00")
+    if utf16:
+        try:
+            raw = raw.decode("utf-16").encode("utf-8")
+        except (UnicodeDecodeError, UnicodeEncodeError) as exc:
+            raise error_type(Diagnostic(f"{code_prefix}_ENCODING", f"cannot decode UTF-16 document: {exc}",
+                                        file, None)) from None
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        rest = raw[nul:]
+        head = raw[:nul]
+        if rest.strip(b"\x00 \t\r\n"):
+            line = head.count(b"\n") + 1
+            msg = (f"the document ends at the NUL byte on line {line}, as urdfdom reads it; "
+                   f"the {len(rest) - 1} bytes after it are ignored")
+        else:
+            line = head.rstrip(b" \t\r\n").count(b"\n") + 1
+            msg = "trailing NUL byte(s) ignored"
+        warnings.append(Diagnostic(f"{code_prefix}_TRAILING_NUL", msg, file, line, None, Severity.WARNING))
+        raw = head
+
+    comments: list[tuple[int, int]] | None = None
+    decls = []
+    for m in _DECL_RE.finditer(raw):
+        if m.start() != 0 and b"<!--" in raw[:m.start()]:
+            if comments is None:
+                comments = _comment_spans(raw)
+            if any(a < m.start() < b for a, b in comments):
+                continue  # a declaration quoted inside a comment is just text
+        decls.append(m)
+    encoding = None
+    for i, m in enumerate(decls):
+        decl_line = raw.count(b"\n", 0, m.start()) + 1
+        if i > 0:
+            first_line = raw.count(b"\n", 0, decls[0].start()) + 1
+            warnings.append(Diagnostic(f"{code_prefix}_DUPLICATE_DECLARATION",
+                                       f"another XML declaration (the first is on line {first_line}); ignored",
+                                       file, decl_line, None, Severity.WARNING))
+            continue
+        if m.start() != 0:
+            warnings.append(Diagnostic(f"{code_prefix}_MISPLACED_DECLARATION",
+                                       "XML declaration is not at the start of the document; ignored",
+                                       file, decl_line, None, Severity.WARNING))
+        vm = _VERSION_RE.search(m.group(0))
+        if vm is not None and vm.group(2) not in (b"1.0", b"1.1"):
+            warnings.append(Diagnostic(f"{code_prefix}_BAD_VERSION",
+                                       f"XML declaration version {vm.group(2).decode(errors='replace')!r} "
+                                       "is not 1.0; read as 1.0",
+                                       file, decl_line, None, Severity.WARNING))
+        em = _ENCODING_RE.search(m.group(0))
+        if em is not None and not utf16 and not decoded:
+            encoding = (em.group(2), decl_line)
+    if decls:
+        # Blank out the declarations but keep their newlines so line numbers stay true.
+        parts = []
+        pos = 0
+        for m in decls:
+            parts.append(raw[pos:m.start()])
+            parts.append(b"\n" * m.group(0).count(b"\n"))
+            pos = m.end()
+        parts.append(raw[pos:])
+        raw = b"".join(parts)
+    if encoding is not None and encoding[0].lower() not in (b"utf-8", b"utf8", b"ascii", b"us-ascii"):
+        try:
+            raw = raw.decode(encoding[0].decode()).encode("utf-8")
+        except (LookupError, UnicodeDecodeError, UnicodeEncodeError) as exc:
+            raise error_type(Diagnostic(f"{code_prefix}_ENCODING", f"cannot decode document: {exc}",
+                                        file, encoding[1])) from None
+    return raw, warnings
