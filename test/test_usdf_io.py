@@ -399,3 +399,9 @@ def test_fast_and_tolerant_parse_paths_agree() -> None:
         res = read_world_state_ex(variant)
         assert res.state == plain
     assert read_world_state(data.decode()) == plain  # str input
+
+
+def test_lone_surrogate_is_the_readers_own_error() -> None:
+    with pytest.raises(UsdfError) as info:
+        read_world_state('<world_state name="w" version="1.0">\n<frame name="\ud800"/></world_state>')
+    assert info.value.code == "USDF_XML_ENCODING" and info.value.diagnostics[0].line == 2

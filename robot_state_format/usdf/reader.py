@@ -151,7 +151,10 @@ def _fast_parse(data: str | bytes) -> etree._Element | None:
     bound) parse directly; entity references are looked for in C.  Anything else, and any
     failure, goes through ``parse_xml`` for its tolerance rules and diagnostics.
     """
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        raw = data.encode("utf-8") if isinstance(data, str) else data
+    except UnicodeEncodeError:  # a lone surrogate: parse_xml reports it
+        return None
     if len(raw) > MAX_DOCUMENT_BYTES or b"\x00" in raw:
         return None
     if raw.startswith(_PLAIN_DECL):
@@ -717,7 +720,7 @@ def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Di
     quote is noticed at the next ``<``).  This repairs each fault it can explain (unterminated
     attribute value, mismatched end tag), records it at the right line and parses again.
     """
-    raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    raw = data.encode("utf-8", "replace") if isinstance(data, str) else bytes(data)
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     raw = _DECL_BLANK.sub(lambda m: b"\n" * m.group(0).count(b"\n"), raw, count=1)
