@@ -31,6 +31,7 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 SAMPLES = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
 S = 1_000_000_000
 MS = 1_000_000
+START_TIMEOUT = 60.0  # s, for the node processes of the module's rig to come up (see Rig.ready)
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 TF_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
@@ -93,8 +94,9 @@ class Rig:
         """Wait until every node is up and, for ``warm[ns] = (joint, child)``, a joint state has made a
         round trip to /tf (all nodes at once: re-sent every 0.5 s until each answered)."""
         for ns in self.procs:
-            self.ros.wait_for_matched(self.pubs[ns], timeout=30.0)
-            self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=30.0)
+            # eleven node processes start at once on two cores, beside another test worker: allow a minute
+            self.ros.wait_for_matched(self.pubs[ns], timeout=START_TIMEOUT)
+            self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=START_TIMEOUT)
         pending = {ns: (j, c, self.next_stamp()) for ns, (j, c) in warm.items() if j is not None}
 
         def done() -> bool:
@@ -107,7 +109,10 @@ class Rig:
             for ns, (joint, _, t) in pending.items():
                 self.send(ns, [str(joint)], [0.0], t)
 
-        self.ros.spin_until(done, 30.0, "a first /tf from every node", every=resend, every_period=0.5)
+        try:
+            self.ros.spin_until(done, START_TIMEOUT, "a first /tf from every node", every=resend, every_period=0.5)
+        except AssertionError as exc:  # HarnessTimeout: say which nodes never answered
+            raise AssertionError(f"no /tf yet from {sorted(pending)}\n{exc}") from None
 
     def send(self, ns: str, names: list[str], pos: list[float], t_ns: int, vel: list[float] | None = None,
              eff: list[float] | None = None) -> None:
