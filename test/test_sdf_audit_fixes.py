@@ -33,6 +33,13 @@ def _errors(text: str, **kw: object) -> list:
     return info.value.errors
 
 
+def _errors_raising_no_warning(text: str) -> list:
+    """The error diagnostics of ``text``; any Python warning (numpy overflow) fails the test."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return _errors(text)
+
+
 # --------------------------------------------------------------------------- 1. the world frame in pre-1.7 worlds
 def test_v16_world_link_pose_relative_to_world() -> None:
     # Model m at (0,2,0) turned 90 deg about z.  Link l is posed in the world frame: X_W_l = T(1,0,0).
@@ -249,9 +256,7 @@ def test_infinite_resolved_pose_is_an_error_without_numpy_warning() -> None:
     # 1e308 + 1e308 overflows: link k's resolved pose is not finite.
     text = ('<sdf version="1.7">\n<model name="m"><link name="l"><pose>1e308 1e308 0 0 0 0</pose></link>\n'
             '<link name="k"><pose relative_to="l">1e308 0 0 0 0 0</pose></link></model></sdf>')
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        errs = _errors(text)
+    errs = _errors_raising_no_warning(text)
     assert [d.code for d in errs] == ["SDF_INVALID"]
     assert (errs[0].line, errs[0].element) == (3, "link[name=k]")
 
@@ -261,9 +266,7 @@ def test_overflowing_joint_origin_is_an_error() -> None:
     text = ('<sdf version="1.7"><model name="m"><link name="a"><pose>-1e308 0 0 0 0 0</pose></link>'
             '<link name="b"><pose>1e308 0 0 0 0 0</pose></link>'
             '<joint name="j" type="fixed"><parent>a</parent><child>b</child></joint></model></sdf>')
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        errs = _errors(text)
+    errs = _errors_raising_no_warning(text)
     assert [d.code for d in errs] == ["SDF_INVALID"]
     assert errs[0].element == "joint[name=j]"
 
@@ -296,8 +299,6 @@ def test_overflowing_shape_pose_is_an_error() -> None:
     text = ('<sdf version="1.7"><model name="m"><link name="k"><pose>1e308 0 0 0 0 0</pose></link>'
             '<link name="l"><pose>-1e308 0 0 0 0 0</pose><visual name="v"><pose relative_to="k"/>'
             '<geometry><box><size>1 1 1</size></box></geometry></visual></link></model></sdf>')
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        errs = _errors(text)
+    errs = _errors_raising_no_warning(text)
     assert [d.code for d in errs] == ["SDF_INVALID"]
     assert errs[0].element == "visual[name=v]"
