@@ -132,8 +132,9 @@ def test_overlong_include_uri_is_a_model_error(uri: str, tmp_path: Path) -> None
     assert errs[0].element == "include"
 
 
-def test_include_lookup_permission_denied_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Running as root, permissions cannot be denied for real; make the lookup fail as the OS would.
+def _refuse_locked_paths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Path.exists raises PermissionError for paths containing "locked", as the OS would for a
+    directory the user may not search (the tests run as root, where permissions are never denied)."""
     real = pathlib.Path.exists
 
     def exists(self: pathlib.Path, *a: object, **k: object) -> bool:
@@ -142,6 +143,10 @@ def test_include_lookup_permission_denied_is_a_model_error(tmp_path: Path, monke
         return real(self, *a, **k)  # type: ignore[arg-type]
 
     monkeypatch.setattr(pathlib.Path, "exists", exists)
+
+
+def test_include_lookup_permission_denied_is_a_model_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _refuse_locked_paths(monkeypatch)
     errs = _errors(_include_doc("model://locked/thing"), file=str(tmp_path / "robot.sdf"),
                    search_paths=[str(tmp_path)])
     assert [d.code for d in errs] == ["SDF_INCLUDE_NOT_FOUND"]
@@ -155,14 +160,7 @@ def test_include_still_found_after_a_refused_search_dir(tmp_path: Path, monkeypa
     (good / "thing").mkdir(parents=True)
     (good / "thing" / "model.sdf").write_text(
         '<sdf version="1.8"><model name="thing"><link name="x"><pose>0 0 1 0 0 0</pose></link></model></sdf>')
-    real = pathlib.Path.exists
-
-    def exists(self: pathlib.Path, *a: object, **k: object) -> bool:
-        if "locked" in str(self):
-            raise PermissionError(13, "Permission denied", str(self))
-        return real(self, *a, **k)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(pathlib.Path, "exists", exists)
+    _refuse_locked_paths(monkeypatch)
     m = read_sdf(_include_doc("model://thing"), search_paths=[str(tmp_path / "locked"), str(good)])
     assert_pose(m.links["thing::x"].pose, T(0, 0, 1))
 
