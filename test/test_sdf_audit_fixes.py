@@ -259,14 +259,22 @@ def test_infinite_resolved_pose_is_an_error_without_numpy_warning() -> None:
     assert (errs[0].line, errs[0].element) == (3, "link[name=k]")
 
 
-def test_overflowing_joint_origin_is_an_error() -> None:
-    # Both link poses are finite, but the joint origin inv(X_RP) @ X_RJ = -1e308 - 1e308 overflows.
-    text = ('<sdf version="1.7"><model name="m"><link name="a"><pose>-1e308 0 0 0 0 0</pose></link>'
-            '<link name="b"><pose>1e308 0 0 0 0 0</pose></link>'
-            '<joint name="j" type="fixed"><parent>a</parent><child>b</child></joint></model></sdf>')
+# Both cases have finite link poses. Joint: its origin inv(X_RP) @ X_RJ = -1e308 - 1e308 overflows.
+# Shape: link l is at -1e308, its visual posed relative to link k at +1e308, so X_l_visual overflows
+# (the model frame on l at X_l_m = T(1e308,0,0) is finite).
+OVERFLOWING_JOINT = ('<sdf version="1.7"><model name="m"><link name="a"><pose>-1e308 0 0 0 0 0</pose></link>'
+                     '<link name="b"><pose>1e308 0 0 0 0 0</pose></link>'
+                     '<joint name="j" type="fixed"><parent>a</parent><child>b</child></joint></model></sdf>')
+OVERFLOWING_SHAPE = ('<sdf version="1.7"><model name="m"><link name="k"><pose>1e308 0 0 0 0 0</pose></link>'
+                     '<link name="l"><pose>-1e308 0 0 0 0 0</pose><visual name="v"><pose relative_to="k"/>'
+                     '<geometry><box><size>1 1 1</size></box></geometry></visual></link></model></sdf>')
+
+
+@pytest.mark.parametrize("text,element", [(OVERFLOWING_JOINT, "joint[name=j]"), (OVERFLOWING_SHAPE, "visual[name=v]")])
+def test_overflowing_joint_origin_or_shape_pose_is_an_error(text: str, element: str) -> None:
     errs = _errors_raising_no_warning(text)
     assert [d.code for d in errs] == ["SDF_INVALID"]
-    assert errs[0].element == "joint[name=j]"
+    assert errs[0].element == element
 
 
 def test_three_joint_mimic_cycle_reported_once() -> None:
@@ -289,14 +297,3 @@ def test_second_axis_following_the_first_of_its_own_joint_is_no_cycle() -> None:
             '</axis2></joint></model>', "1.11")
     [mm] = m.joints["j"].mimic
     assert (mm.joint, mm.dof, mm.leader_dof) == ("j", 1, 0)
-
-
-def test_overflowing_shape_pose_is_an_error() -> None:
-    # Link l is at -1e308, its visual posed relative to link k at +1e308: X_l_visual overflows (the
-    # links, and the model frame on l at X_l_m = T(1e308,0,0), are finite).
-    text = ('<sdf version="1.7"><model name="m"><link name="k"><pose>1e308 0 0 0 0 0</pose></link>'
-            '<link name="l"><pose>-1e308 0 0 0 0 0</pose><visual name="v"><pose relative_to="k"/>'
-            '<geometry><box><size>1 1 1</size></box></geometry></visual></link></model></sdf>')
-    errs = _errors_raising_no_warning(text)
-    assert [d.code for d in errs] == ["SDF_INVALID"]
-    assert errs[0].element == "visual[name=v]"
