@@ -97,16 +97,20 @@ class Rig:
             # eleven node processes start at once on two cores, beside another test worker: allow a minute
             self.ros.wait_for_matched(self.pubs[ns], timeout=START_TIMEOUT)
             self.ros.wait_for_publisher(f"/{ns}/world_state", timeout=START_TIMEOUT)
-        pending = {ns: (j, c, self.next_stamp()) for ns, (j, c) in warm.items() if j is not None}
+        pending = {ns: (j, c) for ns, (j, c) in warm.items() if j is not None}
 
         def done() -> bool:
-            for ns, (_, child, t) in list(pending.items()):
-                if self.find(f"{ns}/{child}", t):
+            for ns, (_, child) in list(pending.items()):
+                if self.find(f"{ns}/{child}"):
                     del pending[ns]
             return not pending
 
         def resend() -> None:
-            for ns, (joint, _, t) in pending.items():
+            # a new stamp each time: the node never re-sends a stamp it already sent, and its first
+            # answer may have gone out before its /tf publisher had matched this process's subscription
+            self.base += MS
+            t = self.base
+            for ns, (joint, _) in pending.items():
                 self.send(ns, [str(joint)], [0.0], t)
 
         try:
