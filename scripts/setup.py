@@ -44,8 +44,11 @@ class SetupError(Exception):
     """A set-up step failed; the message says what to do."""
 
 
+_T0 = time.monotonic()
+
+
 def log(msg: str) -> None:
-    print(f"[setup] {msg}", file=sys.stderr, flush=True)
+    print(f"[setup {time.monotonic() - _T0:5.1f}s] {msg}", file=sys.stderr, flush=True)
 
 
 def venv_python() -> Path:
