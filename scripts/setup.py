@@ -157,10 +157,35 @@ def create_venv(mode: str, logfile: Path) -> None:
     cmd = [sys.executable, "-m", "venv"]
     if mode == "distro":
         cmd.append("--system-site-packages")
+    elif host_pip():
+        # uv installs everything in wheels mode: skip ensurepip (several seconds); pip comes later via uv
+        cmd.append("--without-pip")
     run(cmd + [str(VENV)], "creating the virtual environment (python3 -m venv)", logfile)
 
 
+def host_pip() -> bool:
+    """Whether this (outer) Python has pip, to fetch uv with before the venv has a pip of its own."""
+    probe = subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True, check=False)
+    return probe.returncode == 0
+
+
+def ensure_venv_pip(logfile: Path) -> None:
+    """pip inside the venv (a venv made --without-pip gets it here, through uv or ensurepip)."""
+    if (VENV / "bin" / "pip").exists():
+        return
+    uv = VENV / "bin" / "uv"
+    if uv.exists():
+        try:
+            run([str(uv), "pip", "install", "--python", str(venv_python()), "pip"], "installing pip with uv",
+                logfile, env=dict(os.environ, UV_NO_PROGRESS="1"))
+            return
+        except SetupError:
+            pass
+    run([str(venv_python()), "-m", "ensurepip", "--default-pip"], "installing pip (ensurepip)", logfile)
+
+
 def pip_install(args: list[str], what: str, logfile: Path) -> None:
+    ensure_venv_pip(logfile)
     log(what)
     # --no-compile: byte-compiling the ~1.7 GB of wheels costs minutes; Python compiles what it imports.
     cmd = [str(venv_python()), "-m", "pip", "install", "--disable-pip-version-check",
@@ -171,6 +196,15 @@ def pip_install(args: list[str], what: str, logfile: Path) -> None:
 def ensure_uv(logfile: Path) -> Path | None:
     """uv in the venv (installed with pip on first use), or None where it cannot be had."""
     uv = VENV / "bin" / "uv"
+    if not uv.exists() and not (VENV / "bin" / "pip").exists() and host_pip():
+        # a venv made --without-pip: fetch uv with the outer Python's pip, straight into the venv
+        try:
+            log("installing uv (parallel installer)")
+            run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
+                 "--no-compile", "-q", "--no-deps", "--prefix", str(VENV), "uv>=0.4"],
+                "installing uv with the outer pip", logfile)
+        except SetupError:
+            pass
     if not uv.exists():
         try:
             pip_install(["uv>=0.4"], "installing uv (parallel installer)", logfile)
@@ -197,6 +231,21 @@ def install_requirements(args: list[str], what: str, logfile: Path, mode: str) -
         except SetupError as exc:
             log(f"uv failed ({str(exc).splitlines()[0]}); retrying with pip")
     pip_install(args, what, logfile)
+
+
+def install_editable(mode: str, logfile: Path) -> None:
+    """This package, editable: with uv in wheels mode (about 1 s), else (or if uv fails) with pip."""
+    what = "installing robot_state_format (editable)"
+    uv = VENV / "bin" / "uv"
+    if mode == "wheels" and uv.exists() and not os.environ.get("RSF_SETUP_NO_UV"):
+        log(what + " with uv")
+        try:
+            run([str(uv), "pip", "install", "--python", str(venv_python()), "--no-deps", "--no-build-isolation",
+                 "-e", str(ROOT)], what, logfile, env=dict(os.environ, UV_NO_PROGRESS="1"))
+            return
+        except SetupError as exc:
+            log(f"uv failed ({str(exc).splitlines()[0]}); retrying with pip")
+    pip_install(["--no-deps", "--no-build-isolation", "--use-pep517", "-e", str(ROOT)], what, logfile)
 
 
 def imports(module: str) -> bool:
@@ -303,8 +352,8 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     if not fresh("pkg"):
         install_requirements(["setuptools>=68", "wheel"], "installing build tools (setuptools, wheel)", logfile,
                              mode)
-        pip_install(["--no-deps", "--no-build-isolation", "--use-pep517", "-e", str(ROOT)],
-                    "installing robot_state_format (editable)", logfile)
+        install_editable(mode, logfile)
+        ensure_venv_pip(logfile)  # users and tools expect .venv/bin/pip
     done["pkg"] = stages["pkg"]
     write_stamp(done, mode)
     logfile.unlink(missing_ok=True)
