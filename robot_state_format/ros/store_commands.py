@@ -69,12 +69,20 @@ def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
     return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
 
 
-def _run_save(args: argparse.Namespace) -> int:
+def _start_in_out_dir(cmd: str, args: argparse.Namespace) -> tuple[Any, Any] | None:
+    """:func:`_start` writing into ``--out`` (None, reported, when that is not a directory)."""
     out = Path(args.out)
     if not out.is_dir():
-        _err("save", f"{out}: not a directory")
+        _err(cmd, f"{out}: not a directory")
+        return None
+    return _start(args, {"output_dir": str(out.resolve())})
+
+
+def _run_save(args: argparse.Namespace) -> int:
+    started = _start_in_out_dir("save", args)
+    if started is None:
         return 2
-    node, stop = _start(args, {"output_dir": str(out.resolve())})
+    node, stop = started
     try:
         result: dict[str, Any] = {}
 
@@ -95,11 +103,10 @@ def _run_save(args: argparse.Namespace) -> int:
 
 
 def _run_record(args: argparse.Namespace) -> int:
-    out = Path(args.out)
-    if not out.is_dir():
-        _err("record", f"{out}: not a directory")
+    started = _start_in_out_dir("record", args)
+    if started is None:
         return 2
-    node, stop = _start(args, {"output_dir": str(out.resolve())})
+    node, stop = started
     try:
         ok, msg = node.start_recording()
         if not ok:
