@@ -37,8 +37,9 @@ class Diagnostic:
     severity: Severity = Severity.ERROR
 
     def format(self) -> str:
-        """``FILE:LINE: severity: [CODE] text`` — the command-line contract."""
-        where = f"{self.file}:{self.line if self.line is not None else 0}"
+        """``FILE:LINE: severity: [CODE] text`` — the command-line contract (``FILE: severity: ...``
+        when the line is unknown: never a made-up line 0)."""
+        where = f"{self.file}:{self.line}" if self.line is not None else self.file  # no line: none printed
         elem = f" ({self.element})" if self.element else ""
         return f"{where}: {self.severity.value}: [{self.code}] {self.message}{elem}"
 

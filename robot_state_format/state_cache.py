@@ -195,6 +195,17 @@ class JointStateCache:
         self.max_value_stamp = int(np.iinfo(np.int64).min)
         self.max_sent = -1
 
+    def missing_joints(self) -> list[str]:
+        """Moving joints no JointState has reported since the last reset (mimic followers are not
+        listed: they follow their leader). Empty when the state is complete (also for a model without
+        moving joints)."""
+        return [self.moving_names[int(i)] for i in np.flatnonzero(~self.has_value)]
+
+    @property
+    def complete(self) -> bool:
+        """Every moving joint has a measured value."""
+        return bool(self.has_value.all())
+
     def joint_has_value(self, name: str) -> bool:
         i = self._tree_index.get(name)
         return bool(self.tree_has_value[i]) if i is not None else False

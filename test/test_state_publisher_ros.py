@@ -448,7 +448,8 @@ def test_sdf_world_file_tf_and_snapshot(rig: Rig) -> None:
 
     q = 0.6
     t = rig.next_stamp()
-    rig.send("world", ["robot::shoulder"], [q], t)
+    # every moving joint of the world reported (no world_state before: only measured state is shared)
+    rig.send("world", ["robot::shoulder", "robot::arm::elbow_joint", "robot::wrist"], [q, 0.0, 0.0], t)
     # the shoulder's frame is 0.1 below robot::arm::upper, which sits at (0.2, 0, 0.1) in robot::base
     x = rig.wait_tf("world/robot::arm::upper", t)
     assert x.header.frame_id == "world/robot::base"

@@ -340,9 +340,9 @@ def test_cli_from_model_warns_about_joints_left_out(capsys: pytest.CaptureFixtur
                  "--velocities", '{"joint B": 1.0}', "-o", str(out)]) == 0
     err = capsys.readouterr().err.splitlines()
     assert err == [
-        f"{model}:0: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --positions, written as 0 (identity "
+        f"{model}: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --positions, written as 0 (identity "
         "quaternion for ball and floating joints): joint B",
-        f"{model}:0: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --velocities, written as 0: joint A"]
+        f"{model}: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --velocities, written as 0: joint A"]
     ms = read_world_state_file(out).model_states[0]  # the output is unchanged: zeros are written
     assert ms.joint("joint B").positions == (0.0,) and ms.joint("joint A").velocities == (0.0,)  # type: ignore[union-attr]
     # every joint given: no warning

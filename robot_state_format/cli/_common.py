@@ -53,7 +53,7 @@ def report_error(prog: str, exc: RobotStateFormatError, path: str) -> int:
     I/O errors: ``PROG: error: ...``, exit 2. Document errors: each diagnostic as
     ``FILE:LINE: error: [CODE] text`` (errors first, then warnings), exit 1. Kinematics errors
     (positions that do not fit the model): ``PROG: error: ...``, exit 1. Any other error of this
-    package makes the file unusable: ``PATH:0: error: ...``, exit 1.
+    package makes the file unusable: ``PATH: error: ...``, exit 1.
     """
     if isinstance(exc, ModelIOError):
         print(f"{prog}: error: {exc}", file=sys.stderr)
@@ -67,7 +67,7 @@ def report_error(prog: str, exc: RobotStateFormatError, path: str) -> int:
     if isinstance(exc, KinematicsError):
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 1
-    print(f"{path}:0: error: {exc}", file=sys.stderr)
+    print(f"{path}: error: {exc}", file=sys.stderr)
     return 1
 
 

@@ -15,6 +15,7 @@ JSON arguments are JSON text or the path of a JSON file: ``{"joint": 0.5, "ball"
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 from typing import Any
@@ -121,12 +122,43 @@ def _print(diags: list[Diagnostic]) -> None:
         print(d.format(), file=sys.stderr)
 
 
+def _need_file(path: str, what: str) -> None:
+    """A usage error unless ``path`` is a file: a directory is named as one, not as a missing file."""
+    p = Path(path)
+    if p.is_dir():
+        raise _Usage(f"{path}: is a directory, expected a {what}")
+    if not p.is_file():
+        raise _Usage(f"{path}: no such {what}")
+
+
 def _load_model(path: str) -> Any:
     from robot_state_format.model.loader import load_model_file
 
-    if not Path(path).is_file():
-        raise _Usage(f"{path}: no such model file")
+    _need_file(path, "model file")
     return load_model_file(path)
+
+
+def _locate(diags: list[Diagnostic], path: str) -> list[Diagnostic]:
+    """Give a line to diagnostics that name an element (``joint_state[name=j]``) but no line: the
+    first element of that tag and name in the file (checks against a model work on the parsed state)."""
+    if all(d.line is not None or not d.element for d in diags):
+        return diags
+    from lxml import etree
+
+    try:
+        root = etree.parse(path, etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)).getroot()
+    except (OSError, etree.LxmlError):
+        return diags
+    lines: dict[tuple[str, str], int] = {}
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.get("name") is not None and el.sourceline:
+            lines.setdefault((etree.QName(el).localname, el.get("name")), int(el.sourceline))
+    out = []
+    for d in diags:
+        m = re.fullmatch(r"([A-Za-z_]+)\[name=(.*)\]", d.element or "")
+        line = lines.get((m.group(1), m.group(2))) if m and d.line is None else None
+        out.append(Diagnostic(d.code, d.message, d.file, line, d.element, d.severity) if line else d)
+    return out
 
 
 def _read_state(path: str, lenient: bool = False) -> Any:
@@ -163,8 +195,7 @@ def _emit(text: str, output: str | None) -> None:
 def _validate(args: argparse.Namespace) -> int:
     from robot_state_format.usdf.validate import validate_against_model, validate_schema
 
-    if not Path(args.file).is_file():
-        raise _Usage(f"{args.file}: no such file")
+    _need_file(args.file, "world_state file")
     model = _load_model(args.model) if args.model else None
     state = _read_state(args.file, args.lenient)
     diags: list[Diagnostic] = []
@@ -174,6 +205,7 @@ def _validate(args: argparse.Namespace) -> int:
         diags += [Diagnostic(d.code, d.message, args.file, d.line, d.element, d.severity)
                   for d in validate_against_model(state, model, file=args.file, check_poses=args.check_poses,
                                                   tolerance=args.tolerance)]
+    diags = _locate(diags, args.file)
     _print(diags)
     if any(d.severity is Severity.ERROR for d in diags):
         return 1
@@ -257,7 +289,7 @@ def _export(args: argparse.Namespace) -> int:
         raise ConversionError(f"{args.model}: MuJoCo cannot compile it: {exc}") from None
     text, unmapped = mujoco_keyframe(state, mj, model_state=args.model_state)
     for w in unmapped:
-        print(f"{args.file}:0: warning: [USDF_MUJOCO_UNMAPPED] {w}", file=sys.stderr)
+        print(f"{args.file}: warning: [USDF_MUJOCO_UNMAPPED] {w}", file=sys.stderr)
     _emit(text, args.output)
     return 0
 
@@ -281,8 +313,7 @@ def _import(args: argparse.Namespace) -> int:
 def _plot(args: argparse.Namespace) -> int:
     from robot_state_format.usdf.plot import plot_world_state
 
-    if not Path(args.file).is_file():
-        raise _Usage(f"{args.file}: no such file")
+    _need_file(args.file, "world_state file")
     model = _load_model(args.model) if args.model else None
     state = _read_state(args.file, args.lenient)
     out = plot_world_state(state, args.output, model=model)

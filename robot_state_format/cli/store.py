@@ -1,7 +1,8 @@
 """``robot-state-format save | record | replay``: the state_store node without a launch file.
 
-* ``save --out DIR [--model FILE] [--timeout S]``: wait for a snapshot (world_state, or joint_states
-  with a model), write one restart file, print its path.
+* ``save --out DIR [--model FILE] [--timeout S] [--allow-partial]``: wait for a snapshot (world_state,
+  or joint_states with a model) in which every moving joint was measured, write one restart file, print
+  its path; refused (exit 1, naming the joints never reported, or the snapshot's age) otherwise.
 * ``record --out DIR [--duration S]``: record world_state and joint_states into an MCAP directory
   until the duration ends or Ctrl-C; print the directory.
 * ``replay PATH --model FILE``: a restart file is checked against the model and published
@@ -9,8 +10,8 @@
   restart files is played at its recorded pace (``--rate``, ``--loop``, ``--start-offset``, ``--clock``);
   ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states``.
 
-Exit codes: 0 success, 1 refused input (mismatched restart file, no snapshot, no subscribers in time),
-2 usage or I/O error.
+Exit codes: 0 success, 1 refused input (mismatched restart file, no snapshot, joints never reported, a
+stale snapshot, a model that cannot be loaded, no subscribers in time), 2 usage or I/O error.
 ROS arguments go after ``--ros-args`` (e.g. ``-r __ns:=/robot``).
 """
 
@@ -40,6 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=".", help="output directory (must exist; default .)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a snapshot (default 10)")
+    p.add_argument("--allow-partial", action="store_true",
+                   help="also save when some moving joints were never reported: only the measured ones are "
+                        "written (default: refuse, exit 1, naming them)")
     common(p)
     p.set_defaults(func=_run("run_save"))
 

@@ -75,7 +75,10 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
                 raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read included file {path}: "
                                             f"{exc.strerror or exc}", file, None)) from None
             warnings.extend(parse_xml(data, path)[1])
-            return saved[3](_annotate(_cleaned(data, path), path, table), filename)
+            every: list[tuple[str, int]] = []
+            doc = saved[3](_annotate(_cleaned(data, path), path, table, every), filename)
+            _tag_lines(doc, every)
+            return doc
         return saved[3](inp, filename)
 
     sa._eval_find = eval_find
@@ -106,9 +109,11 @@ _XACRO_NS_MARK = "xacro"
 _LINE_REF_RE = re.compile(r"\(line (\d+)\)")
 
 
-def _annotate(text: str, file: str, table: list[tuple[str, int]]) -> str:
+def _annotate(text: str, file: str, table: list[tuple[str, int]],
+              every: list[tuple[str, int]] | None = None) -> str:
     """``text`` with every element outside the xacro namespace marked by an index into ``table``,
-    where ``(file, line)`` of that element is appended. Unparsable text is returned unmarked."""
+    where ``(file, line)`` of that element is appended; ``every`` gets ``(file, line)`` of each
+    element (xacro ones too) in document order. Unparsable text is returned unmarked."""
     from lxml import etree
 
     try:
@@ -116,12 +121,90 @@ def _annotate(text: str, file: str, table: list[tuple[str, int]]) -> str:
     except etree.LxmlError:
         return text
     for el in root.iter():
-        if not isinstance(el.tag, str) or _XACRO_NS_MARK in (etree.QName(el).namespace or ""):
+        if not isinstance(el.tag, str):
+            continue
+        if every is not None:
+            every.append((file, int(el.sourceline or 0)))
+        if _XACRO_NS_MARK in (etree.QName(el).namespace or ""):
             continue
         if el.sourceline is not None:
             table.append((file, int(el.sourceline)))
             el.set(SOURCE_ATTRIBUTE, str(len(table) - 1))
     return str(etree.tostring(root, encoding="unicode"))
+
+
+_LINE_KEY = "rsf_source_line"
+
+
+class _KeepLine:
+    """minidom user-data handler: a clone (xacro clones macro bodies and blocks) keeps the source line."""
+
+    def handle(self, operation: int, key: str, data: Any, src: Any, dst: Any) -> None:
+        if dst is not None:
+            dst.setUserData(key, data, self)
+
+
+def _tag_lines(doc: Any, every: list[tuple[str, int]]) -> None:
+    """Attach ``(file, line)`` to each element of the minidom ``doc`` parsed from the annotated text
+    (same elements, same order as ``every``), so an error can name the element that failed."""
+    root = getattr(doc, "documentElement", None)
+    if root is None:
+        return
+    elements = [root, *root.getElementsByTagName("*")]
+    if len(elements) != len(every):
+        return
+    keep = _KeepLine()
+    for el, where in zip(elements, every):
+        if where[1] > 0:
+            el.setUserData(_LINE_KEY, where, keep)
+
+
+def _failing_element(exc: BaseException) -> tuple[str, int] | None:
+    """``(file, line)`` of the element xacro was evaluating when ``exc`` was raised: the innermost
+    ``eval_all`` (or macro call) frame of the traceback holds it (a text node: its element)."""
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        frame = tb.tb_frame
+        if frame.f_code.co_name in ("eval_all", "handle_macro_call", "process_include", "grab_property",
+                                    "grab_macro") and "xacro" in frame.f_code.co_filename:
+            node = frame.f_locals.get("node", frame.f_locals.get("elt"))
+            while node is not None and getattr(node, "nodeType", None) != 1:  # text, comment: the element
+                node = getattr(node, "parentNode", None)
+            where = node.getUserData(_LINE_KEY) if node is not None and hasattr(node, "getUserData") else None
+            if where is not None:
+                found = where
+        tb = tb.tb_next
+    return found
+
+
+_EXPRESSION_RE = re.compile(r"when evaluating expression '(.*?)'(?:;|$)")
+
+
+def _expression_site(msg: str, at: tuple[str, int | None], main: str, main_text: str
+                     ) -> tuple[tuple[str, int | None], str]:
+    """Point at the line that holds the failing expression (xacro evaluates properties lazily, so the
+    element being expanded may only use it): the first ``when evaluating expression 'X'`` of the
+    message, searched as ``${X}`` in the file of the element, then in the main file; used only when
+    it is on exactly one line. The element's own line is kept in the message."""
+    m = _EXPRESSION_RE.search(msg)
+    if m is None or at[1] is None:
+        return at, msg
+    needle = "${" + m.group(1) + "}"
+    for path in dict.fromkeys((at[0], main)):
+        try:
+            text = main_text if path == main else Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        hits = [i for i, line in enumerate(text.splitlines(), start=1) if needle in line]
+        if len(hits) == 1:
+            if (path, hits[0]) == at:
+                return at, msg
+            where = f"line {at[1]}" if path == at[0] else f"{at[0]}:{at[1]}"
+            return (path, hits[0]), f"{msg} (used by the element at {where})"
+        if hits:
+            break
+    return at, msg
 
 
 def _annotation_parser() -> Any:
@@ -201,7 +284,9 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
     stderr = io.StringIO()
     mappings = {str(k): str(v) for k, v in (args or {}).items()}
     table: list[tuple[str, int]] = []
-    source = _annotate(source, file, table)  # the cleaning above kept every line where it was
+    every: list[tuple[str, int]] = []
+    plain = source
+    source = _annotate(source, file, table, every)  # the cleaning above kept every line where it was
     with _LOCK:
         saved_root = xacro.root_dir
         try:
@@ -209,30 +294,41 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
                 xacro.init_stacks(None if file == "<string>" else os.path.abspath(file))
                 xacro.root_dir = os.curdir
                 doc = xacro.parse(source)
+                _tag_lines(doc, every)
                 xacro.process_doc(doc, mappings=mappings)
                 out = str(doc.toprettyxml(indent="  "))  # as the xacro command writes it
+        except DiagnosticError as exc:  # e.g. an include that cannot be read: at the xacro:include line
+            where = _failing_element(exc)
+            first = exc.diagnostics[0]
+            if where is None or first.line is not None:
+                raise
+            raise type(exc)([dataclasses.replace(first, file=where[0], line=where[1]),
+                             *exc.diagnostics[1:]]) from None
         except RobotStateFormatError:
             raise
         except _PackageNotFound as exc:
+            where = _failing_element(exc) or (file, None)
             raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
                                         f"$(find {exc.name}): package {exc.name!r} not found in "
-                                        "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", file, None)) from None
+                                        "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", *where)) from None
         except xml.parsers.expat.ExpatError as exc:
             raise ModelError(Diagnostic("XACRO_SYNTAX", f"malformed XML: {exc}", file,
                                         getattr(exc, "lineno", None))) from None
         except Exception as exc:  # xacro raises XacroException, NameError, KeyError, ... from user code
             cause = getattr(exc, "exc", None)
+            at: tuple[str, int | None] = _failing_element(exc) or (file, None)
             if isinstance(cause, _PackageNotFound):
                 raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
                                             f"$(find {cause.name}): package {cause.name!r} not found in "
-                                            "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", file, None)) from None
+                                            "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", *at)) from None
             name = type(exc).__name__
             if name == "ArgException" or type(cause).__name__ == "ArgException":
                 arg = cause if type(cause).__name__ == "ArgException" else exc
                 code, msg = "XACRO_UNDEFINED_ARG", f"undefined xacro argument {arg} (pass it as {arg}:=VALUE)"
             else:
-                code, msg = "XACRO_ERROR", f"xacro: {exc or name}"
-            raise ModelError(Diagnostic(code, msg, file, None)) from None
+                code, msg = "XACRO_ERROR", "xacro: " + re.sub(r"\s*\n\s*", "; ", str(exc).strip() or name)
+                at, msg = _expression_site(msg, at, file, plain)
+            raise ModelError(Diagnostic(code, msg, *at)) from None
         finally:
             xacro.root_dir = saved_root
             xacro.filestack = None

@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 import shlex
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ from std_msgs.msg import String
 
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
+from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD, JointType, Model
 from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
 from robot_state_format.ros.messages import (
@@ -231,7 +231,7 @@ class StatePublisher(Node):
 
     def __init__(self, node_name: str = "state_publisher", **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        self._warned: dict[str, tuple[float, int]] = {}
+        self._log_throttle = LogThrottle(WARN_PERIOD_S)
         self._declare_parameters()
         p = self._params()
         self._rt: Runtime | None = None
@@ -447,7 +447,7 @@ class StatePublisher(Node):
             self._warn(Problem("internal", f"JointState dropped: {type(exc).__name__}: {exc}"))
             return
         if up.reset is not None:  # one line, then at most one per WARN_PERIOD_S (a looping bag resets often)
-            self._throttled(Problem("reset", up.reset), self.get_logger().info)
+            self._log("info", Problem("reset", up.reset))
         if up.problems:
             for problem in up.problems:
                 self._warn(problem)
@@ -455,19 +455,12 @@ class StatePublisher(Node):
             self._dirty = True
 
     def _warn(self, problem: Problem) -> None:
-        self._throttled(problem, self.get_logger().warning)
+        self._log("warning", problem)
 
-    def _throttled(self, problem: Problem, log: Any) -> None:
-        now = time.monotonic()
-        last, suppressed = self._warned.get(problem.key, (-math.inf, 0))
-        if now - last < WARN_PERIOD_S:
-            self._warned[problem.key] = (last, suppressed + 1)
-            return
-        if len(self._warned) > 1000:  # keys can hold joint names: keep the table bounded
-            self._warned.clear()
-        extra = f" ({suppressed} more like this in the last {WARN_PERIOD_S:.0f} s)" if suppressed else ""
-        log(problem.text + extra)
-        self._warned[problem.key] = (now, 0)
+    def _log(self, severity: str, problem: Problem) -> None:
+        """At most one line per WARN_PERIOD_S per problem key (log_throttle: never rclpy's per-call-site
+        severity check, which raised when one line logged at two severities)."""
+        throttled(self._log_throttle, self.get_logger(), severity, f"{severity}:{problem.key}", problem.text)
 
     # -- model pose from TF ----------------------------------------------------------------------
     def _on_tf(self, raw: bytes, info: Any) -> None:
@@ -558,6 +551,10 @@ class StatePublisher(Node):
         if not self._dirty:
             return
         self._dirty = False
+        missing = rt.cache.missing_joints()
+        if missing:  # only measured state is shared: no world_state until every moving joint was heard
+            self._log("info", Problem("missing", waiting_text(missing, len(rt.cache.moving_names))))
+            return
         try:
             text = self.snapshot_text()
         except RobotStateFormatError as exc:
@@ -575,7 +572,10 @@ class StatePublisher(Node):
         rt = self._rt
         assert rt is not None
         cache = rt.cache
-        stamp = divmod(int(cache.stamp_ns), 1_000_000_000) if cache.stamp_ns > 0 else None
+        # the stamp of the newest JointState applied; a model without moving joints is complete without
+        # any JointState, and its (constant) state is stamped with the time it is published
+        stamp_ns = int(cache.stamp_ns) if cache.stamp_ns > 0 else self.get_clock().now().nanoseconds
+        stamp = divmod(stamp_ns, 1_000_000_000)
         text: str = rt.snapshots().build(cache.q, cache.v if cache.seen_velocity else None,
                                          cache.effort if cache.seen_effort else None, stamp=stamp)
         if rt.model.is_world:
@@ -588,6 +588,13 @@ class StatePublisher(Node):
             frame_pose = tfm.transform_to_pose6(x) if x is not None else None
         return patch_model_pose(text, None if pose is None else tfm.transform_to_pose6(pose),
                                 parent if pose is not None and parent != WORLD else None, frame_pose)
+
+
+def waiting_text(missing: list[str], total: int) -> str:
+    """The line logged while some moving joints have not been reported yet."""
+    shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+    return (f"world_state not published yet: no JointState has reported {len(missing)} of {total} moving "
+            f"joint(s): {shown}")
 
 
 def patch_model_pose(text: str, pose: tuple[float, ...] | None, parent: str | None,

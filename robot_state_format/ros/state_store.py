@@ -34,7 +34,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
+from robot_state_format import snapshot_checks as sc
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
 from robot_state_format.ros import replay as rp
 
@@ -60,6 +62,10 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "xacro_args": ("", "xacro arguments 'name:=value ...'"),
     "output_dir": ("restart_files", "directory of restart files and recordings (must exist)"),
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
+    "allow_partial": (False, "save and checkpoint also when some moving joints were never reported: only the "
+                      "measured joints (and the links they place) are written, never zeros"),
+    "max_snapshot_age": (10.0, "seconds: a snapshot received longer ago (publisher gone, joint states stopped) "
+                         "is not saved as the current state; 0 = no limit"),
     "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
     "record": (False, "record world_state and joint_states into an MCAP directory"),
     "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
@@ -79,6 +85,10 @@ PARAMS: dict[str, tuple[Any, str]] = {
 
 class StateStoreConfigError(RobotStateFormatError):
     """The node was started with a parameter it cannot work with."""
+
+
+class StateStoreModelError(RobotStateFormatError):
+    """The model given at start (``robot_description`` / ``model_file``) cannot be loaded."""
 
 
 def _error_text(exc: BaseException) -> str:
@@ -108,13 +118,16 @@ class StateStore(Node):
         self._cache: Any = None
         self._builder: Any = None
         self._model_error: str | None = None
+        self._log_throttle = LogThrottle()
         self._load_model()
+        self._snapshot_rx = 0.0  # time.monotonic() when the newest world_state / joint_states arrived
+        self._js_rx = 0.0
         self._snapshot_text: str | None = None  # newest world_state received
         self._snapshot_seq = 0
         self._checkpoint_seq = -1
         self._js_seq = 0
         self._js_built_seq = -1
-        self._built_text: str | None = None
+        self._built: Any = None  # WorldState built from joint_states
         self._recorder: Any = None
         self._record_error: str | None = None
         self._topic_names: dict[str, str] = {}  # "/world_state" → the name recorded (namespace applied)
@@ -172,6 +185,8 @@ class StateStore(Node):
                 d.floating_point_range = [FloatingPointRange(from_value=0.001, to_value=1000.0, step=0.0)]
             elif name == "start_offset":
                 d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=1e9, step=0.0)]
+            elif name == "max_snapshot_age":
+                d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=MAX_PERIOD_S, step=0.0)]
             elif name == "joint_states_qos":
                 d.read_only = True
             elif name == "keep_last":
@@ -231,6 +246,10 @@ class StateStore(Node):
             v = changes["start_offset"]
             if not isinstance(v, float) or not math.isfinite(v) or v < 0:
                 return f"start_offset must be a number of seconds >= 0, got {v!r}"
+        if "max_snapshot_age" in changes:
+            v = changes["max_snapshot_age"]
+            if not isinstance(v, float) or not math.isfinite(v) or not 0.0 <= v <= MAX_PERIOD_S:
+                return f"max_snapshot_age must be a number of seconds in 0..{MAX_PERIOD_S:g} (0 = no limit), got {v!r}"
         if "output_dir" in changes and not str(changes["output_dir"]).strip():
             return "output_dir must not be empty"
         if "publish_clock" in changes and changes["publish_clock"] and clock_type() is None:
@@ -248,12 +267,13 @@ class StateStore(Node):
         return load_description(description, model_file, xacro_args).model
 
     def _load_model(self) -> None:
+        """The model given at start; one that cannot be loaded ends the node (StateStoreModelError: exit 1)."""
         try:
             model = self._read_model(self._p("robot_description"), self._p("model_file"), self._p("xacro_args"))
-        except Exception as exc:  # noqa: BLE001 - reported; saving works without a model
-            self._model_error = _error_text(exc)
-            self.get_logger().error(f"model not loaded (replay will refuse): {self._model_error}")
-            return
+        except DiagnosticError as exc:
+            raise StateStoreModelError(str(exc)) from None
+        except RobotStateFormatError as exc:
+            raise StateStoreModelError(str(exc) or type(exc).__name__) from None
         self._install_model(model)
 
     def _install_model(self, model: Model | None) -> None:
@@ -291,10 +311,12 @@ class StateStore(Node):
         try:
             text = rp.cdr_string_text(raw)
         except (ValueError, UnicodeDecodeError, IndexError) as exc:
-            self.get_logger().warning(f"world_state message unreadable: {exc}")
+            throttled(self._log_throttle, self.get_logger(), "warning", "world_state-unreadable",
+                      f"world_state message unreadable: {exc}")
             return
         self._snapshot_text = text
         self._snapshot_seq += 1
+        self._snapshot_rx = time.monotonic()
         if self._recorder is not None:
             self._record("/world_state", raw)
 
@@ -309,10 +331,14 @@ class StateStore(Node):
 
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
-        except Exception:  # noqa: BLE001 - a foreign message never stops the node
+            up = self._cache.update(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
+        except Exception as exc:  # noqa: BLE001 - a foreign message never stops the node
+            throttled(self._log_throttle, self.get_logger(), "warning", "joint_states-unreadable",
+                      f"joint_states message dropped: {type(exc).__name__}: {exc}")
             return
-        self._cache.update(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
-        self._js_seq += 1
+        if up.changed:
+            self._js_seq += 1
+            self._js_rx = time.monotonic()
 
     def _record(self, topic: str, raw: bytes) -> None:
         """Write one message; ``topic`` is ``/world_state`` or ``/joint_states``, recorded under the
@@ -351,79 +377,126 @@ class StateStore(Node):
         self.destroy_timer(self._start_timer)
         if self._p("replay_on_start"):
             ok, msg = self.replay(self._p("replay_file"))
-            (self.get_logger().info if ok else self.get_logger().error)(f"replay: {msg}")
+            emit(self.get_logger(), "info" if ok else "error", f"replay: {msg}")
         if self._p("play_on_start"):
             ok, msg = self.play()
-            (self.get_logger().info if ok else self.get_logger().error)(f"play: {msg}")
+            emit(self.get_logger(), "info" if ok else "error", f"play: {msg}")
 
     # -- snapshots and saving -----------------------------------------------------------------
     def current_snapshot(self) -> str | None:
-        """The newest world_state text, or one built from joint_states and the model."""
+        """The newest world_state text, or one built from joint_states and the model (every moving
+        joint measured, or, with ``allow_partial``, only the measured ones)."""
         if self._snapshot_text is not None:
             return self._snapshot_text
+        state = self._built_state()
+        if state is None:
+            return None
+        from robot_state_format.usdf.writer import write_world_state
+
+        return write_world_state(state)
+
+    def _built_state(self) -> Any:
+        """The snapshot built from the joint_states received (None before any); unmeasured joints left out."""
         if self._cache is None or self._model is None or self._js_seq == 0:
             return None
         if self._js_built_seq != self._js_seq:
             from robot_state_format.usdf.build import SnapshotBuilder
             from robot_state_format.usdf.types import Stamp
-            from robot_state_format.usdf.writer import write_world_state
 
             if self._builder is None:
                 self._builder = SnapshotBuilder(self._model, self._tree)
-            stamp = int(self._cache.stamp_ns) or self.get_clock().now().nanoseconds
-            state = self._builder.state(self._cache.q, self._cache.v, self._cache.effort,
-                                        stamp=Stamp(*divmod(stamp, 1_000_000_000)))
-            self._built_text = write_world_state(state)
+            cache = self._cache
+            state = self._builder.state(cache.q, cache.v if cache.seen_velocity else None,
+                                        cache.effort if cache.seen_effort else None,
+                                        stamp=Stamp(*divmod(int(cache.stamp_ns), 1_000_000_000)))
+            missing = cache.missing_joints()
+            self._built = sc.drop_unmeasured(state, self._model, missing) if missing else state
             self._js_built_seq = self._js_seq
-        return self._built_text
+        return self._built
 
     def _snapshot_version(self) -> int:
         return self._snapshot_seq if self._snapshot_text is not None else -1 - self._js_seq
 
-    def save(self, kind: str = "restart") -> tuple[bool, str]:
-        """Write the latest snapshot; ``(True, path)`` or ``(False, reason)``."""
-        from robot_state_format.restart_files import restart_file_path, rotate
+    def _save_state(self) -> tuple[Any, str, str]:
+        """``(state, "", "")`` when the newest snapshot may be saved as the current state, else
+        ``(None, kind, reason)``: kind ``wait`` (nothing measured yet: no snapshot, or joints never
+        reported), ``refused`` (too old, no stamp) or ``error`` (not valid USDF)."""
         from robot_state_format.usdf.reader import read_world_state
+
+        model = self._model
+        if self._snapshot_text is not None:
+            received = self._snapshot_rx
+            try:
+                state = read_world_state(self._snapshot_text, file="<world_state>")
+            except Exception as exc:  # noqa: BLE001
+                return None, "error", f"the latest snapshot is not valid USDF: {_error_text(exc)}"
+            missing = sc.unmeasured_joints(state, model) if model is not None else []
+        else:
+            received = self._js_rx
+            try:
+                state = self._built_state()
+            except Exception as exc:  # noqa: BLE001
+                return None, "error", f"cannot build a snapshot from joint_states: {_error_text(exc)}"
+            if state is None:
+                why = "no snapshot yet: nothing received on world_state nor joint_states"
+                if model is None:
+                    return None, "wait", why + " (and no model to build one from joint_states)"
+                leaders = sc.moving_leaders(model)
+                if leaders:
+                    why += f"; never reported: {len(leaders)} moving joint(s): {sc.names_text(leaders)}"
+                return None, "wait", why + "; nothing written"
+            missing = self._cache.missing_joints()
+        if missing and not self._p("allow_partial"):
+            return None, "wait", sc.missing_refusal(missing, len(sc.moving_leaders(model)) if model else 0)
+        if missing:
+            state = sc.drop_unmeasured(state, model, missing)
+        old = sc.age_refusal(time.monotonic() - received, float(self._p("max_snapshot_age")))
+        if old is not None:
+            return None, "refused", old
+        if state.stamp is None:
+            return None, "refused", ("refused: the snapshot has no <stamp> (when it was measured is unknown); "
+                                     "nothing written")
+        return state, "", ""
+
+    def save_ex(self, kind: str = "restart") -> tuple[bool, str, str]:
+        """:meth:`save` with the kind of failure: ``(ok, message, why)``, ``why`` one of ``""`` (saved),
+        ``wait`` (nothing measured yet), ``refused`` (stale or unstamped), ``error`` (I/O, invalid)."""
+        from robot_state_format.restart_files import restart_file_path, rotate
         from robot_state_format.usdf.writer import write_world_state_file
 
-        try:
-            text = self.current_snapshot()
-        except Exception as exc:  # noqa: BLE001
-            return False, f"cannot build a snapshot from joint_states: {_error_text(exc)}"
-        if text is None:
-            why = "no snapshot yet: nothing received on world_state"
-            why += " nor joint_states" if self._model is not None else " (and no model to build one from joint_states)"
-            return False, why
+        state, why, reason = self._save_state()
+        if state is None:
+            return False, reason, why
         out = Path(str(self._p("output_dir"))).expanduser()
         if not out.is_dir():
-            return False, f"output_dir {str(out)!r} does not exist or is not a directory"
-        try:
-            state = read_world_state(text, file="<world_state>")
-        except Exception as exc:  # noqa: BLE001
-            return False, f"the latest snapshot is not valid USDF: {_error_text(exc)}"
+            return False, f"output_dir {str(out)!r} does not exist or is not a directory", "error"
         name = state.model_states[0].name if state.model_states else state.name
-        if state.stamp is not None:
-            sec, nsec = state.stamp.sec, state.stamp.nanosec
-        else:
-            sec, nsec = divmod(self.get_clock().now().nanoseconds, 1_000_000_000)
         try:
-            path = restart_file_path(out, name, sec, nsec, kind=kind)
+            path = restart_file_path(out, name, state.stamp.sec, state.stamp.nanosec, kind=kind)
             write_world_state_file(state, path)
         except Exception as exc:  # noqa: BLE001 - full disk, read-only directory: answer, keep running
-            return False, f"cannot write to {str(out)!r}: {_error_text(exc)}"
+            return False, f"cannot write to {str(out)!r}: {_error_text(exc)}", "error"
         if kind == "checkpoint":
             try:
                 rotate(out, int(self._p("keep_last")), kind="checkpoint", model=name)
             except OSError as exc:
                 self.get_logger().warning(f"checkpoint rotation: {exc}")
-        return True, str(path)
+        return True, str(path), ""
+
+    def save(self, kind: str = "restart") -> tuple[bool, str]:
+        """Write the latest snapshot; ``(True, path)`` or ``(False, reason)``."""
+        ok, msg, _ = self.save_ex(kind)
+        return ok, msg
 
     def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        ok, msg = self.save("restart")
+        try:
+            ok, msg = self.save("restart")
+        except Exception as exc:  # noqa: BLE001 - no request stops the node
+            ok, msg = False, f"save failed: {type(exc).__name__}: {exc}"
         self.last_save = (ok, msg)
         response.success, response.message = ok, msg
         if not ok:
-            self.get_logger().warning(f"save: {msg}")
+            throttled(self._log_throttle, self.get_logger(), "warning", "save", f"save: {msg}")
         return response
 
     def _restart_checkpoint_timer(self, period: float) -> None:
@@ -437,11 +510,14 @@ class StateStore(Node):
         version = self._snapshot_version()
         if version == self._checkpoint_seq or (self._snapshot_text is None and self._js_seq == 0):
             return
-        ok, msg = self.save("checkpoint")
+        try:
+            ok, msg = self.save("checkpoint")
+        except Exception as exc:  # noqa: BLE001 - a timer never stops the node
+            ok, msg = False, f"{type(exc).__name__}: {exc}"
         if ok:
             self._checkpoint_seq = version
         else:
-            self.get_logger().warning(f"checkpoint: {msg}", throttle_duration_sec=5.0)
+            throttled(self._log_throttle, self.get_logger(), "warning", "checkpoint", f"checkpoint: {msg}")
 
     def _clean_stray_temporaries(self) -> None:
         """Remove temporaries of atomic writes cut off by a crash (``.NAME.usdf.XXXX.tmp``)."""
@@ -766,6 +842,9 @@ def main(args: list[str] | None = None) -> int:
     try:
         node = StateStore()
         spin.spin(node, stop)
+    except StateStoreModelError as exc:
+        print(f"state_store: error: cannot load the model:\n{exc}", file=sys.stderr)
+        code = 1
     except RobotStateFormatError as exc:
         print(f"state_store: error: {exc}", file=sys.stderr)
         code = 2

@@ -23,7 +23,7 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
         from robot_state_format.ros import spin
     except ImportError:
         raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
-    from robot_state_format.ros.state_store import StateStore, StateStoreConfigError
+    from robot_state_format.ros.state_store import StateStore, StateStoreConfigError, StateStoreModelError
 
     stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
     if args.model:
@@ -34,6 +34,9 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     except StateStoreConfigError as exc:  # a parameter given with --ros-args that the node refuses
         spin.finish(stop)
         raise _UsageError(str(exc)) from None
+    except StateStoreModelError as exc:  # --model (or model_file) that cannot be loaded: FILE:LINE lines
+        spin.finish(stop)
+        raise _ModelError(str(exc)) from None
     except BaseException:
         spin.finish(stop)
         raise
@@ -43,6 +46,10 @@ class _UsageError(Exception):
     """The node refused its configuration: the command reports it and exits 2."""
 
 
+class _ModelError(Exception):
+    """The model cannot be loaded: the command prints the reader's diagnostics and exits 1."""
+
+
 def _usage_errors(cmd: str, run: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
     def wrapped(args: argparse.Namespace) -> int:
         try:
@@ -50,6 +57,9 @@ def _usage_errors(cmd: str, run: Callable[[argparse.Namespace], int]) -> Callabl
         except _UsageError as exc:
             _err(cmd, str(exc))
             return 2
+        except _ModelError as exc:
+            _err(cmd, f"cannot load the model:\n{exc}")
+            return 1
     return wrapped
 
 
@@ -75,7 +85,10 @@ def _start_in_out_dir(cmd: str, args: argparse.Namespace) -> tuple[Any, Any] | N
     if not out.is_dir():
         _err(cmd, f"{out}: not a directory")
         return None
-    return _start(args, {"output_dir": str(out.resolve())})
+    params: dict[str, Any] = {"output_dir": str(out.resolve())}
+    if getattr(args, "allow_partial", False):
+        params["allow_partial"] = True
+    return _start(args, params)
 
 
 def _run_save(args: argparse.Namespace) -> int:
@@ -86,20 +99,19 @@ def _run_save(args: argparse.Namespace) -> int:
     try:
         result: dict[str, Any] = {}
 
-        def attempt() -> bool:
-            ok, msg = node.save("restart")
-            result["r"] = (ok, msg)
-            return ok or "no snapshot" not in msg
+        def attempt() -> bool:  # wait while nothing (or not every joint) has been measured yet
+            result["r"] = node.save_ex("restart")
+            return result["r"][2] != "wait"
 
         _spin(node, stop, time.monotonic() + args.timeout, attempt)
-        ok, msg = result.get("r") or node.save("restart")
+        ok, msg, why = result.get("r") or node.save_ex("restart")
     finally:
         _stop(node, stop)
     if ok:
         print(msg)
         return 0
     _err("save", msg)
-    return 1 if "no snapshot" in msg else 2
+    return 1 if why in ("wait", "refused") else 2
 
 
 def _run_record(args: argparse.Namespace) -> int:
