@@ -42,6 +42,11 @@ _QUAT_OFFSET = {JointType.FLOATING: 3, JointType.BALL: 0}
 _PLAN_CACHE_SIZE = 64
 
 
+def _short(names: Sequence[str], shown: int = 10) -> str:
+    """Joint names for a log line: the first ``shown``, then how many more (messages can be huge)."""
+    return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
 @dataclass(frozen=True)
 class Problem:
     """Something wrong with one message: ``key`` groups repeats for throttled logging."""
@@ -272,11 +277,13 @@ class JointStateCache:
         problems: list[Problem] = []
         if plan.duplicates:
             return Update(empty, 0, problems=[Problem(
-                "duplicate", f"JointState names joint(s) {', '.join(sorted(set(plan.duplicates)))} "
+                "duplicate", f"JointState names joint(s) {_short(sorted(set(plan.duplicates)))} "
                 "more than once: message dropped")])
-        if plan.unknown:
-            problems.append(Problem("unknown:" + ",".join(plan.unknown),
-                                    f"JointState joint(s) not in the model ignored: {', '.join(plan.unknown)}"))
+        if plan.unknown:  # a message may name 1e5 unknown joints: the key and the line stay short
+            shown = ", ".join(plan.unknown[:10]) + (f" and {len(plan.unknown) - 10} more"
+                                                    if len(plan.unknown) > 10 else "")
+            problems.append(Problem("unknown:" + ",".join(plan.unknown[:10]),
+                                    f"JointState joint(s) not in the model ignored: {shown}"))
 
         # Time: a zero stamp means now; a jump backwards resets. (ignore_timestamp only lifts the
         # throttle below: the transforms keep the message stamp, as robot_state_publisher's do.)
@@ -312,7 +319,7 @@ class JointStateCache:
         subset = not bool(keep.all())
         if not bool(finite.all()):
             bad = [names[int(i)] for i in src[~finite]]
-            problems.append(Problem("nonfinite", f"JointState non-finite position(s) dropped for {', '.join(bad)}"))
+            problems.append(Problem("nonfinite", f"JointState non-finite position(s) dropped for {_short(bad)}"))
         if subset:
             src, qdst, entry_moving, values = src[keep], qdst[keep], entry_moving[keep], values[keep]
         changed = len(src) > 0
@@ -418,7 +425,7 @@ class JointStateCache:
             target[vdst[ok]] = vals[ok]
             bad = sorted({names[int(i)] for i in vsrc[~ok]})
             problems.append(Problem(f"nonfinite_{what}",
-                                    f"JointState non-finite {what}(s) dropped for {', '.join(bad)}"))
+                                    f"JointState non-finite {what}(s) dropped for {_short(bad)}"))
 
     def refresh_has_value(self) -> None:
         for m in np.flatnonzero(self.has_value):

@@ -550,11 +550,12 @@ class StatePublisher(Node):
                 self._dirty = True
         if not self._dirty:
             return
-        self._dirty = False
         missing = rt.cache.missing_joints()
         if missing:  # only measured state is shared: no world_state until every moving joint was heard
+            # (said at once, then every WARN_PERIOD_S while still waiting: _dirty stays set)
             self._log("info", Problem("missing", waiting_text(missing, len(rt.cache.moving_names))))
             return
+        self._dirty = False
         try:
             text = self.snapshot_text()
         except RobotStateFormatError as exc:
