@@ -53,6 +53,7 @@ setup(
             f"robot-state-format = {PACKAGE}.cli:entry_point",
             f"state_publisher = {PACKAGE}.ros.state_publisher:main",
             f"state_store = {PACKAGE}.ros.state_store:main",
+            f"joint_state_source = {PACKAGE}.ros.trajectory_source:entry_point",
         ],
     },
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -31,6 +32,18 @@ def test_demo_runs_and_writes_everything(tmp_path: Path) -> None:
                             / "arm7_gripper.urdf")
     state = read_world_state_file(saved)
     assert [d for d in validate_against_model(state, model, check_poses=True) if d.severity is Severity.ERROR] == []
+    # what was saved is what the source sent at the saved stamp (never a zero or invented pose): the
+    # sweep derived by hand, joint k at centre + amplitude sin(2 pi 0.25 t + k), t = stamp mod 4 s
+    assert state.stamp is not None and "equal what the source sent" in proc.stdout
+    t = ((state.stamp.sec * 1_000_000_000 + state.stamp.nanosec) % 4_000_000_000) / 1e9
+    ms = state.model(model.name)
+    assert ms is not None
+    leaders = [j for j in model.joints.values() if j.is_moving and not j.mimic]
+    assert len(leaders) == 8
+    for k, joint in enumerate(leaders):
+        lo, hi = joint.limits.lower, joint.limits.upper  # type: ignore[union-attr]
+        want = (lo + hi) / 2 + (hi - lo) / 4 * math.sin(2 * math.pi * 0.25 * t + k)
+        assert ms.joint(joint.name).positions == pytest.approx((want,), abs=1e-9), joint.name  # type: ignore[union-attr]
     bag = Path(lines["recording"].split(" (")[0])
     topics = {m.topic for m in read_recording(bag)}
     assert "/joint_states" in topics

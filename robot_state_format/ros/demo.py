@@ -164,6 +164,23 @@ def expected_edges(state: Any, model: Any) -> dict[tuple[str, str], Any]:
     return out
 
 
+def compare_with_sent(state: Any, model: Any) -> tuple[float, int]:
+    """Largest difference between the saved joint positions and the sweep the source sent at the saved
+    ``<stamp>`` (its values are a function of the stamp), and how many values were compared. A file
+    without a stamp, or missing a joint the source sends, differs by infinity."""
+    from robot_state_format.ros.replay import joint_state_fields
+    from robot_state_format.ros.trajectory_source import channels, sample_at_stamp
+
+    if state.stamp is None:
+        return math.inf, 0
+    names, want, _ = sample_at_stamp(*channels(model), state.stamp.sec * 1_000_000_000 + state.stamp.nanosec)
+    fields = joint_state_fields(state, model)
+    got = dict(zip(fields.name, fields.position))
+    if any(n not in got for n in names):
+        return math.inf, 0
+    return max((abs(got[n] - w) for n, w in zip(names, want)), default=0.0), len(names)
+
+
 def tf_error(a: Any, b: Any) -> tuple[float, float]:
     """(translation error m, rotation angle error rad) between two 4x4 transforms."""
     d = np.linalg.inv(a) @ b
@@ -240,10 +257,10 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
         store_params = _params_file(logs / "state_store.yaml", {
             "model_file": str(model_path), "output_dir": str(restart_dir), "recording_dir": str(out)})
         publisher = children.start("state_publisher", _node_cmd("robot_state_format.ros.state_publisher", pub_params))
-        source = children.start("trajectory_source", [sys.executable, "-m", "robot_state_format.ros.trajectory_source",
-                                                      "--model", str(model_path), "--rate", "50"])
+        source = children.start("joint_state_source", [sys.executable, "-m", "robot_state_format.ros.trajectory_source",
+                                                       "--model", str(model_path), "--sweep", "--rate", "50"])
         store = children.start("state_store", _node_cmd("robot_state_format.ros.state_store", store_params))
-        _say("started state_publisher, trajectory_source, state_store")
+        _say("started state_publisher, joint_state_source (a sweep), state_store")
 
         # 1. save a restart file (retried until the first snapshot has arrived)
         result: dict[str, tuple[bool, str]] = {}
@@ -258,7 +275,11 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
         errors = [d for d in validate_against_model(state, model, check_poses=True) if d.severity.value == "error"]
         if errors:
             raise DemoError(f"saved file does not validate: {errors[0]}")
-        _say(f"saved {saved_path} (validates against the model)")
+        sent_err, n_sent = compare_with_sent(state, model)
+        if not sent_err <= TOLERANCE:
+            raise DemoError(f"saved file differs from what the source sent at its stamp by {sent_err:.3g}")
+        _say(f"saved {saved_path} (validates against the model; its {n_sent} joint values equal what the source "
+             f"sent at its stamp, max error {sent_err:.3g})")
 
         # 2. record a few seconds
         ok, rec = observer.trigger("/state_store/start_recording", children)
