@@ -193,9 +193,23 @@ def pip_install(args: list[str], what: str, logfile: Path) -> None:
     run(cmd, what, logfile)
 
 
+_UV_UNAVAILABLE: list[str] = []  # why uv could not be had (tried once per run, said once)
+
+
+def _why(exc: SetupError) -> str:
+    """The most telling line of a failed step: the last error-like line of its output."""
+    lines = [ln.strip() for ln in str(exc).splitlines() if ln.strip()]
+    errors = [ln for ln in lines if "error" in ln.lower() or "no matching" in ln.lower()]
+    return (errors or lines or ["unknown reason"])[-1][:200]
+
+
 def ensure_uv(logfile: Path) -> Path | None:
-    """uv in the venv (installed with pip on first use), or None where it cannot be had."""
+    """uv in the venv (installed with pip on first use), or None where it cannot be had: then said once,
+    with the reason and the cost (pip is several times slower on the ~1.7 GB of wheels)."""
     uv = VENV / "bin" / "uv"
+    if _UV_UNAVAILABLE:
+        return None
+    why = ""
     if not uv.exists() and not (VENV / "bin" / "pip").exists() and host_pip():
         # a venv made --without-pip: fetch uv with the outer Python's pip, straight into the venv
         try:
@@ -203,15 +217,20 @@ def ensure_uv(logfile: Path) -> Path | None:
             run([sys.executable, "-m", "pip", "install", "--disable-pip-version-check", "--no-input",
                  "--no-compile", "-q", "--no-deps", "--prefix", str(VENV), "uv>=0.4"],
                 "installing uv with the outer pip", logfile)
-        except SetupError:
-            pass
+        except SetupError as exc:
+            why = f"the outer pip could not install it: {_why(exc)}"
     if not uv.exists():
         try:
-            pip_install(["uv>=0.4"], "installing uv (parallel installer)", logfile)
-        except SetupError:
-            log("uv is not available; using pip")
-            return None
-    return uv if uv.exists() else None
+            pip_install(["uv>=0.4"], "installing uv (parallel installer)" if not why else "installing uv with the "
+                        "venv's pip", logfile)
+        except SetupError as exc:
+            why = f"{why + '; ' if why else ''}pip could not install it: {_why(exc)}"
+    if uv.exists():
+        return uv
+    _UV_UNAVAILABLE.append(why or "uv was installed but is not in .venv/bin")
+    log(f"uv is not available ({_UV_UNAVAILABLE[0]}); installing with pip instead, which takes about "
+        f"20-30 s longer on a fresh set-up (full log: {logfile})")
+    return None
 
 
 def install_requirements(args: list[str], what: str, logfile: Path, mode: str) -> None:
