@@ -35,7 +35,7 @@ from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD, JointType, Model
@@ -113,8 +113,8 @@ def load_description(description: str, model_file: str, xacro_args: str) -> Load
         try:
             data = path.read_bytes()
         except OSError as exc:
-            raise StatePublisherConfigError(f"model_file {str(path)!r}: cannot read: {exc.strerror or exc}") \
-                from None
+            what = "is a directory, expected a model file" if path.is_dir() else f"cannot read: {exc.strerror or exc}"
+            raise ModelIOError(f"model_file {str(path)!r}: {what}") from None
         if detect_format(data, str(path)) == "xacro":
             text, model = load_xacro(data, file=str(path), xacro_args=args)
             return LoadedDescription(text, model, str(path))

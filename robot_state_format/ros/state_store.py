@@ -1,7 +1,9 @@
 """The ``state_store`` node: USDF restart files written, recorded and replayed (docs/state_store.md).
 
 * ``~/save`` (std_srvs/Trigger) writes the latest ``world_state`` snapshot to ``output_dir``
-  (atomic write; the response message is the path, or the reason on failure);
+  (atomic write; the response message is the path, or the reason on failure) when every moving joint
+  of it was measured (or ``allow_partial``), it is stamped and not older than ``max_snapshot_age``
+  (:mod:`robot_state_format.snapshot_checks`);
   ``checkpoint_period`` writes checkpoints, keeping the newest ``keep_last``.  Where no snapshot
   is published, and a model is given, snapshots are built from ``joint_states``.
 * ``record`` / ``~/start_recording`` / ``~/stop_recording``: world_state and joint_states into a
@@ -35,7 +37,7 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from robot_state_format import snapshot_checks as sc
-from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
 from robot_state_format.ros import replay as rp
@@ -270,10 +272,10 @@ class StateStore(Node):
         """The model given at start; one that cannot be loaded ends the node (StateStoreModelError: exit 1)."""
         try:
             model = self._read_model(self._p("robot_description"), self._p("model_file"), self._p("xacro_args"))
-        except DiagnosticError as exc:
+        except (DiagnosticError, ModelIOError) as exc:  # the reader's FILE:LINE lines, or an unreadable file
             raise StateStoreModelError(str(exc)) from None
-        except RobotStateFormatError as exc:
-            raise StateStoreModelError(str(exc) or type(exc).__name__) from None
+        except RobotStateFormatError as exc:  # e.g. robot_description and model_file both set
+            raise StateStoreConfigError(str(exc) or type(exc).__name__) from None
         self._install_model(model)
 
     def _install_model(self, model: Model | None) -> None:
