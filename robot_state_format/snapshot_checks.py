@@ -5,7 +5,8 @@ No rclpy here. ``state_store`` asks these before it writes a restart file or a c
 * :func:`unmeasured_joints`: the moving joints of a model a snapshot gives no positions for;
 * :func:`drop_unmeasured`: a snapshot without the joints nobody reported and without the links they
   move (the ``allow_partial`` opt-in: what is known is written, nothing is set to zero);
-* :func:`age_refusal`: why a snapshot is too old to be saved as the current state;
+* :func:`age_refusal`: why a snapshot is too old to be saved as the current state (asked once its
+  publisher is gone);
 * :func:`missing_refusal`: the refusal naming the joints that were never reported.
 """
 
@@ -111,5 +112,5 @@ def age_refusal(age_s: float, max_age_s: float) -> str | None:
     """Why a snapshot received ``age_s`` seconds ago is not saved as current (None: it is recent)."""
     if max_age_s <= 0 or age_s <= max_age_s:
         return None
-    return (f"refused: the newest snapshot is {age_s:.1f} s old (max_snapshot_age {max_age_s:g} s): its "
-            "publisher is gone or joint states stopped; nothing written")
+    return (f"refused: the newest snapshot is {age_s:.1f} s old (max_snapshot_age {max_age_s:g} s) and its "
+            "publisher is gone: not the current state; nothing written")

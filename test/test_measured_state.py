@@ -229,24 +229,37 @@ def test_warning_then_stamp_jump_keeps_the_node_and_save_holds_the_last_values(r
     assert [ms.joint(n).positions for n in ("j1", "j2", "j3")] == [(-0.6,), (0.9,), (0.06,)]  # type: ignore[union-attr]
 
 
-def test_a_stale_snapshot_is_not_saved_as_current(rig: Rig) -> None:
-    ros = rig.ros
-    t = rig.base + 200 * S
-    rig.send(["j1", "j2", "j3"], [0.0, 0.1, 0.2], t)
-    ros.spin_until(lambda: any(_stamp_ns(w) == t for w in rig.world), 20.0, "a world_state stamped t")
-    assert rig.set_param("/m/state_store", "max_snapshot_age", 1.0).successful
-    try:
-        before = set(rig.files())
-        ros.spin_for(1.6)  # nothing new: the newest snapshot ages past 1 s
-        r = rig.trigger("/m/state_store", "save")
-        assert not r.success and "s old (max_snapshot_age 1 s)" in r.message, r.message
-        assert set(rig.files()) == before
-        rig.send(["j1", "j2", "j3"], [0.0, 0.1, 0.2], t + S)  # the state is measured again: saved
-        ros.spin_until(lambda: any(_stamp_ns(w) == t + S for w in rig.world), 20.0, "a fresh world_state")
-        r = rig.trigger("/m/state_store", "save")
-        assert r.success, r.message
-    finally:
-        assert rig.set_param("/m/state_store", "max_snapshot_age", 10.0).successful
+def test_a_snapshot_whose_publisher_is_gone_is_not_saved_as_current(ros: RosHarness, tmp_path: Path) -> None:
+    model = tmp_path / "measured_bot.urdf"
+    model.write_text(ROBOT)
+    out = tmp_path / "out"
+    out.mkdir()
+    ros.start_node("state_store", {"model_file": str(model), "output_dir": str(out), "max_snapshot_age": 1.0},
+                   ros_args=["-r", "__ns:=/stale"], name="store")
+    pub = ros.node.create_publisher(String, "/stale/world_state", LATCHED)
+    pub.publish(String(data=_COMPLETE))
+    ros.wait_for_matched(pub, timeout=60.0)
+    client = ros.wait_for_service("/stale/state_store/save", Trigger, timeout=30.0)
+
+    def save() -> Any:
+        return ros.call(client, Trigger.Request(), timeout=30.0)
+
+    ros.spin_until(lambda: save().success, 20.0, "the snapshot saved")
+    ros.spin_for(1.5)  # older than max_snapshot_age, but its publisher is alive: still the current state
+    r = save()
+    assert r.success, r.message
+    ros.node.destroy_publisher(pub)  # the publisher is gone
+    ros.spin_until(lambda: ros.node.count_publishers("/stale/world_state") == 1, 20.0, "the publisher gone")
+    files = sorted(out.iterdir())
+    r = save()
+    assert not r.success and "s old (max_snapshot_age 1 s) and its publisher is gone" in r.message, r.message
+    assert sorted(out.iterdir()) == files  # nothing written
+
+
+_COMPLETE = ('<world_state name="w" version="1.0"><stamp sec="12" nanosec="5"/><model_state name="measured_bot">'
+             '<joint_state name="j1"><positions>0.5</positions></joint_state>'
+             '<joint_state name="j2"><positions>0.25</positions></joint_state>'
+             '<joint_state name="j3"><positions>0.125</positions></joint_state></model_state></world_state>')
 
 
 # -- every JointState problem class, in random orders, through the real node ---------------------------
@@ -369,11 +382,7 @@ def test_state_store_survives_bad_inputs_and_bad_service_calls(ros: RosHarness, 
         req = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
         assert not ros.call(client, req).results[0].successful, name
     # a valid, stamped and complete snapshot is saved
-    good = ('<world_state name="w" version="1.0"><stamp sec="12" nanosec="5"/><model_state name="measured_bot">'
-            '<joint_state name="j1"><positions>0.5</positions></joint_state>'
-            '<joint_state name="j2"><positions>0.25</positions></joint_state>'
-            '<joint_state name="j3"><positions>0.125</positions></joint_state></model_state></world_state>')
-    ws_pub.publish(String(data=good))
+    ws_pub.publish(String(data=_COMPLETE))
     ros.spin_until(lambda: trigger("save").success, 20.0, "the good snapshot saved")
     (saved,) = list(out.glob("*.usdf"))
     state = read_world_state_file(saved)

@@ -2,7 +2,8 @@
 
 * ``~/save`` (std_srvs/Trigger) writes the latest ``world_state`` snapshot to ``output_dir``
   (atomic write; the response message is the path, or the reason on failure) when every moving joint
-  of it was measured (or ``allow_partial``), it is stamped and not older than ``max_snapshot_age``
+  of it was measured (or ``allow_partial``), it is stamped and, once its publisher is gone, not older
+  than ``max_snapshot_age``
   (:mod:`robot_state_format.snapshot_checks`);
   ``checkpoint_period`` writes checkpoints, keeping the newest ``keep_last``.  Where no snapshot
   is published, and a model is given, snapshots are built from ``joint_states``.
@@ -66,8 +67,8 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
     "allow_partial": (False, "save and checkpoint also when some moving joints were never reported: only the "
                       "measured joints (and the links they place) are written, never zeros"),
-    "max_snapshot_age": (10.0, "seconds: a snapshot received longer ago (publisher gone, joint states stopped) "
-                         "is not saved as the current state; 0 = no limit"),
+    "max_snapshot_age": (10.0, "seconds: once its publisher is gone, a snapshot received longer ago is not "
+                         "saved as the current state; 0 = no limit"),
     "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
     "record": (False, "record world_state and joint_states into an MCAP directory"),
     "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
@@ -453,12 +454,22 @@ class StateStore(Node):
         if missing:
             state = sc.drop_unmeasured(state, model, missing)
         old = sc.age_refusal(time.monotonic() - received, float(self._p("max_snapshot_age")))
-        if old is not None:
+        source = "world_state" if self._snapshot_text is not None else "joint_states"
+        if old is not None and not self._publisher_alive(source):  # publisher gone: not the current state
             return None, "refused", old
         if state.stamp is None:
             return None, "refused", ("refused: the snapshot has no <stamp> (when it was measured is unknown); "
                                      "nothing written")
         return state, "", ""
+
+    def _publisher_alive(self, topic: str) -> bool:
+        """Whether another node still publishes on ``topic`` (this node publishes there too, for replay)."""
+        try:
+            infos = self.get_publishers_info_by_topic(self.resolve_topic_name(topic))
+        except Exception:  # noqa: BLE001 - no graph: assume gone
+            return False
+        me = (self.get_name(), self.get_namespace())
+        return any((i.node_name, i.node_namespace) != me for i in infos)
 
     def save_ex(self, kind: str = "restart") -> tuple[bool, str, str]:
         """:meth:`save` with the kind of failure: ``(ok, message, why)``, ``why`` one of ``""`` (saved),
