@@ -307,10 +307,10 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
         except RobotStateFormatError:
             raise
         except _PackageNotFound as exc:
-            where = _failing_element(exc) or (file, None)
+            found: tuple[str, int | None] = _failing_element(exc) or (file, None)
             raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
                                         f"$(find {exc.name}): package {exc.name!r} not found in "
-                                        "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", *where)) from None
+                                        "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", found[0], found[1])) from None
         except xml.parsers.expat.ExpatError as exc:
             raise ModelError(Diagnostic("XACRO_SYNTAX", f"malformed XML: {exc}", file,
                                         getattr(exc, "lineno", None))) from None
@@ -320,7 +320,7 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
             if isinstance(cause, _PackageNotFound):
                 raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
                                             f"$(find {cause.name}): package {cause.name!r} not found in "
-                                            "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", *at)) from None
+                                            "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", at[0], at[1])) from None
             name = type(exc).__name__
             if name == "ArgException" or type(cause).__name__ == "ArgException":
                 arg = cause if type(cause).__name__ == "ArgException" else exc
@@ -328,7 +328,7 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
             else:
                 code, msg = "XACRO_ERROR", "xacro: " + re.sub(r"\s*\n\s*", "; ", str(exc).strip() or name)
                 at, msg = _expression_site(msg, at, file, plain)
-            raise ModelError(Diagnostic(code, msg, *at)) from None
+            raise ModelError(Diagnostic(code, msg, at[0], at[1])) from None
         finally:
             xacro.root_dir = saved_root
             xacro.filestack = None
