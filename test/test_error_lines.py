@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from robot_state_format.cli import main
 from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model.loader import load_model_file
 
@@ -61,37 +62,41 @@ def test_an_unknown_line_is_left_out_never_zero() -> None:
     assert Diagnostic("X_CODE", "text", "f.urdf", 7).format() == "f.urdf:7: error: [X_CODE] text"
 
 
-def test_check_prints_the_xacro_line(tmp_path: Path) -> None:
+def _cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """The command line in this process: (exit code, stderr)."""
+    code = main(args)
+    return code, capsys.readouterr().err
+
+
+def test_check_prints_the_xacro_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "broken.urdf.xacro"
     path.write_text(HEAD + CASES[0][0])
-    done = subprocess.run([*CLI, "check", str(path)], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1
-    assert done.stderr.startswith(f"{path}:5: error: [XACRO_ERROR]"), done.stderr
-    assert ":0:" not in done.stderr
+    code, err = _cli(["check", str(path)], capsys)
+    assert code == 1
+    assert err.startswith(f"{path}:5: error: [XACRO_ERROR]"), err
+    assert ":0:" not in err
 
 
-def test_usdf_state_errors_name_the_element_line(tmp_path: Path) -> None:
+def test_usdf_state_errors_name_the_element_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     state = tmp_path / "s.usdf"
-    made = subprocess.run([*CLI, "state", "from-model", PENDULUM, "--positions", '{"joint A": 0.1, "joint B": 0.2}',
-                           "-o", str(state)], capture_output=True, text=True, timeout=60)
-    assert made.returncode == 0, made.stderr
+    code, err = _cli(["state", "from-model", PENDULUM, "--positions", '{"joint A": 0.1, "joint B": 0.2}',
+                      "-o", str(state)], capsys)
+    assert code == 0, err
     text = state.read_text().replace('joint_state name="joint B"', 'joint_state name="joint Z"')
     state.write_text(text)
     line = next(i for i, ln in enumerate(text.splitlines(), 1) if 'name="joint Z"' in ln)
-    done = subprocess.run([*CLI, "state", "validate", str(state), "--model", PENDULUM], capture_output=True,
-                          text=True, timeout=60)
-    assert done.returncode == 1
-    assert f"{state}:{line}: error: [USDF_UNKNOWN_JOINT]" in done.stderr, done.stderr
-    assert ":0:" not in done.stderr
+    code, err = _cli(["state", "validate", str(state), "--model", PENDULUM], capsys)
+    assert code == 1
+    assert f"{state}:{line}: error: [USDF_UNKNOWN_JOINT]" in err, err
+    assert ":0:" not in err
 
 
-@pytest.mark.parametrize("args", [["state", "validate", "{d}"], ["state", "plot", "{d}", "-o", "x.png"],
+@pytest.mark.parametrize("args", [["state", "validate", "{d}"], ["state", "plot", "{d}", "-o", "{d}/x.png"],
                                   ["state", "from-model", "{d}", "--positions", "{{}}"]])
-def test_a_directory_is_named_as_one(tmp_path: Path, args: list[str]) -> None:
-    done = subprocess.run([*CLI, *[a.format(d=tmp_path) for a in args]], capture_output=True, text=True,
-                          timeout=60, cwd=tmp_path)
-    assert done.returncode == 2
-    assert f"{tmp_path}: is a directory, expected a" in done.stderr, done.stderr
+def test_a_directory_is_named_as_one(tmp_path: Path, args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _cli([a.format(d=tmp_path) for a in args], capsys)
+    assert code == 2
+    assert f"{tmp_path}: is a directory, expected a" in err, err
 
 
 @pytest.mark.parametrize("node", ["state_publisher", "state_store"])
