@@ -1,0 +1,204 @@
+"""Saving of the ``state_store`` node: ``~/save``, checkpoints and the checks before a write.
+
+A mixin of :class:`robot_state_format.ros.state_store.StateStore` (it uses the node's parameters and
+the snapshot state the node keeps). A restart file is written only from a snapshot in which every
+moving joint was measured (or, with ``allow_partial``, only the measured joints), that carries a
+``<stamp>``, and that is still the current state (:mod:`robot_state_format.snapshot_checks`;
+docs/state_store.md "Only measured, recent state is saved").
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from std_srvs.srv import Trigger
+
+from robot_state_format import snapshot_checks as sc
+from robot_state_format.errors import DiagnosticError
+from robot_state_format.log_throttle import throttled
+
+
+def error_text(exc: BaseException) -> str:
+    """An error for a service answer or a log line: the first diagnostics, or the message."""
+    if isinstance(exc, DiagnosticError):
+        lines = [d.format() for d in exc.errors] or [d.format() for d in exc.diagnostics]
+        return "; ".join(lines[:3]) + (f" (+{len(lines) - 3} more)" if len(lines) > 3 else "")
+    return str(exc) or type(exc).__name__
+
+
+class SnapshotSaving:
+    """``current_snapshot``, ``save`` / ``save_ex``, the ``~/save`` service and checkpoints."""
+
+    # provided by StateStore (and rclpy's Node)
+    _snapshot_text: str | None
+    _snapshot_rx: float
+    _js_rx: float
+    _snapshot_seq: int
+    _js_seq: int
+    _js_built_seq: int
+    _checkpoint_seq: int
+    _checkpoint_timer: Any
+    _built: Any
+    _builder: Any
+    _cache: Any
+    _tree: Any
+    _model: Any
+    _log_throttle: Any
+    last_save: tuple[bool, str] | None
+    _p: Any
+    get_logger: Any
+    get_name: Any
+    get_namespace: Any
+    get_publishers_info_by_topic: Any
+    resolve_topic_name: Any
+    create_timer: Any
+    destroy_timer: Any
+
+    # -- snapshots and saving -----------------------------------------------------------------
+    def current_snapshot(self) -> str | None:
+        """The newest world_state text, or one built from joint_states and the model (every moving
+        joint measured, or, with ``allow_partial``, only the measured ones)."""
+        if self._snapshot_text is not None:
+            return self._snapshot_text
+        state = self._built_state()
+        if state is None:
+            return None
+        from robot_state_format.usdf.writer import write_world_state
+
+        return write_world_state(state)
+
+    def _built_state(self) -> Any:
+        """The snapshot built from the joint_states received (None before any); unmeasured joints left out."""
+        if self._cache is None or self._model is None or self._js_seq == 0:
+            return None
+        if self._js_built_seq != self._js_seq:
+            from robot_state_format.usdf.build import SnapshotBuilder
+            from robot_state_format.usdf.types import Stamp
+
+            if self._builder is None:
+                self._builder = SnapshotBuilder(self._model, self._tree)
+            cache = self._cache
+            state = self._builder.state(cache.q, cache.v if cache.seen_velocity else None,
+                                        cache.effort if cache.seen_effort else None,
+                                        stamp=Stamp(*divmod(int(cache.stamp_ns), 1_000_000_000)))
+            missing = cache.missing_joints()
+            self._built = sc.drop_unmeasured(state, self._model, missing) if missing else state
+            self._js_built_seq = self._js_seq
+        return self._built
+
+    def _snapshot_version(self) -> int:
+        return self._snapshot_seq if self._snapshot_text is not None else -1 - self._js_seq
+
+    def _save_state(self) -> tuple[Any, str, str]:
+        """``(state, "", "")`` when the newest snapshot may be saved as the current state, else
+        ``(None, kind, reason)``: kind ``wait`` (nothing measured yet: no snapshot, or joints never
+        reported), ``refused`` (too old, no stamp) or ``error`` (not valid USDF)."""
+        from robot_state_format.usdf.reader import read_world_state
+
+        model = self._model
+        if self._snapshot_text is not None:
+            received = self._snapshot_rx
+            try:
+                state = read_world_state(self._snapshot_text, file="<world_state>")
+            except Exception as exc:  # noqa: BLE001
+                return None, "error", f"the latest snapshot is not valid USDF: {error_text(exc)}"
+            missing = sc.unmeasured_joints(state, model) if model is not None else []
+        else:
+            received = self._js_rx
+            try:
+                state = self._built_state()
+            except Exception as exc:  # noqa: BLE001
+                return None, "error", f"cannot build a snapshot from joint_states: {error_text(exc)}"
+            if state is None:
+                why = "no snapshot yet: nothing received on world_state nor joint_states"
+                if model is None:
+                    return None, "wait", why + " (and no model to build one from joint_states)"
+                leaders = sc.moving_leaders(model)
+                if leaders:
+                    why += f"; never reported: {len(leaders)} moving joint(s): {sc.names_text(leaders)}"
+                return None, "wait", why + "; nothing written"
+            missing = self._cache.missing_joints()
+        if missing and not self._p("allow_partial"):
+            return None, "wait", sc.missing_refusal(missing, len(sc.moving_leaders(model)) if model else 0)
+        if missing:
+            state = sc.drop_unmeasured(state, model, missing)
+        old = sc.age_refusal(time.monotonic() - received, float(self._p("max_snapshot_age")))
+        source = "world_state" if self._snapshot_text is not None else "joint_states"
+        if old is not None and not self._publisher_alive(source):  # publisher gone: not the current state
+            return None, "refused", old
+        if state.stamp is None:
+            return None, "refused", ("refused: the snapshot has no <stamp> (when it was measured is unknown); "
+                                     "nothing written")
+        return state, "", ""
+
+    def _publisher_alive(self, topic: str) -> bool:
+        """Whether another node still publishes on ``topic`` (this node publishes there too, for replay)."""
+        try:
+            infos = self.get_publishers_info_by_topic(self.resolve_topic_name(topic))
+        except Exception:  # noqa: BLE001 - no graph: assume gone
+            return False
+        me = (self.get_name(), self.get_namespace())
+        return any((i.node_name, i.node_namespace) != me for i in infos)
+
+    def save_ex(self, kind: str = "restart") -> tuple[bool, str, str]:
+        """:meth:`save` with the kind of failure: ``(ok, message, why)``, ``why`` one of ``""`` (saved),
+        ``wait`` (nothing measured yet), ``refused`` (stale or unstamped), ``error`` (I/O, invalid)."""
+        from robot_state_format.restart_files import restart_file_path, rotate
+        from robot_state_format.usdf.writer import write_world_state_file
+
+        state, why, reason = self._save_state()
+        if state is None:
+            return False, reason, why
+        out = Path(str(self._p("output_dir"))).expanduser()
+        if not out.is_dir():
+            return False, f"output_dir {str(out)!r} does not exist or is not a directory", "error"
+        name = state.model_states[0].name if state.model_states else state.name
+        try:
+            path = restart_file_path(out, name, state.stamp.sec, state.stamp.nanosec, kind=kind)
+            write_world_state_file(state, path)
+        except Exception as exc:  # noqa: BLE001 - full disk, read-only directory: answer, keep running
+            return False, f"cannot write to {str(out)!r}: {error_text(exc)}", "error"
+        if kind == "checkpoint":
+            try:
+                rotate(out, int(self._p("keep_last")), kind="checkpoint", model=name)
+            except OSError as exc:
+                self.get_logger().warning(f"checkpoint rotation: {exc}")
+        return True, str(path), ""
+
+    def save(self, kind: str = "restart") -> tuple[bool, str]:
+        """Write the latest snapshot; ``(True, path)`` or ``(False, reason)``."""
+        ok, msg, _ = self.save_ex(kind)
+        return ok, msg
+
+    def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
+        try:
+            ok, msg = self.save("restart")
+        except Exception as exc:  # noqa: BLE001 - no request stops the node
+            ok, msg = False, f"save failed: {type(exc).__name__}: {exc}"
+        self.last_save = (ok, msg)
+        response.success, response.message = ok, msg
+        if not ok:
+            throttled(self._log_throttle, self.get_logger(), "warning", "save", f"save: {msg}")
+        return response
+
+    def _restart_checkpoint_timer(self, period: float) -> None:
+        if self._checkpoint_timer is not None:
+            self.destroy_timer(self._checkpoint_timer)
+            self._checkpoint_timer = None
+        if period > 0:
+            self._checkpoint_timer = self.create_timer(period, self._on_checkpoint)
+
+    def _on_checkpoint(self) -> None:
+        version = self._snapshot_version()
+        if version == self._checkpoint_seq or (self._snapshot_text is None and self._js_seq == 0):
+            return
+        try:
+            ok, msg = self.save("checkpoint")
+        except Exception as exc:  # noqa: BLE001 - a timer never stops the node
+            ok, msg = False, f"{type(exc).__name__}: {exc}"
+        if ok:
+            self._checkpoint_seq = version
+        else:
+            throttled(self._log_throttle, self.get_logger(), "warning", "checkpoint", f"checkpoint: {msg}")
