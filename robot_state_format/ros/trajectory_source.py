@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from robot_state_format.cli.joint_states import add_arguments
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.types import JointType, Limits, Model
 from robot_state_format.ros.replay import MULTI_DOF_SUFFIXES
@@ -206,19 +207,6 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="joint_state_source", description=__doc__.split("\n\n")[0])
     add_arguments(p)
     return p
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The source's options (shared with ``robot-state-format joint-states``)."""
-    p.add_argument("--model", required=True, help="URDF, SDFormat or xacro file")
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument("--sweep", action="store_true", help="every joint sweeps inside its limits (default)")
-    mode.add_argument("--positions", metavar="JSON", help="fixed values: JSON text or file, {joint: value}")
-    mode.add_argument("--file", metavar="PATH", help="a restart file (.usdf) or JSON/YAML values (one or a list)")
-    p.add_argument("--step", type=float, default=1.0, help="--file with a list: seconds per entry (default 1)")
-    p.add_argument("--rate", type=float, default=50.0, help="messages per second (default 50)")
-    p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds (0 = never)")
-    p.add_argument("--topic", default="joint_states", help="topic (default joint_states, relative)")
 
 
 def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
