@@ -270,7 +270,7 @@ def _export(args: argparse.Namespace) -> int:
         from robot_state_format.usdf.export.sdf_state import state_to_sdf
         from robot_state_format.usdf.validate import validate_against_model
 
-        problems = validate_against_model(state, _load_model(args.model), file=args.file)
+        problems = _locate(validate_against_model(state, _load_model(args.model), file=args.file), args.file)
         _print(problems)
         if any(d.severity is Severity.ERROR for d in problems):
             return 1
