@@ -118,7 +118,7 @@ class Observer:
                 raise DemoError(f"timed out after {timeout:.0f} s waiting for {what}")
             rclpy.spin_once(self.node, timeout_sec=0.05)
 
-    def trigger(self, service: str, children: Children, timeout: float = 10.0) -> tuple[bool, str]:
+    def trigger(self, service: str, children: Children, timeout: float = 30.0) -> tuple[bool, str]:
         from std_srvs.srv import Trigger
 
         client: Any = self.node.create_client(Trigger, service)
@@ -269,7 +269,7 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
             result["save"] = observer.trigger("/state_store/save", children)
             return result["save"][0]
 
-        observer.spin_until(saved, 20.0, "a first snapshot to save", children)
+        observer.spin_until(saved, 40.0, "a first snapshot to save", children)
         saved_path = Path(result["save"][1])
         state = read_world_state_file(saved_path)
         errors = [d for d in validate_against_model(state, model, check_poses=True) if d.severity.value == "error"]
