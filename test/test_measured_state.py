@@ -256,6 +256,26 @@ def test_a_snapshot_whose_publisher_is_gone_is_not_saved_as_current(ros: RosHarn
     assert sorted(out.iterdir()) == files  # nothing written
 
 
+def test_a_store_without_a_model_takes_the_robots_and_names_the_unmeasured_joints(ros: RosHarness,
+                                                                                  tmp_path: Path) -> None:
+    model = tmp_path / "measured_bot.urdf"
+    model.write_text(ROBOT)
+    ros.start_node("state_publisher", {"model_file": str(model)}, ros_args=["-r", "__ns:=/nm"], name="publisher")
+    ros.start_node("state_store", {"output_dir": str(tmp_path)}, ros_args=["-r", "__ns:=/nm"], name="store")
+    client = ros.wait_for_service("/nm/state_store/save", Trigger, timeout=60.0)
+    last: list[str] = []
+
+    def names_them() -> bool:
+        r = ros.call(client, Trigger.Request(), timeout=30.0)
+        assert not r.success, r.message
+        last[:] = [r.message]
+        return "j1, j2, j3" in r.message
+
+    ros.spin_until(names_them, 30.0, "a refusal naming j1, j2, j3 (model from robot_description)")
+    assert "never reported: 3 moving joint(s)" in last[0]
+    assert list(tmp_path.glob("*.usdf")) == []
+
+
 _COMPLETE = ('<world_state name="w" version="1.0"><stamp sec="12" nanosec="5"/><model_state name="measured_bot">'
              '<joint_state name="j1"><positions>0.5</positions></joint_state>'
              '<joint_state name="j2"><positions>0.25</positions></joint_state>'

@@ -145,6 +145,13 @@ class StateStore(SnapshotSaving, Node):
                                         f"{', '.join(JOINT_STATES_IN)}")
         self._inputs: list[Any] = []
         self._subscribe_inputs()
+        # no model given: the robot's own (state_publisher's latched robot_description) is the model
+        # saves are checked against (which joints must be measured)
+        self._description_text: str | None = None
+        self._description_sub = None
+        if self._model is None:
+            self._description_sub = self.create_subscription(String, "robot_description",
+                                                             self._on_robot_description, LATCHED)
         srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
                ("stop_recording", self._srv_stop_recording), ("replay", self._srv_replay),
                ("play", self._srv_play), ("pause", self._srv_pause), ("resume", self._srv_resume),
@@ -287,6 +294,22 @@ class StateStore(SnapshotSaving, Node):
         self._cache = JointStateCache(model, self._tree)
         self._js_built_seq = -1
         self.get_logger().info(f"model {model.name!r}: {len(model.joints)} joints")
+
+    def _on_robot_description(self, msg: String) -> None:
+        """The robot_description topic as the model, while no model parameter is set."""
+        if msg.data == self._description_text or str(self._p("robot_description")).strip() \
+                or str(self._p("model_file")).strip():
+            return
+        try:
+            model = self._read_model(msg.data, "", str(self._p("xacro_args")))
+        except Exception as exc:  # noqa: BLE001 - a bad description never stops the node
+            throttled(self._log_throttle, self.get_logger(), "warning", "robot_description",
+                      f"robot_description topic not used as the model: {_error_text(exc)}")
+            return
+        self._description_text = msg.data
+        if model is not None:
+            self.get_logger().info("model from the robot_description topic")
+            self._install_model(model)
 
     # -- inputs -------------------------------------------------------------------------------
     def _subscribe_inputs(self) -> None:
