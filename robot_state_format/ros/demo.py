@@ -1,8 +1,9 @@
 """The main demo (``python -m robot_state_format.demo``, ``./run demo``): save, record and replay a robot.
 
 On a bundled robot (default ``arm7_gripper.urdf``) it starts, as real processes on a private ROS
-domain: ``state_publisher``, the bundled trajectory source and ``state_store``.  Then it saves a
-restart file, records a few seconds, stops them, replays the restart file into a fresh
+domain: ``state_publisher``, the joint-state source (a sweep whose values follow from the message
+stamp) and ``state_store``.  Then it saves a restart file and checks its joint values against what the
+source sent at the saved stamp, records a few seconds, stops them, replays the restart file into a fresh
 ``state_publisher`` and checks that the TF it publishes equals the saved state (the max error is
 printed), writes a PNG of the saved state and prints where everything went.  Every child is stopped
 with SIGINT.  Exit 0 on success, 1 when the TF check fails, 2 on a set-up error.
