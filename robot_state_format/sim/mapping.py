@@ -229,7 +229,9 @@ class WorldMap:
 
 
 def quat_close(a: FloatArray, b: FloatArray) -> float:
-    """Distance of two unit quaternions up to sign."""
+    """Distance of two quaternions as rotations: normalised, up to sign."""
+    a = np.asarray(a, dtype=float) / np.linalg.norm(a)
+    b = np.asarray(b, dtype=float) / np.linalg.norm(b)
     return float(min(np.abs(a - b).max(), np.abs(a + b).max()))
 
 

@@ -106,7 +106,7 @@ class MujocoSim:
                 pos[mjnt.name], vel[mjnt.name] = _ball_from_mj(mjnt, qpos[qa:qa + 4], qvel[da:da + 3])
             elif mjnt.type is JointType.FLOATING:
                 qa, da = adr[0]
-                pos[mjnt.name], vel[mjnt.name] = _floating_from_mj(mjnt, qpos[qa:qa + 7], qvel[da:da + 6])
+                pos[mjnt.name], vel[mjnt.name] = floating_from_mj(mjnt, qpos[qa:qa + 7], qvel[da:da + 6])
             else:
                 pos[mjnt.name] = np.array([qpos[qa] for qa, _ in adr])
                 vel[mjnt.name] = np.array([qvel[da] for _, da in adr])
@@ -233,7 +233,7 @@ class MujocoSim:
                 qpos[qa:qa + 4], qvel[da:da + 3] = _ball_to_mj(mjnt, p, v)
             elif mjnt.type is JointType.FLOATING:
                 qa, da = adr[0]
-                qpos[qa:qa + 7], qvel[da:da + 6] = _floating_to_mj(mjnt, p, v)
+                qpos[qa:qa + 7], qvel[da:da + 6] = floating_to_mj(mjnt, p, v)
             else:
                 for k, (qa, da) in enumerate(adr):
                     qpos[qa] = p[k]
@@ -279,7 +279,9 @@ def _ball_to_mj(j: MappedJoint, p: FloatArray, w: FloatArray) -> tuple[FloatArra
     return _wxyz(r @ quaternion_to_matrix(tuple(p)) @ r.T), r @ np.asarray(w)
 
 
-def _floating_from_mj(j: MappedJoint, q: FloatArray, qv: FloatArray) -> tuple[FloatArray, FloatArray]:
+def floating_from_mj(j: MappedJoint, q: FloatArray, qv: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Floating joint positions/velocities (package layout) of a free body in MuJoCo's terms: ``q``
+    = world pose ``x y z qw qx qy qz``, ``qv`` = world linear velocity, body-axes angular velocity."""
     a, b = j.free_a, j.free_b
     assert a is not None and b is not None
     x_wc = np.eye(4)
@@ -295,13 +297,12 @@ def _floating_from_mj(j: MappedJoint, q: FloatArray, qv: FloatArray) -> tuple[Fl
     w_j = b[:3, :3] @ w_c
     w_world = x_wj[:3, :3] @ w_j
     v_j_world = np.asarray(qv[:3]) - np.cross(w_world, x_wc[:3, 3] - x_wj[:3, 3])
-    r_pj = a[:3, :3].T @ x_wj[:3, :3]  # J in the (fixed) parent-side frame A
-    del r_pj
     return (np.array([m[0, 3], m[1, 3], m[2, 3], qx, qy, qz, qw]),
             np.concatenate([x_wj[:3, :3].T @ v_j_world, w_j]))
 
 
-def _floating_to_mj(j: MappedJoint, p: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
+def floating_to_mj(j: MappedJoint, p: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """The inverse of :func:`floating_from_mj`."""
     a, b = j.free_a, j.free_b
     assert a is not None and b is not None
     m = np.eye(4)
@@ -318,6 +319,3 @@ def _floating_to_mj(j: MappedJoint, p: FloatArray, v: FloatArray) -> tuple[Float
     return (np.concatenate([x_wc[:3, 3], _wxyz(x_wc[:3, :3])]),
             np.concatenate([v_c, b[:3, :3].T @ w_j]))
 
-
-def transform_of(x: Transform) -> Transform:
-    return np.asarray(x, dtype=float)
