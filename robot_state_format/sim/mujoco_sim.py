@@ -141,7 +141,7 @@ class MujocoSim:
             poses[i, :3, :3] = s.xmat[b].reshape(3, 3)
             poses[i, :3, 3] = s.xpos[b]
             poses[i, 3, 3] = 1.0
-            mj.mj_objectVelocity(self.m, s, mj.mjtObj.mjOBJ_BODY, b, res, 0)
+            mj.mj_objectVelocity(self.m, s, mj.mjtObj.mjOBJ_XBODY, b, res, 0)  # at the body frame origin
             twists[i, :3] = res[3:]
             twists[i, 3:] = res[:3]
         return poses, twists
