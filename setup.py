@@ -53,6 +53,7 @@ setup(
             f"robot-state-format = {PACKAGE}.cli:entry_point",
             f"state_publisher = {PACKAGE}.ros.state_publisher:main",
             f"state_store = {PACKAGE}.ros.state_store:main",
+            f"sim_bridge = {PACKAGE}.ros.sim_bridge:main",
         ],
     },
 )
