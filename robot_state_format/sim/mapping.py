@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.errors import ConversionError, Diagnostic, Severity, UsdfError
+from robot_state_format.errors import Diagnostic, Severity, UsdfError
 from robot_state_format.kinematics.transforms import Transform, matrix_to_rpy, pose6_to_transform
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import WORLD, Model

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import Transform, matrix_to_quaternion, quaternion_to_matrix
+from robot_state_format.kinematics.transforms import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
@@ -293,7 +293,7 @@ def floating_from_mj(j: MappedJoint, q: FloatArray, qv: FloatArray) -> tuple[Flo
         return np.array([q[0], q[1], q[2], q[4], q[5], q[6], q[3]]), np.concatenate([r.T @ qv[:3], w_c])
     x_wj = x_wc @ np.linalg.inv(b)
     m = np.linalg.inv(a) @ x_wj
-    qx, qy, qz, qw = matrix_to_quaternion(m[:3, :3])
+    qx, qy, qz, qw = matrix_to_quaternion(np.asarray(m[:3, :3], dtype=np.float64))
     w_j = b[:3, :3] @ w_c
     w_world = x_wj[:3, :3] @ w_j
     v_j_world = np.asarray(qv[:3]) - np.cross(w_world, x_wc[:3, 3] - x_wj[:3, 3])
