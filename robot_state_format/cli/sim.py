@@ -101,6 +101,7 @@ def _run(args: argparse.Namespace) -> int:
     traj = None
     try:
         if args.trajectory is not None:
+            Path(args.trajectory).parent.mkdir(parents=True, exist_ok=True)
             traj = open(args.trajectory, "w", encoding="utf-8")  # noqa: SIM115 - closed below
         saved = run(sim, args.steps, save_at=args.save_at, out_dir=args.out, trajectory=traj)
     except OSError as exc:
@@ -116,5 +117,3 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{args.engine}: {args.steps} steps of {dt!r} s, now step {sim.step_count}, time {sim.time!r} s")
     return 0
 
-
-__all__ = ["register", "Path"]

@@ -147,6 +147,7 @@ class WorldMap:
         velocities: dict[str, FloatArray] = {}
         q = t.neutral()
         v = np.zeros(t.nv)
+        at_rest: list[str] = []
         for n in self.moving_joints:
             js = self._joint_state(state, n)
             follower = n in t.mimic_followers
@@ -159,13 +160,16 @@ class WorldMap:
             if js.velocities is not None:
                 velocities[n] = np.asarray(js.velocities, dtype=float)
             elif not follower:
-                warnings.append(f"joint {n!r}: no velocities in the state; restored at rest")
+                at_rest.append(n)
             if not follower and n in t.moving_joint_names and len(js.positions) == len(q[t.q_slice(n)]):
                 q[t.q_slice(n)] = js.positions
                 if js.velocities is not None and len(js.velocities) == len(v[t.v_slice(n)]):
                     v[t.v_slice(n)] = js.velocities
         if diags:
             raise UsdfError(diags)
+        if at_rest:
+            warnings.append(f"no velocities in the state for {len(at_rest)} joint(s), restored at rest: "
+                            + ", ".join(at_rest))
         # followers the state leaves out follow their leaders
         derived_q = t.all_joint_positions(q)
         derived_v = t.all_joint_velocities(v)
