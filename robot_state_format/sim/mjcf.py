@@ -211,9 +211,20 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
             ixx, ixy, ixz, iyy, iyz, izz = ine.inertia
             i_c = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
             i_l = ro[:3, :3] @ i_c @ ro[:3, :3].T
-            full = (i_l[0, 0], i_l[1, 1], i_l[2, 2], i_l[0, 1], i_l[0, 2], i_l[1, 2])
-            lines.append(f'{inner}<inertial pos="{_vec(ro[:3, 3])}" mass="{_f(ine.mass)}" '
-                         f'fullinertia="{_vec(full)}"/>')
+            eig, vec = np.linalg.eigh(i_l)
+            if eig.min() > 0:
+                full = (i_l[0, 0], i_l[1, 1], i_l[2, 2], i_l[0, 1], i_l[0, 2], i_l[1, 2])
+                lines.append(f'{inner}<inertial pos="{_vec(ro[:3, 3])}" mass="{_f(ine.mass)}" '
+                             f'fullinertia="{_vec(full)}"/>')
+            else:  # singular (e.g. all zero): principal axes, moments raised to MuJoCo's bound
+                if np.linalg.det(vec) < 0:
+                    vec[:, 0] = -vec[:, 0]
+                x = np.eye(4)
+                x[:3, :3] = vec
+                x[:3, 3] = ro[:3, 3]
+                notes.append(f"link {link!r}: singular inertia, principal moments raised to 1e-9")
+                lines.append(f'{inner}<inertial {_posquat(x)} mass="{_f(ine.mass)}" '
+                             f'diaginertia="{_vec(np.maximum(eig, 1e-9))}"/>')
         static = _is_static(model, link)  # static models (the ground) collide with the rest
         welded = _welded(link)
         for k, shape in enumerate(lk.collisions):

@@ -199,9 +199,9 @@ class MujocoSim:
             if name in ext.arrays and len(ext.arrays[name]) != self.mj.mj_stateSize(self.m, bit):
                 return f"array {name!r} has {len(ext.arrays[name])} values, the model needs " \
                        f"{self.mj.mj_stateSize(self.m, bit)}"
-        if "qpos" not in ext.arrays or "qvel" not in ext.arrays:
+        if (self.m.nq and "qpos" not in ext.arrays) or (self.m.nv and "qvel" not in ext.arrays):
             return "it lacks qpos or qvel"
-        eq, ev = np.asarray(ext.arrays["qpos"]), np.asarray(ext.arrays["qvel"])
+        eq, ev = np.asarray(ext.arrays.get("qpos", ())), np.asarray(ext.arrays.get("qvel", ()))
         quat = np.zeros(self.m.nq, dtype=bool)
         for j in range(self.m.njnt):
             t, a = int(self.m.jnt_type[j]), int(self.m.jnt_qposadr[j])
