@@ -24,6 +24,7 @@ ROBOTS: dict[str, tuple[Path, bool | None]] = {
     "legged_world": (SIM / "legged_world.sdf", None),  # floating quadruped + ball tail on a ground, pendulum
     "floating_mimic": (SIM / "floating_mimic.urdf", None),  # URDF floating joint, mimic with offset
     "planar_cart": (HERE / "fixtures" / "usdf" / "robots" / "planar_cart.urdf", None),  # planar joint
+    "nested_world": (SAMPLES / "nested_world.sdf", None),  # nested models, a floating robot, a static box
 }
 
 

@@ -45,6 +45,24 @@ def _drake() -> Any:
     return drake
 
 
+def _urdf_without_meshes(path: Path) -> str:
+    """The URDF (xacro expanded) without visuals and mesh collisions: the geometry both engines use."""
+    from lxml import etree
+
+    from robot_state_format.model.xml import parse_xml
+
+    if path.suffix == ".xacro":
+        from robot_state_format.model.xacro import expand_xacro_file
+
+        text = expand_xacro_file(path)  # default xacro arguments
+    else:
+        text = path.read_text(encoding="utf-8")
+    root, _ = parse_xml(text, str(path))
+    for el in root.xpath("//link/visual | //link/collision[geometry/mesh]"):
+        el.getparent().remove(el)
+    return str(etree.tostring(root, encoding="unicode"))
+
+
 class DrakeSim:
     """A discrete Drake ``MultibodyPlant`` of ``model.source_file`` (time step ``dt``)."""
 
@@ -63,10 +81,8 @@ class DrakeSim:
         path = Path(model.source_file)
         try:
             parser = dk.Parser(plant)
-            if path.suffix == ".xacro":
-                from robot_state_format.model.convert import to_urdf
-
-                instances = parser.AddModelsFromString(to_urdf(model), "urdf")
+            if model.format == "urdf":  # meshes left out, as in MuJoCo (package:// URIs need not resolve)
+                instances = parser.AddModelsFromString(_urdf_without_meshes(path), "urdf")
             else:
                 instances = parser.AddModels(str(path))
         except Exception as exc:  # Drake raises RuntimeError with its parser message
@@ -130,7 +146,15 @@ class DrakeSim:
 
     def _joint(self, name: str) -> Any:
         inst, local = self._split(name)
-        return self.plant.GetJointByName(local, inst) if self.plant.HasJointNamed(local, inst) else None
+        if self.plant.HasJointNamed(local, inst):
+            return self.plant.GetJointByName(local, inst)
+        # Drake puts a joint in its child body's model instance (SDFormat joints into nested models)
+        child = self._body(self.model.joints[name].child)
+        for i in range(self.plant.num_joints()):
+            j = self.plant.get_joint(self.dk.JointIndex(i))
+            if j.name() == local and child is not None and j.child_body().index() == child.index():
+                return j
+        return None
 
     def _missing(self, what: str) -> Any:
         raise ConversionError(f"{what}: Drake has no body of that name")
