@@ -14,19 +14,18 @@ and twist are that frame's, in the world.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
-from robot_state_format.kinematics.transforms import Transform, matrix_to_rpy, pose6_to_transform
+from robot_state_format.kinematics.transforms import Transform, matrix_to_rpy
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import WORLD, Model
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.resolve import world_poses
-from robot_state_format.usdf.types import ModelState, Stamp, WorldState
+from robot_state_format.usdf.types import JointState, ModelState, Stamp, WorldState
 from robot_state_format.usdf.validate import validate_against_model
 
 FloatArray = NDArray[np.float64]
@@ -122,7 +121,7 @@ class WorldMap:
         v = link_twists[i, :3] + np.cross(w, x_wm[:3, 3] - x_wc[:3, 3])
         return x_wm, v, w
 
-    def _joint_state(self, state: WorldState, name: str):  # type: ignore[no-untyped-def]
+    def _joint_state(self, state: WorldState, name: str) -> JointState | None:
         ms = self._model_state(state, name)
         split = self.layout.split(name)
         if ms is None or split is None:
@@ -238,10 +237,3 @@ def quat_close(a: FloatArray, b: FloatArray) -> float:
     b = np.asarray(b, dtype=float) / np.linalg.norm(b)
     return float(min(np.abs(a - b).max(), np.abs(a + b).max()))
 
-
-def pose_from_pose6(p: tuple[float, ...]) -> Transform:
-    return pose6_to_transform(p)
-
-
-def finite(x: float) -> bool:
-    return math.isfinite(x)
