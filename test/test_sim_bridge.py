@@ -44,7 +44,7 @@ def test_save_over_ros_restarts_a_new_bridge_exactly(ros: RosHarness, tmp_path: 
 
     model = str(ROBOTS["legged_world"][0])
     ros.start_node("sim_bridge", params={"model_file": model, "world_state_frequency": 20.0},
-                   ros_args=["-r", "__ns:=/a"], env={"MUJOCO_LOG_DIR": str(tmp_path)})
+                   ros_args=["-r", "__ns:=/a"])
     ros.start_node("state_store", params={"output_dir": str(tmp_path)}, ros_args=["-r", "__ns:=/a"])
     # wait until the store holds a snapshot of a simulation that has moved
     ros.collect("/a/world_state", String, LATCHED, count=1, timeout=30, predicate=lambda m: _step(m.data) > 20)
