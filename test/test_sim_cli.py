@@ -49,8 +49,10 @@ def _start(robot: str, tmp_path: Path) -> list[str]:
 @pytest.mark.parametrize("robot", ["arm7_gripper", "legged_world"])
 def test_cli_restart_continues_the_trajectory(robot: str, tmp_path: Path) -> None:
     model = str(ROBOTS[robot][0])
+    # legged_world: a time step of its own, which the restart (without --dt) takes from the file
+    dt = ["--dt", "0.001"] if robot == "legged_world" else []
     first = _cli(model, "--engine", "mujoco", "--steps", str(2 * N), "--save-at", str(N), "--out", "out",
-                 "--trajectory", "a.csv", *_start(robot, tmp_path), cwd=tmp_path)
+                 "--trajectory", "a.csv", *dt, *_start(robot, tmp_path), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     saved = tmp_path / "out" / f"step_{N}.usdf"
     assert saved.is_file() and str(saved.relative_to(tmp_path)) in first.stdout
@@ -62,6 +64,7 @@ def test_cli_restart_continues_the_trajectory(robot: str, tmp_path: Path) -> Non
     assert len(a) == 2 * N + 1 and len(b) == N + 1
     assert [r[0] for r in b[1:]] == [str(k) for k in range(N + 1, 2 * N + 1)]
     assert b[1:] == a[N + 1:]
+    assert float(a[1][1]) == (0.001 if dt else 0.002)
     moved = max(abs(float(x) - float(y)) for x, y in zip(a[1][2:], a[-1][2:], strict=True))
     assert moved > 1e-3
 

@@ -33,7 +33,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r.add_argument("model", metavar="MODEL", help="URDF, xacro or SDFormat file")
     r.add_argument("--engine", required=True, choices=("mujoco", "drake"))
     r.add_argument("--steps", required=True, type=int, metavar="N")
-    r.add_argument("--dt", type=float, default=None, metavar="S", help="time step in seconds [0.002]")
+    r.add_argument("--dt", type=float, default=None, metavar="S",
+                   help="time step in seconds [the restart file's, else 0.002]")
     r.add_argument("--restart", metavar="STATE.usdf", help="start from this restart file")
     r.add_argument("--save-at", type=int, nargs="+", action="extend", default=[], metavar="K",
                    help="write DIR/step_K.usdf when the step count reaches K (repeatable)")
@@ -50,11 +51,24 @@ def _run(args: argparse.Namespace) -> int:
     from robot_state_format.sim.mjcf import DEFAULT_DT
     from robot_state_format.sim.run import run
     from robot_state_format.usdf.reader import read_world_state_file
+    from robot_state_format.usdf.simulator_state import find_simulator_state
 
     if args.steps < 0:
         print(f"{PROG}: error: --steps must be >= 0", file=sys.stderr)
         return 2
     dt = DEFAULT_DT if args.dt is None else args.dt
+    state = None
+    if args.restart is not None:
+        try:
+            state = read_world_state_file(args.restart)
+            ext = find_simulator_state(state, args.engine)
+        except RobotStateFormatError as exc:
+            if getattr(exc, "code", None) == "USDF_IO":
+                print(f"{PROG}: error: {exc}", file=sys.stderr)
+                return 2
+            return report_error(PROG, exc, args.restart)
+        if args.dt is None and ext is not None and ext.dt is not None:
+            dt = ext.dt  # continue with the run's own time step
     if not dt > 0:
         print(f"{PROG}: error: --dt must be positive", file=sys.stderr)
         return 2
@@ -77,9 +91,8 @@ def _run(args: argparse.Namespace) -> int:
         code = 2 if "not installed" in str(exc) else 1
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return code
-    if args.restart is not None:
+    if args.restart is not None and state is not None:
         try:
-            state = read_world_state_file(args.restart)
             for w in sim.restore(state, file=args.restart):
                 print(f"{args.restart}: warning: {w}", file=sys.stderr)
         except ModelIOError as exc:

@@ -249,7 +249,7 @@ class DrakeSim:
         import pydrake
 
         set_simulator_state(state, SimulatorState(ENGINE, self.layout_signature, self.time, arrays, self.step_count,
-                                                  getattr(pydrake, "__version__", None)))
+                                                  getattr(pydrake, "__version__", None), self.dt))
         return state
 
     def restore(self, state: WorldState, *, file: str = "<state>") -> list[str]:

@@ -160,7 +160,7 @@ class MujocoSim:
             self.mj.mj_getState(self.m, self.d, buf, bit)
             arrays[name] = tuple(buf.tolist())
         set_simulator_state(state, SimulatorState(ENGINE, self.layout_signature, self.time, arrays, self.step_count,
-                                                  self.mj.__version__))
+                                                  self.mj.__version__, self.dt))
         return state
 
     # ---- writing ------------------------------------------------------------------------------

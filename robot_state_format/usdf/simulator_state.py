@@ -3,7 +3,7 @@ spec's elements to continue a run bit for bit.
 
 ```xml
 <sim:simulator_state xmlns:sim="urn:robot-state-format:usdf:simulator:1" engine="mujoco"
-    engine_version="3.3.0" layout="1f0c..." step="500">
+    engine_version="4.0.0" layout="1f0c..." step="500" dt="0.002">
   <sim:time>1.0000000000000007</sim:time>
   <sim:array name="qpos">0.1 0.2 ...</sim:array>
   <sim:array name="qacc_warmstart">...</sim:array>
@@ -38,6 +38,7 @@ class SimulatorState:
     arrays: dict[str, tuple[float, ...]] = field(default_factory=dict)  # name -> values, in write order
     step: int | None = None  # steps taken since the simulation's zero state
     engine_version: str | None = None
+    dt: float | None = None  # the time step the run used (s)
 
 
 def to_extension(s: SimulatorState) -> ExtensionElement:
@@ -48,6 +49,8 @@ def to_extension(s: SimulatorState) -> ExtensionElement:
     attrs += f" layout={quoteattr(s.layout)}"
     if s.step is not None:
         attrs += f' step="{int(s.step)}"'
+    if s.dt is not None:
+        attrs += f' dt="{format_floats([s.dt], "simulator_state/dt")}"'
     lines = [f'<sim:{TAG} xmlns:sim="{NAMESPACE}" {attrs}>',
              f"    <sim:time>{format_floats([s.time], 'simulator_state/time')}</sim:time>"]
     for name, values in s.arrays.items():
@@ -89,6 +92,15 @@ def from_extension(ext: ExtensionElement) -> SimulatorState:
         if not step_text.strip().isdigit():
             raise _bad(f"step={step_text!r} is not a non-negative integer", root)
         step = int(step_text)
+    dt: float | None = None
+    dt_text = root.get("dt")
+    if dt_text is not None:
+        try:
+            dt = float(dt_text)
+        except ValueError:
+            raise _bad(f"dt={dt_text!r} is not a number", root) from None
+        if not dt > 0 or dt - dt != 0.0:
+            raise _bad(f"dt={dt_text!r} must be a positive finite number", root)
     time: float | None = None
     arrays: dict[str, tuple[float, ...]] = {}
     for child in root:
@@ -109,7 +121,7 @@ def from_extension(ext: ExtensionElement) -> SimulatorState:
             raise _bad(f"unknown element <{local}>", child)
     if time is None:
         raise _bad("missing <time>", root)
-    return SimulatorState(engine, layout, time, arrays, step, root.get("engine_version"))
+    return SimulatorState(engine, layout, time, arrays, step, root.get("engine_version"), dt)
 
 
 def find_simulator_state(state: WorldState, engine: str | None = None) -> SimulatorState | None:
