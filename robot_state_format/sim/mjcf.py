@@ -282,8 +282,10 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
                 raise ConversionError(f"joint {j.name!r}: mimics {mim.joint!r}, which MuJoCo cannot couple")
             fol = names_of[j.name][min(mim.dof, len(names_of[j.name]) - 1)]
             lead = names_of[mim.joint][min(mim.leader_dof, len(names_of[mim.joint]) - 1)]
+            # as stiff as MuJoCo keeps stable (time constant 2 dt, impedance near 1): still soft
             eq.append(f'    <joint joint1={quoteattr(fol)} joint2={quoteattr(lead)} '
-                      f'polycoef="{_f(mim.offset)} {_f(mim.multiplier)} 0 0 0"/>')
+                      f'polycoef="{_f(mim.offset)} {_f(mim.multiplier)} 0 0 0" solref="{_f(2 * dt)} 1" '
+                      'solimp="0.9999 0.9999 0.001 0.5 2"/>')
     doc = [f"<mujoco model={quoteattr(model.name)}>",
            '  <compiler angle="radian" autolimits="true" inertiafromgeom="false" boundmass="1e-6" '
            'boundinertia="1e-9" balanceinertia="true"/>',
