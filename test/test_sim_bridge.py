@@ -74,3 +74,25 @@ def test_save_over_ros_restarts_a_new_bridge_exactly(ros: RosHarness, tmp_path: 
                         predicate=lambda m: m.header.stamp.sec + m.header.stamp.nanosec * 1e-9 > t_saved + 0.01)
     assert "pendulum::swing" in later[0].name
     assert bridge_b.stop() == 0 and bridge_b.stopped_by == "SIGINT"
+
+
+def test_clock_carries_the_simulation_time(ros: RosHarness) -> None:
+    from rclpy.qos import qos_profile_sensor_data
+    from rosgraph_msgs.msg import Clock
+    from sensor_msgs.msg import JointState
+
+    from robot_state_format.ros.sim_bridge import CLOCK_QOS
+
+    bridge = ros.start_node("sim_bridge", params={"model_file": str(ROBOTS["floating_mimic"][0]),
+                                                  "publish_clock": True, "real_time_factor": 0.0},
+                            ros_args=["-r", "__ns:=/c"])
+    ticks = ros.collect("/clock", Clock, CLOCK_QOS, count=2, timeout=20)
+    t = [m.clock.sec + m.clock.nanosec * 1e-9 for m in ticks]
+    assert 0 < t[0] < t[1]
+    js = ros.collect("/c/joint_states", JointState, qos_profile_sensor_data, count=1, timeout=20)[0]
+    # simulation-time stamps on a whole number of 2 ms steps; the mimic follower is published too
+    stamp_ns = js.header.stamp.sec * 1_000_000_000 + js.header.stamp.nanosec
+    assert stamp_ns > 0 and stamp_ns % 2_000_000 == 0
+    assert "finger_b_joint" in js.name and "base_joint/trans_z" in js.name
+    assert len(js.velocity) == 0  # a floating joint: 7 positions, 6 velocities, so none are sent
+    assert bridge.stop() == 0 and bridge.stopped_by == "SIGINT"
