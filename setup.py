@@ -54,6 +54,7 @@ setup(
             f"state_publisher = {PACKAGE}.ros.state_publisher:main",
             f"state_store = {PACKAGE}.ros.state_store:main",
             f"joint_state_source = {PACKAGE}.ros.trajectory_source:entry_point",
+            f"sim_bridge = {PACKAGE}.ros.sim_bridge:main",
         ],
     },
 )

@@ -5,7 +5,8 @@ domain: ``state_publisher``, the joint-state source (a sweep whose values follow
 stamp) and ``state_store``.  Then it saves a restart file and checks its joint values against what the
 source sent at the saved stamp, records a few seconds, stops them, replays the restart file into a fresh
 ``state_publisher`` and checks that the TF it publishes equals the saved state (the max error is
-printed), writes a PNG of the saved state and prints where everything went.  Every child is stopped
+printed), writes a PNG of the saved state, restarts a MuJoCo simulation from a restart file saved
+mid-run (robot_state_format/sim/demo_part.py) and prints where everything went.  Every child is stopped
 with SIGINT.  Exit 0 on success, 1 when the TF check fails, 2 on a set-up error.
 """
 
@@ -22,6 +23,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from robot_state_format.sim.demo_part import demo_summary
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 DEFAULT_MODEL = "arm7_gripper.urdf"
@@ -337,14 +340,16 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
         png = out / f"{saved_path.stem}.png"
         how = write_png(state, model, png)
         ok_tf = max_t < TOLERANCE and max_r < TOLERANCE
+        sim_ok, sim_line = demo_summary(model_path, out, say=_say)  # 5. simulation restart (sim/demo_part.py)
         print()
         print(f"restart file : {saved_path}")
         print(f"recording    : {rec_msg}")
         print(f"picture      : {png} ({how})")
         print(f"logs         : {logs}")
         print(f"TF check     : {'equal' if ok_tf else 'DIFFERENT'} (max {max_t:.3g} m, {max_r:.3g} rad)")
+        print(f"simulation   : {sim_line}")
         print(f"time         : {time.monotonic() - t_start:.1f} s")
-        return 0 if ok_tf else 1
+        return 0 if ok_tf and sim_ok else 1
     finally:
         children.stop_all()
         observer.close()

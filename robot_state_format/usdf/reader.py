@@ -26,6 +26,7 @@ from lxml import etree
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
 from robot_state_format.model.xml import MAX_DOCUMENT_BYTES, describe, parse_xml
+from robot_state_format.usdf.extension import extension_element
 from robot_state_format.usdf.types import (
     FrameState,
     JointState,
@@ -228,6 +229,8 @@ def _read_root(root: etree._Element, ctx: _Ctx) -> WorldState:
             ms = _read_model(child, ctx, top=True)
             _unique(ms.name, child, seen, ctx, "frame or model_state")
             state.model_states.append(ms)
+        elif ctag.startswith("{"):  # a foreign namespace: an extension, kept verbatim (usdf/extension.py)
+            state.extensions.append(extension_element(child))
         else:
             _unknown(child, ctx, "world_state")
         index += 1

@@ -82,6 +82,20 @@ class ModelState:
         return None
 
 
+@dataclass(frozen=True)
+class ExtensionElement:
+    """A child of ``<world_state>`` in a foreign XML namespace (docs/usdf-spec.md, "Extensions").
+
+    Readers that do not know ``namespace`` ignore it; this reader keeps it verbatim so that the
+    writer writes it back: ``xml`` is the element serialised on its own (namespace declarations
+    included, no tail), ``tag`` its local name.
+    """
+
+    namespace: str
+    tag: str
+    xml: str
+
+
 @dataclass
 class WorldState:
     name: str
@@ -89,6 +103,14 @@ class WorldState:
     stamp: Stamp | None = None
     frames: list[FrameState] = field(default_factory=list)
     model_states: list[ModelState] = field(default_factory=list)
+    extensions: list[ExtensionElement] = field(default_factory=list)
+
+    def extension(self, namespace: str, tag: str | None = None) -> ExtensionElement | None:
+        """The first extension element of ``namespace`` (and local name ``tag``), or None."""
+        for e in self.extensions:
+            if e.namespace == namespace and (tag is None or e.tag == tag):
+                return e
+        return None
 
     def frame(self, name: str) -> FrameState | None:
         for f in self.frames:

@@ -32,8 +32,11 @@ from robot_state_format.usdf.types import JointState, ModelState, WorldState
 @lru_cache(maxsize=1)
 def schema() -> etree.XMLSchema:
     """The published XSD (package data ``usdf/schema/usdf.xsd``)."""
-    data = (resources.files("robot_state_format.usdf") / "schema" / "usdf.xsd").read_bytes()
-    return etree.XMLSchema(etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True)))
+    path = resources.files("robot_state_format.usdf") / "schema" / "usdf.xsd"
+    data = path.read_bytes()
+    # base_url: the xs:import of the simulator-state schema (usdf-simulator.xsd) resolves beside it
+    return etree.XMLSchema(etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True),
+                                            base_url=str(path)))
 
 
 def validate_schema(data: str | bytes, *, file: str = "<string>") -> list[Diagnostic]:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Sequence
 
 from robot_state_format.errors import Diagnostic, UsdfError
+from robot_state_format.usdf.extension import check_extension
 from robot_state_format.usdf.types import (
     FrameState,
     JointState,
@@ -91,6 +92,8 @@ def write_world_state(state: WorldState, *, pretty: bool = True) -> str:
         _frame(out, f, ind, nl)
     for m in state.model_states:
         _model(out, m, ind, nl, top=True)
+    for e in state.extensions:
+        out.append(f"{ind}{check_extension(e)}{nl}")
     _check_structure(state)
     out.append(f"</world_state>{nl}")
     return "".join(out)
