@@ -37,6 +37,7 @@ from std_srvs.srv import Trigger
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.model.types import Model
 from robot_state_format.ros import replay as rp
+from robot_state_format.ros import world_sources
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -135,6 +136,9 @@ class StateStore(Node):
                                         f"{', '.join(JOINT_STATES_IN)}")
         self._inputs: list[Any] = []
         self._subscribe_inputs()
+        # with `sources`: one world of several robots (ros/world_sources.py); None: this namespace only
+        self._world = world_sources.attach(self, lambda t, raw: self._recorder is not None and self._record(t, raw),
+                                           self._model)
         srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
                ("stop_recording", self._srv_stop_recording), ("replay", self._srv_replay),
                ("play", self._srv_play), ("pause", self._srv_pause), ("resume", self._srv_resume),
@@ -359,6 +363,8 @@ class StateStore(Node):
     # -- snapshots and saving -----------------------------------------------------------------
     def current_snapshot(self) -> str | None:
         """The newest world_state text, or one built from joint_states and the model."""
+        if self._world is not None:
+            return self._world.snapshot_text()
         if self._snapshot_text is not None:
             return self._snapshot_text
         if self._cache is None or self._model is None or self._js_seq == 0:
@@ -378,6 +384,8 @@ class StateStore(Node):
         return self._built_text
 
     def _snapshot_version(self) -> int:
+        if self._world is not None:
+            return self._world.version
         return self._snapshot_seq if self._snapshot_text is not None else -1 - self._js_seq
 
     def save(self, kind: str = "restart") -> tuple[bool, str]:
@@ -401,7 +409,7 @@ class StateStore(Node):
             state = read_world_state(text, file="<world_state>")
         except Exception as exc:  # noqa: BLE001
             return False, f"the latest snapshot is not valid USDF: {_error_text(exc)}"
-        name = state.model_states[0].name if state.model_states else state.name
+        name = state.model_states[0].name if state.model_states and self._world is None else state.name
         if state.stamp is not None:
             sec, nsec = state.stamp.sec, state.stamp.nanosec
         else:
@@ -416,7 +424,8 @@ class StateStore(Node):
                 rotate(out, int(self._p("keep_last")), kind="checkpoint", model=name)
             except OSError as exc:
                 self.get_logger().warning(f"checkpoint rotation: {exc}")
-        return True, str(path)
+        note = self._world.stale_note() if self._world is not None else ""
+        return True, str(path) + (f"\n{note}" if note else "")
 
     def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         ok, msg = self.save("restart")
@@ -435,7 +444,8 @@ class StateStore(Node):
 
     def _on_checkpoint(self) -> None:
         version = self._snapshot_version()
-        if version == self._checkpoint_seq or (self._snapshot_text is None and self._js_seq == 0):
+        if version == self._checkpoint_seq or (self._snapshot_text is None and self._js_seq == 0
+                                               and (self._world is None or not self._world.has_data())):
             return
         ok, msg = self.save("checkpoint")
         if ok:
@@ -476,6 +486,9 @@ class StateStore(Node):
             rec = RecordingWriter(directory)
             rec.add_topic(self.resolve_topic_name("world_state"), STRING_TYPE, RELIABLE_TRANSIENT_LOCAL)
             rec.add_topic(self.resolve_topic_name("joint_states"), JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)
+            for name, kind in self._world.recording_topics() if self._world is not None else []:
+                rec.add_topic(name, *((STRING_TYPE, RELIABLE_TRANSIENT_LOCAL) if kind == "world_state"
+                                      else (JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)))
         except Exception as exc:  # noqa: BLE001
             return False, f"cannot start recording: {_error_text(exc)}"
         self._topic_names = {"/world_state": self.resolve_topic_name("world_state"),
@@ -580,6 +593,13 @@ class StateStore(Node):
             state = read_world_state_file(path)
         except Exception as exc:  # noqa: BLE001
             return False, f"cannot read {path}: {_error_text(exc)}"
+        world = self._world.replay(state, str(path), bool(self._p("publish_link_tf"))) if self._world else None
+        if world is not None:  # a world of the sources: each robot under its own namespace
+            if world[0]:
+                self._replayed = (write_world_state(state), None, world[2])
+                self._publisher("world_state").publish(String(data=self._replayed[0]))
+                self._tf_publisher().replace_static(world[2])
+            return world[0], world[1]
         model = self._model
         if model is None:
             return False, ("no model loaded: set robot_description or model_file, the restart file is checked "

@@ -1,0 +1,222 @@
+"""state_store with ``sources``: one world from robots under several namespaces, on one host and
+across "hosts" (network namespaces on a virtual switch, test/helpers/netns_lab.py).
+
+Two robots never used by the other DDS tests (example-robot-data's SO-100 arm and xArm7) run each
+under its namespace with ``frame_prefix``; their joint values come from a test node. Checked against
+independent references: TF composed by a probe process against Pinocchio's forward kinematics; the
+saved world's joint values against what was published; each model_state against its model.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from real_robots import SKIP_REASON, real_urdf
+from robot_state_format.errors import Severity
+from robot_state_format.kinematics.transforms import pose6_to_transform, quaternion_to_matrix
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.types import ModelState, WorldState
+from robot_state_format.usdf.validate import validate_against_model
+
+sys.path.insert(0, str(Path(__file__).parent / "helpers"))
+import netns_lab  # noqa: E402
+
+pin = pytest.importorskip("pinocchio", reason="pin (Pinocchio) is not installed")
+
+HELPERS = Path(__file__).parent / "helpers"
+UDP_PROFILE = Path(__file__).parent / "fastdds_udp_profile.xml"
+R1_URDF = real_urdf("so_arm_description/urdf/so100.urdf")
+R2_URDF = real_urdf("xarm_description/urdf/xarm7.urdf")
+MOUNT = {"parent": "world", "child": "r1/base", "xyz": [1.0, -0.5, 0.25],
+         "quat": [0.0, 0.0, math.sin(0.35), math.cos(0.35)]}  # yaw 0.7 rad
+
+pytestmark = pytest.mark.skipif(R1_URDF is None or R2_URDF is None, reason=SKIP_REASON)
+
+
+def joint_values(urdf: Path, seed: int) -> dict[str, float]:
+    """Values inside each moving joint's limits (an independent draw, not a model default)."""
+    model = load_model_file(str(urdf))
+    rng = np.random.default_rng(seed)
+    out = {}
+    for j in model.joints.values():
+        if not j.is_moving or j.mimic:
+            continue
+        lo, hi = (j.limits.lower, j.limits.upper) if j.limits is not None else (-1.0, 1.0)
+        lo, hi = (lo if lo is not None else -1.0), (hi if hi is not None else 1.0)
+        out[j.name] = float(rng.uniform(lo + 0.1 * (hi - lo), hi - 0.1 * (hi - lo)))
+    return out
+
+
+def pin_link_poses(urdf: Path, values: dict[str, float]) -> dict[str, np.ndarray]:
+    """X_root_link of every link by Pinocchio (an independent kinematics library)."""
+    model = pin.buildModelFromUrdf(str(urdf))
+    data = model.createData()
+    q = pin.neutral(model)
+    for jid in range(1, model.njoints):
+        jm = model.joints[jid]
+        v = values[model.names[jid]]
+        if jm.nq == 2:  # continuous: cos, sin
+            q[jm.idx_q:jm.idx_q + 2] = [math.cos(v), math.sin(v)]
+        else:
+            q[jm.idx_q] = v
+    pin.framesForwardKinematics(model, data, q)
+    return {f.name: data.oMf[i].homogeneous.copy() for i, f in enumerate(model.frames) if f.type == pin.BODY}
+
+
+def mount_matrix() -> np.ndarray:
+    x = np.eye(4)
+    x[:3, :3] = quaternion_to_matrix(tuple(MOUNT["quat"]))  # type: ignore[arg-type]
+    x[:3, 3] = MOUNT["xyz"]
+    return x
+
+
+class Robots:
+    """Expected values of the two robots."""
+
+    def __init__(self) -> None:
+        assert R1_URDF is not None and R2_URDF is not None
+        self.urdf = {"r1": R1_URDF, "r2": R2_URDF}
+        self.values = {"r1": joint_values(R1_URDF, 1), "r2": joint_values(R2_URDF, 2)}
+        self.models = {k: load_model_file(str(p)) for k, p in self.urdf.items()}
+        p1 = pin_link_poses(R1_URDF, self.values["r1"])
+        p2 = pin_link_poses(R2_URDF, self.values["r2"])
+        # r1 stands on its mount; r2 (xArm7, a URDF rooted at `world`) is placed by its own world joint
+        self.expected_tf = {("world", f"r1/{k}"): mount_matrix() @ v for k, v in p1.items()}
+        self.expected_tf.update({("world", f"r2/{k}"): v for k, v in p2.items() if k != "world"})
+
+    def start(self, ros: Any, prefix: dict[str, list[str]], env: dict[str, str]) -> None:
+        for ns in ("r1", "r2"):
+            ros.start_node("state_publisher", params={"model_file": str(self.urdf[ns]), "frame_prefix": f"{ns}/"},
+                           ros_args=["-r", f"__ns:=/{ns}"], prefix=prefix[ns], env=env, name=f"state_publisher_{ns}")
+            spec: dict[str, Any] = {"names": list(self.values[ns]), "positions": list(self.values[ns].values())}
+            if ns == "r1":
+                spec["mount"] = MOUNT
+            ros.start_node(str(HELPERS / "joint_source_node.py"), args=[json.dumps(spec)],
+                           ros_args=["-r", f"__ns:=/{ns}"], prefix=prefix[ns], env=env, name=f"joints_{ns}")
+
+
+def start_store(ros: Any, out: Path, prefix: list[str], env: dict[str, str], stale_after: float = 2.0) -> Any:
+    return ros.start_node("state_store", params={"output_dir": str(out), "sources": ["/r1", "/r2"],
+                                                 "stale_after": stale_after},
+                          prefix=prefix, env=env, name="state_store")
+
+
+def probe(ros: Any, prefix: list[str], env: dict[str, str], frames: list[tuple[str, str]],
+          save: bool = True, timeout: float = 40.0) -> dict[str, Any]:
+    spec = {"frames": frames, "save": "/state_store/save" if save else None, "sources": "/state_store/sources",
+            "timeout": timeout}
+    proc = ros.start_node(str(HELPERS / "world_probe.py"), args=[json.dumps(spec)], prefix=prefix, env=env,
+                          name=f"probe-{len(ros.processes)}")
+    proc.stopping = True  # it ends by itself
+    deadline = time.monotonic() + timeout + 20
+    while proc.alive() and time.monotonic() < deadline:
+        ros.spin_once(0.1)
+    assert not proc.alive(), "probe did not finish\n" + ros.report()
+    lines = [ln for ln in proc.output().splitlines() if ln.startswith("{")]
+    assert proc.returncode == 0 and lines, f"probe failed ({proc.returncode})\n" + proc.describe()
+    return json.loads(lines[-1])
+
+
+def check_tf(robots: Robots, tf: dict[str, list[list[float]]]) -> None:
+    for (target, source), want in robots.expected_tf.items():
+        got = np.asarray(tf[f"{target} {source}"])
+        assert np.allclose(got, want, atol=1e-9), f"{target} -> {source}:\n{got}\n!=\n{want}"
+
+
+def check_saved(robots: Robots, path: Path) -> WorldState:
+    state = read_world_state_file(path)
+    assert sorted(m.name for m in state.model_states) == ["r1", "r2"]
+    for ns in ("r1", "r2"):
+        ms = state.model(ns)
+        assert ms is not None
+        got = {js.name: js.positions for js in ms.joint_states if js.positions}
+        for name, value in robots.values[ns].items():
+            assert got[name] == (value,), (ns, name)  # bit-exact: what was published
+        single = WorldState(state.name, state.version, state.stamp, [],
+                            [ModelState(robots.models[ns].name, None, ms.pose, ms.twist, ms.link_states,
+                                        ms.joint_states, ms.model_states)])
+        errors = [d for d in validate_against_model(single, robots.models[ns], check_poses=True)
+                  if d.severity is Severity.ERROR]
+        assert not errors, errors
+    r1 = state.model("r1")
+    assert r1 is not None and r1.pose is not None
+    assert np.allclose(pose6_to_transform(r1.pose), mount_matrix(), atol=1e-12)  # from TF, in the world
+    return state
+
+
+def tf_frames(robots: Robots) -> list[tuple[str, str]]:
+    return sorted(robots.expected_tf)
+
+
+# -- one host ------------------------------------------------------------------------------------
+def test_world_of_two_robots_one_host(ros: Any, tmp_path: Path) -> None:
+    robots = Robots()
+    env: dict[str, str] = {}
+    robots.start(ros, {"r1": [], "r2": []}, env)
+    start_store(ros, tmp_path, [], env)
+    res = probe(ros, [], env, tf_frames(robots))
+    check_tf(robots, res["tf"])
+    assert res["save"]["success"], res
+    path = Path(res["save"]["message"].splitlines()[0])
+    assert path.parent == tmp_path and path.name.startswith("world_restart_")
+    check_saved(robots, path)
+    assert "r1 (/r1): live" in res["sources"]["message"] and "r2 (/r2): live" in res["sources"]["message"]
+
+
+# -- several hosts -------------------------------------------------------------------------------
+@pytest.fixture
+def lab() -> Any:
+    why = netns_lab.unavailable()
+    if why is not None:
+        pytest.skip(why)
+    made = netns_lab.NetnsLab(["robots", "store", "spare"])
+    try:
+        yield made
+    finally:
+        made.close()
+
+
+def lab_env() -> dict[str, str]:
+    return {"ROS_AUTOMATIC_DISCOVERY_RANGE": "SUBNET", "FASTDDS_DEFAULT_PROFILES_FILE": str(UDP_PROFILE)}
+
+
+def test_world_across_hosts(ros: Any, lab: Any, tmp_path: Path) -> None:
+    """Robots on two hosts, state_store and a TF consumer on a third; one robot's host goes away (its
+    switch port down) and comes back."""
+    robots = Robots()
+    env = lab_env()
+    robots.start(ros, {"r1": lab.prefix("robots"), "r2": lab.prefix("spare")}, env)
+    start_store(ros, tmp_path, lab.prefix("store"), env)
+    res = probe(ros, lab.prefix("store"), env, tf_frames(robots))
+    check_tf(robots, res["tf"])
+    assert res["save"]["success"], res
+    check_saved(robots, Path(res["save"]["message"].splitlines()[0]))
+
+    lab.unplug("robots")
+    time.sleep(3.5)  # stale_after is 2 s: the store must have noticed by now (a wait on absence)
+    res = probe(ros, lab.prefix("store"), env, [])
+    assert res["save"]["success"], res
+    lines = res["save"]["message"].splitlines()
+    assert len(lines) == 2 and lines[1].startswith("stale: r1 (silent") and "r2" not in lines[1], lines
+    assert "r1 (/r1): stale" in res["sources"]["message"] and "r2 (/r2): live" in res["sources"]["message"]
+    check_saved(robots, Path(lines[0]))  # kept with its last values
+    for p in ros.processes[:5]:
+        assert p.alive(), p.describe()  # robots and store kept running
+
+    lab.plug("robots")
+    deadline = time.monotonic() + 30
+    while True:
+        res = probe(ros, lab.prefix("store"), env, [], save=False)
+        if "r1 (/r1): live" in res["sources"]["message"]:
+            break
+        assert time.monotonic() < deadline, res
+    assert "r2 (/r2): live" in res["sources"]["message"]
