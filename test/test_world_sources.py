@@ -220,3 +220,78 @@ def test_world_across_hosts(ros: Any, lab: Any, tmp_path: Path) -> None:
             break
         assert time.monotonic() < deadline, res
     assert "r2 (/r2): live" in res["sources"]["message"]
+
+
+# -- discovery server (no multicast) --------------------------------------------------------------
+CONFIG = Path(__file__).resolve().parents[1] / "config"
+
+
+def discovery_profile(kind: str, address: str, out: Path) -> Path:
+    """The shipped config/fastdds_discovery_<kind>.xml with the lab's server address and UDPv4 as the
+    only transport (see fastdds_udp_profile.xml for why)."""
+    from lxml import etree
+
+    ns = "{http://www.eprosima.com}"
+    root = etree.parse(str(CONFIG / f"fastdds_discovery_{kind}.xml")).getroot()
+    profiles = root.find(f"{ns}profiles")
+    for addr in root.iter(f"{ns}address"):
+        if kind == "client":
+            addr.text = address
+    transports = etree.Element(f"{ns}transport_descriptors")
+    profiles.insert(0, transports)  # Fast DDS reads transports before the participant that names them
+    desc = etree.SubElement(transports, f"{ns}transport_descriptor")
+    etree.SubElement(desc, f"{ns}transport_id").text = "udp"
+    etree.SubElement(desc, f"{ns}type").text = "UDPv4"
+    rtps = root.find(f"{ns}profiles/{ns}participant/{ns}rtps")
+    user = etree.Element(f"{ns}userTransports")
+    etree.SubElement(user, f"{ns}transport_id").text = "udp"
+    builtin = etree.Element(f"{ns}useBuiltinTransports")
+    builtin.text = "false"
+    rtps.insert(0, builtin)
+    rtps.insert(0, user)
+    path = out / f"discovery_{kind}.xml"
+    path.write_bytes(etree.tostring(root, xml_declaration=True, encoding="UTF-8"))
+    return path
+
+
+def test_discovery_server_profiles_without_multicast(ros: Any, tmp_path: Path) -> None:
+    why = netns_lab.unavailable()
+    if why is not None:
+        pytest.skip(why)
+    lab = netns_lab.NetnsLab(["robots", "store"], multicast=False)
+    try:
+        server = discovery_profile("server", lab.addresses["store"], tmp_path)
+        client = discovery_profile("client", lab.addresses["store"], tmp_path)
+        env_client = {"ROS_AUTOMATIC_DISCOVERY_RANGE": "SUBNET", "FASTDDS_DEFAULT_PROFILES_FILE": str(client)}
+        env_server = {**env_client, "FASTDDS_DEFAULT_PROFILES_FILE": str(server)}
+        assert R1_URDF is not None
+        values = joint_values(R1_URDF, 3)
+        ros.start_node("state_publisher", params={"model_file": str(R1_URDF), "frame_prefix": "r1/"},
+                       ros_args=["-r", "__ns:=/r1"], prefix=lab.prefix("robots"), env=env_client)
+        spec = {"names": list(values), "positions": list(values.values()), "mount": MOUNT}
+        ros.start_node(str(HELPERS / "joint_source_node.py"), args=[json.dumps(spec)], ros_args=["-r", "__ns:=/r1"],
+                       prefix=lab.prefix("robots"), env=env_client)
+        ros.start_node("state_store", params={"output_dir": str(tmp_path), "sources": ["/r1"]},
+                       prefix=lab.prefix("store"), env=env_server, name="state_store")
+        # control: on this network, multicast discovery (what test_world_across_hosts uses) finds nothing
+        plain = lab_env()
+        control = {"names": [], "positions": [], "mount": {**MOUNT, "child": "r9/base"}}
+        ros.start_node(str(HELPERS / "joint_source_node.py"), args=[json.dumps(control)], ros_args=["-r", "__ns:=/r9"],
+                       prefix=lab.prefix("robots"), env=plain, name="multicast-source")
+        proc = ros.start_node(str(HELPERS / "world_probe.py"),
+                              args=[json.dumps({"frames": [["world", "r9/base"]], "timeout": 4})],
+                              prefix=lab.prefix("store"), env=plain, name="probe-multicast")
+        proc.stopping = True
+        assert proc.proc.wait(timeout=30) == 3, proc.describe()
+        p1 = pin_link_poses(R1_URDF, values)
+        res = probe(ros, lab.prefix("store"), env_client, [("world", f"r1/{k}") for k in p1])
+        for k, want in p1.items():
+            assert np.allclose(np.asarray(res["tf"][f"world r1/{k}"]), mount_matrix() @ want, atol=1e-9), k
+        assert res["save"]["success"], res
+        saved = read_world_state_file(Path(res["save"]["message"].splitlines()[0]))
+        (r1,) = saved.model_states
+        assert r1.name == "r1" and {j.name: j.positions for j in r1.joint_states} == {
+            k: (v,) for k, v in values.items()}
+    finally:
+        ros.stop_all()
+        lab.close()

@@ -2,7 +2,7 @@
 
 ``NetnsLab(["robots", "store"])`` makes, with iproute2, one network namespace per host plus one
 holding a bridge (the switch); each host is joined to it by a veth pair and gets ``10.R.S.<i>/24``
-(a subnet unique to this lab), ``lo`` up and a multicast route, so DDS discovery (SPDP multicast) works
+(a subnet unique to this lab), ``lo`` up and a multicast route (unless ``multicast=False``), so DDS discovery (SPDP multicast) works
 between hosts and nowhere else. Names carry the pid and a random token (parallel runs never clash);
 ``close()`` deletes every namespace (the veth pairs and the bridge go with them).
 
@@ -39,8 +39,15 @@ def _ip(*args: str) -> None:
         raise RuntimeError(f"ip {' '.join(args)}: {res.stderr.strip()}")
 
 
+def _bridge(netns: str, *args: str) -> None:
+    res = subprocess.run(["ip", "netns", "exec", netns, "bridge", *args], capture_output=True, text=True)
+    if res.returncode != 0:
+        raise RuntimeError(f"bridge {' '.join(args)}: {res.stderr.strip()}")
+
+
 class NetnsLab:
-    def __init__(self, hosts: list[str]) -> None:
+    def __init__(self, hosts: list[str], *, multicast: bool = True) -> None:
+        self.multicast = multicast
         token = secrets.token_hex(2)
         self.tag = f"{os.getpid() % 10000}{token}"  # <= 8 characters: interface names stay under 16
         self.hosts = list(hosts)
@@ -71,10 +78,13 @@ class NetnsLab:
             _ip("link", "add", host_if, "netns", ns, "type", "veth", "peer", "name", sw_if, "netns", self.switch)
             _ip(*sw, "link", "set", sw_if, "master", "br0")
             _ip(*sw, "link", "set", sw_if, "up")
+            if not self.multicast:  # the switch drops multicast (Fast DDS sends it by interface, no route needed)
+                _bridge(self.switch, "link", "set", "dev", sw_if, "mcast_flood", "off")
             _ip("-n", ns, "link", "set", "lo", "up")
             _ip("-n", ns, "addr", "add", f"{self.addresses[h]}/24", "dev", host_if)
-            _ip("-n", ns, "link", "set", host_if, "up", "multicast", "on")
-            _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", host_if)
+            _ip("-n", ns, "link", "set", host_if, "up")
+            if self.multicast:  # without the route, multicast sends fail: only unicast discovery works
+                _ip("-n", ns, "route", "add", "224.0.0.0/4", "dev", host_if)
 
     def prefix(self, host: str) -> list[str]:
         return ["ip", "netns", "exec", self.names[host]]
