@@ -159,17 +159,38 @@ def tf_frames(robots: Robots) -> list[tuple[str, str]]:
 
 # -- one host ------------------------------------------------------------------------------------
 def test_world_of_two_robots_one_host(ros: Any, tmp_path: Path) -> None:
+    """The same on this machine's own DDS (this test process is the TF consumer and the caller)."""
+    from std_srvs.srv import Trigger
+    from tf2_msgs.msg import TFMessage
+
+    from robot_state_format.ros.messages import transform_msg_to_matrix
+    from robot_state_format.ros.tf_publisher import TF_QOS, TF_STATIC_QOS
+    from robot_state_format.world.tf_tree import TfTree
+
     robots = Robots()
     env: dict[str, str] = {}
     robots.start(ros, {"r1": [], "r2": []}, env)
     start_store(ros, tmp_path, [], env)
-    res = probe(ros, [], env, tf_frames(robots))
-    check_tf(robots, res["tf"])
-    assert res["save"]["success"], res
-    path = Path(res["save"]["message"].splitlines()[0])
+    tree = TfTree()
+
+    def on_tf(msg: Any) -> None:
+        for t in msg.transforms:
+            tree.set(t.header.frame_id, t.child_frame_id, transform_msg_to_matrix(t.transform))
+
+    ros.node.create_subscription(TFMessage, "/tf", on_tf, TF_QOS)
+    ros.node.create_subscription(TFMessage, "/tf_static", on_tf, TF_STATIC_QOS)
+    frames = tf_frames(robots)
+    ros.spin_until(lambda: all(tree.lookup(*f) is not None for f in frames), timeout=40, what="TF of both robots")
+    check_tf(robots, {f"{t} {s}": tree.lookup(t, s).tolist() for t, s in frames})  # type: ignore[union-attr]
+    sources = ros.wait_for_service("/state_store/sources", Trigger, timeout=20)
+    ros.spin_until(lambda: "r2 (/r2): live" in ros.call(sources, Trigger.Request()).message
+                   and "r1 (/r1): live" in ros.call(sources, Trigger.Request()).message, timeout=20,
+                   what="both robots live in the store")
+    res = ros.call(ros.wait_for_service("/state_store/save", Trigger), Trigger.Request())
+    assert res.success, res.message
+    path = Path(res.message)
     assert path.parent == tmp_path and path.name.startswith("world_restart_")
     check_saved(robots, path)
-    assert "r1 (/r1): live" in res["sources"]["message"] and "r2 (/r2): live" in res["sources"]["message"]
 
 
 # -- several hosts -------------------------------------------------------------------------------
