@@ -115,9 +115,15 @@ def test_joint_states_source_leaves_unmeasured_joints_absent() -> None:
     assert np.allclose(pose6_to_transform(poses["l2"]),  # type: ignore[arg-type]
                        xyz_yaw(math.cos(q1), math.sin(q1), 1, q1 + q2))
     assert {j.name: j.positions for j in r1.joint_states} == {"j1": (q1,), "j2": (q2,)}
-    # a source that sends world_state is taken from it from then on
+    # a snapshot newer than the joint states is taken; joint states newer than the snapshot win
     agg.on_world_state("/r1", snapshot("arm", 0.9, 9), now_s=3.0)
     assert agg.world().model_states[0].joint("j1").positions == (0.9,)  # type: ignore[union-attr]
+    agg.on_joint_state("/r1", ["j1"], [0.2], [], [], 10_000_000_000, 0, now_s=4.0)
+    assert agg.world().model_states[0].joint("j1").positions == (0.9,)  # type: ignore[union-attr]  # j2 older
+    agg.on_joint_state("/r1", ["j2"], [0.3], [], [], 10_000_000_000, 0, now_s=4.0)
+    r1 = agg.world().model_states[0]  # type: ignore[union-attr]
+    assert {j.name: j.positions for j in r1.joint_states} == {"j1": (0.2,), "j2": (0.3,)}
+    assert agg.world().stamp == Stamp(10, 0)  # type: ignore[union-attr]
 
 
 def test_root_namespace_keeps_the_model_name_and_common_frame() -> None:

@@ -192,6 +192,43 @@ def test_world_of_two_robots_one_host(ros: Any, tmp_path: Path) -> None:
     assert path.parent == tmp_path and path.name.startswith("world_restart_")
     check_saved(robots, path)
 
+    # replay of that world: each robot's joint states under its namespace, its pose with its prefix
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.msg import ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+
+    for p in ros.processes:
+        if p.name.startswith("joints_"):
+            p.stop()  # nothing else publishes joint values now
+    setter = ros.wait_for_service("/state_store/set_parameters", SetParameters)
+    value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(path))
+    assert ros.call(setter, SetParameters.Request(parameters=[ParameterMsg(name="replay_file", value=value)])
+                    ).results[0].successful
+    latched = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    inboxes = {ns: ros.subscribe(f"/{ns}/joint_states", JointState, latched) for ns in ("r1", "r2")}
+    # forget what the replay must send again: every moving joint's transform and r1's mount (the store's now)
+    for child in ["r1/base"] + [f"{ns}/{j.child}" for ns, m in robots.models.items()
+                                for j in m.joints.values() if j.is_moving]:
+        del tree.edges[child]
+    # the state_publishers send a joint's transform again only once its stamp is 1/publish_frequency (50 ms)
+    # newer than the last one sent: the replay's stamp must be more than that after the last live message
+    time.sleep(0.1)
+    res = ros.call(ros.wait_for_service("/state_store/replay", Trigger), Trigger.Request())
+    assert res.success, res.message
+    assert res.message.startswith(f"replayed {path}: 2 robots, 13 joint values"), res.message
+    ros.spin_until(lambda: all(len(i) for i in inboxes.values()), what="replayed joint states of both robots")
+    for ns, inbox in inboxes.items():
+        msg = inbox.messages[-1]
+        assert dict(zip(msg.name, msg.position, strict=True)) == robots.values[ns]
+    try:
+        ros.spin_until(lambda: all(tree.lookup(*f) is not None for f in frames), timeout=20, what="TF after replay")
+    except AssertionError as exc:
+        missing = [f for f in frames if tree.lookup(*f) is None]
+        raise AssertionError(f"TF after replay: missing {missing}; known edges {sorted(tree.edges)}") from exc
+    check_tf(robots, {f"{t} {s}": tree.lookup(t, s).tolist() for t, s in frames})  # type: ignore[union-attr]
+
 
 # -- several hosts -------------------------------------------------------------------------------
 @pytest.fixture

@@ -105,6 +105,7 @@ class WorldSources:
         self._replayed: dict[str, JointState] = {}
         self._pubs: dict[str, Any] = {}
         self._subs: list[Any] = []
+        self._resend_until = 0.0
         if own_model is not None and self.own in self.agg.sources:
             self.agg.set_model(self.own, own_model)
         for ns in self.agg.sources:
@@ -118,6 +119,8 @@ class WorldSources:
             ]
         self._subs += [node.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS),
                        node.create_subscription(TFMessage, "/tf_static", self._on_tf, TF_STATIC_QOS)]
+        for ns in self.agg.sources:  # made now: discovery is done when a replay publishes
+            self._publisher(ns)
         self._service = node.create_service(Trigger, "~/sources", self._srv_sources)
         self._timer = node.create_timer(STATUS_PERIOD_S, self._on_timer)
         node.get_logger().info("world of " + ", ".join(f"{s.namespace} (frame_prefix {s.frame_prefix!r})"
@@ -163,6 +166,11 @@ class WorldSources:
             self.tf.set(t.header.frame_id, t.child_frame_id, transform_msg_to_matrix(t.transform))
 
     def _on_timer(self) -> None:
+        if self._replayed and time.monotonic() < self._resend_until:
+            # a volatile subscriber (a state_publisher's SensorDataQoS) matched a moment ago may have
+            # missed the replayed joint states: send them again for a few seconds
+            for ns, msg in self._replayed.items():
+                self._pubs[ns].publish(msg)
         self.agg.update_poses(self.tf)
         log = self.node.get_logger()
         for st in self.status():
@@ -256,6 +264,7 @@ class WorldSources:
             msg.header.stamp = ns_to_stamp(stamp)
             self._replayed[ns] = msg
             self._publisher(ns).publish(msg)
+            self._resend_until = time.monotonic() + 3.0
             joints += len(fields.name)
             for parent, child, x in rp.replay_edges(single, model, link_tf=link_tf):
                 outer = parent in (WORLD_FRAME, self.agg.common_frame) or state.frame(parent) is not None \
@@ -272,6 +281,7 @@ class WorldSources:
             def on_matched(info: Any, n: str = ns) -> None:
                 if getattr(info, "current_count_change", 0) > 0 and n in self._replayed:
                     self._pubs[n].publish(self._replayed[n])  # a volatile late subscriber gets it too
+                    self._resend_until = time.monotonic() + 3.0
 
             pub = self._pubs[ns] = self.node.create_publisher(
                 JointState, topic(ns, "joint_states"), STATE_OUT,

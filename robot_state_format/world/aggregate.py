@@ -3,9 +3,11 @@
 Each source is a robot under its own ROS namespace. What it sends is kept per source:
 
 * its newest ``world_state`` snapshot (text, parsed only when the world is built);
-* else, when its model is known (its ``robot_description``), its ``joint_states`` merged in a
-  :class:`~robot_state_format.state_cache.JointStateCache` and turned into a state by forward
-  kinematics (joints never received are left out, and then so are the link poses: absent, not zero);
+* when its model is known (its ``robot_description``), its ``joint_states`` merged in a
+  :class:`~robot_state_format.state_cache.JointStateCache`, turned into a state by forward
+  kinematics (joints never received are left out, and then so are the link poses: absent, not zero)
+  when no snapshot came, or when every joint has a value stamped after the newest snapshot (which
+  lags its joint states by up to a snapshot period): the newest values win;
 * the pose of its model frame in the common frame, from TF (``X_common_root ∘ X_M_root⁻¹``, the
   root frame being ``frame_prefix + root link``) when TF connects the two.
 
@@ -108,7 +110,7 @@ class RobotSource:
     @property
     def via(self) -> str:
         if self.text is not None:
-            return "world_state"
+            return "world_state" + (" and joint_states" if self.js_count and self.cache is not None else "")
         return "joint_states" if self.js_count and self.cache is not None else ""
 
 
@@ -165,7 +167,7 @@ class WorldAggregator:
         """Merge one JointState of a source; the problems found (the message is never fatal)."""
         src = self.sources[namespace]
         src.last_seen = now_s
-        if src.text is not None or src.cache is None:
+        if src.cache is None:
             return []
         update = src.cache.update(names, position, velocity, effort, stamp_ns, clock_ns)
         src.js_count += 1
@@ -233,14 +235,22 @@ class WorldAggregator:
 
     def _robot(self, src: RobotSource) -> tuple[ModelState, Stamp | None, list[FrameState]] | None:
         """The source's model_state (renamed, posed in the common frame), its stamp, frames it needs."""
-        if src.text is not None:
-            state = self._parsed(src)
-            if state is None or not state.model_states:
-                return None
+        state = self._parsed(src) if src.text is not None else None
+        if state is not None and state.model_states and not self._joint_states_newer(src, state):
             return self._from_snapshot(src, state)
         if src.cache is None or not src.js_count:
             return None
         return self._from_joint_states(src)
+
+    @staticmethod
+    def _joint_states_newer(src: RobotSource, state: WorldState) -> bool:
+        """Joint states of every moving joint stamped after the snapshot (a snapshot lags its joint states
+        by up to one snapshot period): the newest values win."""
+        cache = src.cache
+        if cache is None or not src.js_count or not bool(cache.has_value.all()):
+            return False
+        snap = state.stamp.sec * NS + state.stamp.nanosec if state.stamp is not None else -1
+        return bool(int(cache.value_stamp.min()) > snap)
 
     def _parsed(self, src: RobotSource) -> WorldState | None:
         from robot_state_format.usdf.reader import read_world_state
@@ -299,8 +309,15 @@ class WorldAggregator:
                 _keep_measured(top, cache, f"{top.name}{SCOPE}" if model.is_world else "")
         if len(state.model_states) > 1:  # a world file: its models nested, placed as the file places them
             return ModelState(self._name(src, state.name), None, (0.0,) * 6, None, [], [], state.model_states), stamp, []
-        # the model file's placement is not a measurement: the pose comes from TF or stays absent
-        return self._posed(src, state.model_states[0], None, None), stamp, []
+        # the model file's placement is not a measurement: the pose comes from TF, else from the robot's
+        # own newest snapshot (when it placed itself in the world), else stays absent
+        pose = twist = None
+        snap = self._parsed(src) if src.text is not None else None
+        if snap is not None and len(snap.model_states) == 1:
+            wp = world_poses(snap)
+            top = snap.model_states[0]
+            pose = transform_to_pose6(wp[top.name]) if top.name in wp else None
+        return self._posed(src, state.model_states[0], pose, twist), stamp, []
 
 
 def _keep_measured(ms: ModelState, cache: Any, prefix: str) -> None:
