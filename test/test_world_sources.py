@@ -353,3 +353,66 @@ def test_discovery_server_profiles_without_multicast(ros: Any, tmp_path: Path) -
     finally:
         ros.stop_all()
         lab.close()
+
+
+# -- recording and playback of a world -------------------------------------------------------------
+def test_world_recording_and_playback(ros: Any, tmp_path: Path) -> None:
+    """The sources' topics are recorded under their own names, and played back there."""
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+    from rclpy.serialization import deserialize_message
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+    from std_srvs.srv import Trigger
+
+    from robot_state_format.recording import read_recording
+
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    ros.start_node("state_store", params={"output_dir": str(tmp_path), "sources": ["/r1", "/r2"],
+                                          "record": True}, name="state_store")
+    ws = ros.node.create_publisher(String, "/r1/world_state", latched)
+    js = ros.node.create_publisher(JointState, "/r2/joint_states", qos_profile_sensor_data)
+    ros.wait_for_matched(ws)
+    ros.wait_for_matched(js)
+    text = '<world_state name="a" version="1.0"><model_state name="a"/></world_state>'
+    ws.publish(String(data=text))
+    sent = []
+
+    def publish_joints() -> None:
+        msg = JointState(name=["j"], position=[float(len(sent))])
+        msg.header.stamp.sec = 100 + len(sent)
+        js.publish(msg)
+        sent.append(msg)
+
+    stop = ros.wait_for_service("/state_store/stop_recording", Trigger)
+    ros.spin_until(lambda: len(sent) >= 10, every=publish_joints, what="ten joint states sent")
+    ros.spin_for(0.3)
+    res = ros.call(stop, Trigger.Request())
+    assert res.success, res.message
+    directory = Path(res.message.split(" (")[0])
+    recorded = list(read_recording(directory))
+    assert [m.data for m in recorded if m.topic == "/r1/world_state"][:1] and \
+        deserialize_message([m.data for m in recorded if m.topic == "/r1/world_state"][0], String).data == text
+    got = [deserialize_message(m.data, JointState) for m in recorded if m.topic == "/r2/joint_states"]
+    assert got and [m.position[0] for m in got] == sorted(m.position[0] for m in got)  # in order, as sent
+    assert {m.topic for m in recorded} <= {"/r1/world_state", "/r1/joint_states", "/r2/world_state",
+                                           "/r2/joint_states", "/world_state", "/joint_states"}
+
+    ros.node.destroy_publisher(ws)
+    ros.node.destroy_publisher(js)
+    played_ws = ros.subscribe("/r1/world_state", String, QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                                                                   durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    played_js = ros.subscribe("/r2/joint_states", JointState, QoSProfile(
+        depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    from rcl_interfaces.msg import Parameter as ParameterMsg
+    from rcl_interfaces.msg import ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+
+    setter = ros.wait_for_service("/state_store/set_parameters", SetParameters)
+    value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(directory))
+    assert ros.call(setter, SetParameters.Request(parameters=[ParameterMsg(name="playback_path", value=value)])
+                    ).results[0].successful
+    res = ros.call(ros.wait_for_service("/state_store/play", Trigger), Trigger.Request())
+    assert res.success, res.message
+    ros.spin_until(lambda: len(played_js) >= len(got) and len(played_ws) >= 1, timeout=20, what="the played world")
+    assert played_ws.messages[0].data == text
+    assert [m.position[0] for m in played_js.messages[-len(got):]] == [m.position[0] for m in got]

@@ -671,7 +671,7 @@ class StateStore(Node):
                 extent = rp.TimelineSummary(len(events), events[0].t_ns, events[-1].t_ns) if events else None
                 empty = not events
             else:  # streamed from the file while it plays (bounded memory)
-                events = rp.RecordingTimeline(p)
+                events = rp.RecordingTimeline(p, full_names=self._world is not None)
                 extent = events.summary()
                 empty = (extent.count == 0) if extent is not None else events.first() is None
         except Exception as exc:  # noqa: BLE001
@@ -689,7 +689,8 @@ class StateStore(Node):
         pubs = {t: self._publisher(t) for t in ("world_state", "joint_states")}
         self._replayed = None
         after_first = (lambda: self.wait_for_all_acked(first_acked_timeout)) if first_acked_timeout > 0 else None
-        self._player = rp.Player(events, lambda topic, data: pubs[topic].publish(data), rate=self._p("rate"),
+        route = self._world.router(pubs, {self.resolve_topic_name(t): t for t in pubs}) if self._world else None
+        self._player = rp.Player(events, route or (lambda topic, data: pubs[topic].publish(data)), rate=self._p("rate"),
                                  loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock,
                                  after_first=after_first)
         if self._player.realtime:

@@ -119,8 +119,11 @@ class WorldSources:
             ]
         self._subs += [node.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS),
                        node.create_subscription(TFMessage, "/tf_static", self._on_tf, TF_STATIC_QOS)]
-        for ns in self.agg.sources:  # made now: discovery is done when a replay publishes
+        self._played: dict[str, Any] = {}
+        for ns in self.agg.sources:  # made now: discovery is done when a replay or playback publishes
             self._publisher(ns)
+            self._played[topic(ns, "joint_states")] = self._pubs[ns]
+            self._played[topic(ns, "world_state")] = node.create_publisher(String, topic(ns, "world_state"), STATE_OUT)
         self._service = node.create_service(Trigger, "~/sources", self._srv_sources)
         self._timer = node.create_timer(STATUS_PERIOD_S, self._on_timer)
         node.get_logger().info("world of " + ", ".join(f"{s.namespace} (frame_prefix {s.frame_prefix!r})"
@@ -274,6 +277,17 @@ class WorldSources:
             if edges else []
         return True, (f"replayed {path}: {len(plan)} robots, {joints} joint values, {len(transforms)} transforms, "
                       "world_state"), transforms
+
+    def router(self, own: dict[str, Any], own_names: dict[str, str]) -> Callable[[str, bytes], None]:
+        """Where timed playback of a world recording sends each message: the node's own topics (short
+        names, or the names it recorded them under), each source's ``world_state`` / ``joint_states``
+        under its namespace; messages of any other topic are not played."""
+        def publish(name: str, data: bytes) -> None:
+            pub = own.get(name) or own.get(own_names.get(name, "")) or self._played.get(name)
+            if pub is not None:
+                pub.publish(data)
+
+        return publish
 
     def _publisher(self, ns: str) -> Any:
         pub = self._pubs.get(ns)
