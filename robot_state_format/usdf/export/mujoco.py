@@ -310,9 +310,9 @@ def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms
     q0 = mj_model.qpos0[qa:qa + 7]
     x0[:3, :3] = quaternion_to_matrix((q0[4], q0[5], q0[6], q0[3]))
     x0[:3, 3] = q0[:3]
-    prefix = xm @ x0
-    x = prefix @ local
-    if np.array_equal(prefix, np.eye(4)):  # keep the state's own quaternion, bit for bit
+    x_placed = xm @ x0
+    x = x_placed @ local
+    if np.array_equal(x_placed, np.eye(4)):  # keep the state's own quaternion, bit for bit
         qpos[qa:qa + 7] = [px, py, pz, qw / n, qx / n, qy / n, qz / n]
     else:
         rx, ry, rz, rw = matrix_to_quaternion(x[:3, :3])
