@@ -12,6 +12,7 @@ and ``frame_prefix``.
 from __future__ import annotations
 
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -45,6 +46,7 @@ SENSOR_IN = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=R
 STATE_OUT = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STATUS_PERIOD_S = 0.25
+TF_BACKLOG = 500  # /tf messages kept between two decodes (older ones are superseded by newer transforms)
 
 
 def declare_parameters(node: Node) -> None:
@@ -117,7 +119,10 @@ class WorldSources:
                 node.create_subscription(String, topic(ns, "robot_description"),
                                          lambda msg, n=ns: self._on_description(n, msg), LATCHED),
             ]
-        self._subs += [node.create_subscription(TFMessage, "/tf", self._on_tf, TF_QOS),
+        # /tf can carry thousands of messages a second: kept raw (the newest TF_BACKLOG), decoded on the timer
+        self._tf_raw: deque[bytes] = deque(maxlen=TF_BACKLOG)
+        self._subs += [node.create_subscription(TFMessage, "/tf", lambda raw: self._tf_raw.append(raw), TF_QOS,
+                                                 raw=True),
                        node.create_subscription(TFMessage, "/tf_static", self._on_tf, TF_STATIC_QOS)]
         self._played: dict[str, Any] = {}
         for ns in self.agg.sources:  # made now: discovery is done when a replay or playback publishes
@@ -168,12 +173,20 @@ class WorldSources:
         for t in msg.transforms:
             self.tf.set(t.header.frame_id, t.child_frame_id, transform_msg_to_matrix(t.transform))
 
+    def _drain_tf(self) -> None:
+        while self._tf_raw:
+            try:
+                self._on_tf(deserialize_message(self._tf_raw.popleft(), TFMessage))
+            except Exception:  # noqa: BLE001 - a foreign message never stops the node
+                continue
+
     def _on_timer(self) -> None:
         if self._replayed and time.monotonic() < self._resend_until:
             # a volatile subscriber (a state_publisher's SensorDataQoS) matched a moment ago may have
             # missed the replayed joint states: send them again for a few seconds
             for ns, msg in self._replayed.items():
                 self._pubs[ns].publish(msg)
+        self._drain_tf()
         self.agg.update_poses(self.tf)
         log = self.node.get_logger()
         for st in self.status():
@@ -219,6 +232,7 @@ class WorldSources:
         """The world as USDF text (None until a robot was heard from)."""
         from robot_state_format.usdf.writer import write_world_state
 
+        self._drain_tf()
         self.agg.update_poses(self.tf)
         version = self.agg.version
         if self._text is None or self._text[0] != version:
