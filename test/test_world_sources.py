@@ -232,7 +232,7 @@ def test_world_of_two_robots_one_host(ros: Any, tmp_path: Path) -> None:
 
 # -- several hosts -------------------------------------------------------------------------------
 @pytest.fixture
-def lab() -> Any:
+def lab(ros: Any) -> Any:
     why = netns_lab.unavailable()
     if why is not None:
         pytest.skip(why)
@@ -240,6 +240,7 @@ def lab() -> Any:
     try:
         yield made
     finally:
+        ros.stop_all()  # the nodes first, then their network
         made.close()
 
 
