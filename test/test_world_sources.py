@@ -369,7 +369,7 @@ def test_world_recording_and_playback(ros: Any, tmp_path: Path) -> None:
 
     latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
     ros.start_node("state_store", params={"output_dir": str(tmp_path), "sources": ["/r1", "/r2"],
-                                          "record": True}, name="state_store")
+                                          "record": True, "checkpoint_period": 0.2}, name="state_store")
     ws = ros.node.create_publisher(String, "/r1/world_state", latched)
     js = ros.node.create_publisher(JointState, "/r2/joint_states", qos_profile_sensor_data)
     ros.wait_for_matched(ws)
@@ -397,6 +397,11 @@ def test_world_recording_and_playback(ros: Any, tmp_path: Path) -> None:
     assert got and [m.position[0] for m in got] == sorted(m.position[0] for m in got)  # in order, as sent
     assert {m.topic for m in recorded} <= {"/r1/world_state", "/r1/joint_states", "/r2/world_state",
                                            "/r2/joint_states", "/world_state", "/joint_states"}
+
+    # checkpoints hold the world too: r1 from its world_state (r2 sent joint states but no model: not in it)
+    ros.spin_until(lambda: any(tmp_path.glob("world_checkpoint_*.usdf")), what="a checkpoint of the world")
+    checkpoint = read_world_state_file(sorted(tmp_path.glob("world_checkpoint_*.usdf"))[-1])
+    assert checkpoint.name == "world" and [m.name for m in checkpoint.model_states] == ["r1"]
 
     ros.node.destroy_publisher(ws)
     ros.node.destroy_publisher(js)
