@@ -44,6 +44,7 @@ setup(
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),
         (f"share/{PACKAGE}/launch", sorted(glob("launch/*.launch.py"))),
+        (f"share/{PACKAGE}/config", sorted(glob("config/*.xml"))),
         *_sample_data_files(),
     ],
     install_requires=_requirements(),

@@ -333,7 +333,8 @@ class RosHarness:
     # -- node processes ------------------------------------------------------------------------
     def start_node(self, target: str, params: Mapping[str, Any] | None = None,
                    ros_args: Sequence[str] = (), args: Sequence[str] = (), name: str | None = None,
-                   env: Mapping[str, str] | None = None, cwd: Path | None = None) -> NodeProcess:
+                   env: Mapping[str, str] | None = None, cwd: Path | None = None,
+                   prefix: Sequence[str] = ()) -> NodeProcess:
         """Start a node process and return at once (then wait on the graph for what you need).
 
         ``target``: a console script (e.g. ``state_publisher``, looked up beside this Python first), a
@@ -341,12 +342,13 @@ class RosHarness:
         ``params`` are written to a params file with ``yaml.safe_dump`` under ``/**`` (so any node name
         matches) and passed as ``--ros-args --params-file``; ``ros_args`` are appended after it (e.g.
         ``["-r", "__node:=foo"]``); ``args`` go before ``--ros-args``. The child gets this process's
-        whole environment (required by the wheels' LD_LIBRARY_PATH bootstrap) plus ``env``.
+        whole environment (required by the wheels' LD_LIBRARY_PATH bootstrap) plus ``env``. ``prefix`` goes
+        before the command (e.g. ``["ip", "netns", "exec", NAME]``, which execs it: the pid stays the node's).
         """
         index = len(self.processes)
         label = name or f"{Path(target).stem if target.endswith('.py') else target}-{index}"
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in label)
-        command = _resolve_command(target, sys.executable) + list(args)
+        command = list(prefix) + _resolve_command(target, sys.executable) + list(args)
         params_path = None
         extra_ros = list(ros_args)
         if params:

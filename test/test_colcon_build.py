@@ -43,6 +43,8 @@ def test_colcon_build_installs_executables_launch_files_and_marker(tmp_path: Pat
     assert (share / "package.xml").read_bytes() == (ROOT / "package.xml").read_bytes()
     launch_src = sorted(p.name for p in (ROOT / "launch").glob("*.launch.py"))
     assert sorted(p.name for p in (share / "launch").glob("*.launch.py")) == launch_src
+    config_src = sorted(p.name for p in (ROOT / "config").glob("*.xml"))
+    assert config_src and sorted(p.name for p in (share / "config").glob("*.xml")) == config_src
     samples_src = sorted(p.name for p in (ROOT / PKG / "samples").iterdir() if p.is_file())
     assert sorted(p.name for p in (share / "samples").iterdir() if p.is_file()) == samples_src
     assert (prefix / "share" / "ament_index" / "resource_index" / "packages" / PKG).is_file()

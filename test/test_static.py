@@ -22,7 +22,7 @@ MYPY_PATHS = ["robot_state_format/errors.py", "robot_state_format/model", "robot
               "robot_state_format/usdf", "robot_state_format/state_cache.py", "robot_state_format/restart_files.py",
               "robot_state_format/recording.py", "robot_state_format/ros/replay.py",
               "robot_state_format/snapshot_checks.py", "robot_state_format/log_throttle.py",
-              "robot_state_format/sim"]
+              "robot_state_format/sim", "robot_state_format/world"]
 CHECK_TIMEOUT = 300
 
 _running: dict[str, subprocess.Popen[str]] = {}

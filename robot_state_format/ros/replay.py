@@ -248,7 +248,7 @@ def usdf_stamp_ns(text: str) -> int | None:
 @dataclass
 class Event:
     t_ns: int  # recorded time (log time or the file's stamp)
-    topic: str  # "world_state" or "joint_states"
+    topic: str  # "world_state" or "joint_states" (the recorded name, e.g. "/r1/joint_states", with full_names)
     data: bytes  # CDR
 
 
@@ -258,14 +258,15 @@ def timeline_from_recording(path: str | os.PathLike[str]) -> list[Event]:
     return sorted(_recorded_events(path), key=lambda e: e.t_ns)
 
 
-def _recorded_events(path: str | os.PathLike[str]) -> Iterator[Event]:
-    """The world_state and joint_states messages of a recording in file order."""
+def _recorded_events(path: str | os.PathLike[str], full_names: bool = False) -> Iterator[Event]:
+    """The world_state and joint_states messages of a recording in file order (``full_names``: each
+    with the name it was recorded under, for a world of several namespaces)."""
     from robot_state_format.recording import read_recording
 
     for m in read_recording(path):
         topic = m.topic.rsplit("/", 1)[-1]
         if topic in ("world_state", "joint_states"):
-            yield Event(m.log_time_ns, topic, m.data)
+            yield Event(m.log_time_ns, m.topic if full_names else topic, m.data)
 
 
 YIELD_EVERY = 8  # messages the read-ahead thread decodes between GIL hand-overs
@@ -288,10 +289,12 @@ class RecordingTimeline:
     ``late``). A file cut off by a crash plays up to its last complete chunk.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, ahead: int = 4096, reorder: int = 1024) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, ahead: int = 4096, reorder: int = 1024,
+                 full_names: bool = False) -> None:
         from robot_state_format.recording import mcap_file
 
         self.path = mcap_file(path)
+        self.full_names = full_names
         self.ahead = max(2, int(ahead))
         self.reorder = max(1, int(reorder))
         self.late = 0
@@ -339,7 +342,7 @@ class RecordingTimeline:
             return buffer.put(out, len(heap))
 
         try:
-            for seq, e in enumerate(_recorded_events(self.path)):
+            for seq, e in enumerate(_recorded_events(self.path, self.full_names)):
                 if seq % YIELD_EVERY == 0:
                     time.sleep(0)  # hand the GIL over: the player's wake-up never waits for a long read
                 heapq.heappush(heap, (e.t_ns, seq, e))
@@ -511,7 +514,7 @@ class _PassStats:
 def shifted(event: Event, shift_ns: int) -> bytes:
     if shift_ns == 0:
         return event.data
-    if event.topic == "joint_states":
+    if event.topic.endswith("joint_states"):
         return restamp_joint_state(event.data, shift_ns)
     return cdr_string(restamp_usdf(cdr_string_text(event.data), shift_ns))
 

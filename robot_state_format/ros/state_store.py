@@ -43,6 +43,7 @@ from robot_state_format.model.types import Model
 from robot_state_format.ros import replay as rp
 from robot_state_format.ros.store_saving import SnapshotSaving
 from robot_state_format.ros.store_saving import error_text as _error_text
+from robot_state_format.ros import world_sources
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -152,6 +153,9 @@ class StateStore(SnapshotSaving, Node):
         if self._model is None:
             self._description_sub = self.create_subscription(String, "robot_description",
                                                              self._on_robot_description, LATCHED)
+        # with `sources`: one world of several robots (ros/world_sources.py); None: this namespace only
+        self._world = world_sources.attach(self, lambda t, raw: self._recorder is not None and self._record(t, raw),
+                                           self._model)
         srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
                ("stop_recording", self._srv_stop_recording), ("replay", self._srv_replay),
                ("play", self._srv_play), ("pause", self._srv_pause), ("resume", self._srv_resume),
@@ -435,6 +439,9 @@ class StateStore(SnapshotSaving, Node):
             rec = RecordingWriter(directory)
             rec.add_topic(self.resolve_topic_name("world_state"), STRING_TYPE, RELIABLE_TRANSIENT_LOCAL)
             rec.add_topic(self.resolve_topic_name("joint_states"), JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)
+            for name, kind in self._world.recording_topics() if self._world is not None else []:
+                rec.add_topic(name, *((STRING_TYPE, RELIABLE_TRANSIENT_LOCAL) if kind == "world_state"
+                                      else (JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)))
         except Exception as exc:  # noqa: BLE001
             return False, f"cannot start recording: {_error_text(exc)}"
         self._topic_names = {"/world_state": self.resolve_topic_name("world_state"),
@@ -539,6 +546,13 @@ class StateStore(SnapshotSaving, Node):
             state = read_world_state_file(path)
         except Exception as exc:  # noqa: BLE001
             return False, f"cannot read {path}: {_error_text(exc)}"
+        world = self._world.replay(state, str(path), bool(self._p("publish_link_tf"))) if self._world else None
+        if world is not None:  # a world of the sources: each robot under its own namespace
+            if world[0]:
+                self._replayed = (write_world_state(state), None, world[2])
+                self._publisher("world_state").publish(String(data=self._replayed[0]))
+                self._tf_publisher().replace_static(world[2])
+            return world[0], world[1]
         model = self._model
         if model is None:
             return False, ("no model loaded: set robot_description or model_file, the restart file is checked "
@@ -610,7 +624,7 @@ class StateStore(SnapshotSaving, Node):
                 extent = rp.TimelineSummary(len(events), events[0].t_ns, events[-1].t_ns) if events else None
                 empty = not events
             else:  # streamed from the file while it plays (bounded memory)
-                events = rp.RecordingTimeline(p)
+                events = rp.RecordingTimeline(p, full_names=self._world is not None)
                 extent = events.summary()
                 empty = (extent.count == 0) if extent is not None else events.first() is None
         except Exception as exc:  # noqa: BLE001
@@ -628,7 +642,8 @@ class StateStore(SnapshotSaving, Node):
         pubs = {t: self._publisher(t) for t in ("world_state", "joint_states")}
         self._replayed = None
         after_first = (lambda: self.wait_for_all_acked(first_acked_timeout)) if first_acked_timeout > 0 else None
-        self._player = rp.Player(events, lambda topic, data: pubs[topic].publish(data), rate=self._p("rate"),
+        route = self._world.router(pubs, {self.resolve_topic_name(t): t for t in pubs}) if self._world else None
+        self._player = rp.Player(events, route or (lambda topic, data: pubs[topic].publish(data)), rate=self._p("rate"),
                                  loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock,
                                  after_first=after_first)
         if self._player.realtime:

@@ -45,6 +45,7 @@ class SnapshotSaving:
     _cache: Any
     _tree: Any
     _model: Any
+    _world: Any
     _log_throttle: Any
     last_save: tuple[bool, str] | None
     _p: Any
@@ -59,7 +60,9 @@ class SnapshotSaving:
     # -- snapshots and saving -----------------------------------------------------------------
     def current_snapshot(self) -> str | None:
         """The newest world_state text, or one built from joint_states and the model (every moving
-        joint measured, or, with ``allow_partial``, only the measured ones)."""
+        joint measured, or, with ``allow_partial``, only the measured ones); with ``sources``, the world."""
+        if self._world is not None:
+            return self._world.snapshot_text()
         if self._snapshot_text is not None:
             return self._snapshot_text
         state = self._built_state()
@@ -89,6 +92,8 @@ class SnapshotSaving:
         return self._built
 
     def _snapshot_version(self) -> int:
+        if self._world is not None:
+            return int(self._world.version)
         return self._snapshot_seq if self._snapshot_text is not None else -1 - self._js_seq
 
     def _save_state(self) -> tuple[Any, str, str]:
@@ -98,6 +103,17 @@ class SnapshotSaving:
         from robot_state_format.usdf.reader import read_world_state
 
         model = self._model
+        if self._world is not None:  # one world of the sources: each robot holds only what it reported
+            text = self._world.snapshot_text()
+            if text is None:
+                return None, "wait", "no snapshot yet: no source has reported; nothing written"
+            try:
+                state = read_world_state(text, file="<world_state>")
+            except Exception as exc:  # noqa: BLE001
+                return None, "error", f"the world snapshot is not valid USDF: {error_text(exc)}"
+            if state.stamp is None:
+                return None, "refused", "refused: the world snapshot has no <stamp>; nothing written"
+            return state, "", ""
         if self._snapshot_text is not None:
             received = self._snapshot_rx
             try:
@@ -154,7 +170,7 @@ class SnapshotSaving:
         out = Path(str(self._p("output_dir"))).expanduser()
         if not out.is_dir():
             return False, f"output_dir {str(out)!r} does not exist or is not a directory", "error"
-        name = state.model_states[0].name if state.model_states else state.name
+        name = state.model_states[0].name if state.model_states and self._world is None else state.name
         try:
             path = restart_file_path(out, name, state.stamp.sec, state.stamp.nanosec, kind=kind)
             write_world_state_file(state, path)
@@ -165,7 +181,8 @@ class SnapshotSaving:
                 rotate(out, int(self._p("keep_last")), kind="checkpoint", model=name)
             except OSError as exc:
                 self.get_logger().warning(f"checkpoint rotation: {exc}")
-        return True, str(path), ""
+        note = self._world.stale_note() if self._world is not None else ""
+        return True, str(path) + (f"\n{note}" if note else ""), ""
 
     def save(self, kind: str = "restart") -> tuple[bool, str]:
         """Write the latest snapshot; ``(True, path)`` or ``(False, reason)``."""
@@ -192,7 +209,8 @@ class SnapshotSaving:
 
     def _on_checkpoint(self) -> None:
         version = self._snapshot_version()
-        if version == self._checkpoint_seq or (self._snapshot_text is None and self._js_seq == 0):
+        if version == self._checkpoint_seq or (self._snapshot_text is None and self._js_seq == 0
+                                               and (self._world is None or not self._world.has_data())):
             return
         try:
             ok, msg = self.save("checkpoint")

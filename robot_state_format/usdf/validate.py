@@ -14,7 +14,7 @@ Model checks (diagnostic codes):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from importlib import resources
 
@@ -95,6 +95,41 @@ def validate_against_model(
                      f"model_state[name={nested.name}]")
     if check_poses and not any(d.severity is Severity.ERROR for d in out):
         out.extend(_check_poses(state, model, layout, matched, file, tolerance))
+    return out
+
+
+def validate_world_against_models(
+    state: WorldState,
+    models: Mapping[str, Model],
+    *,
+    file: str = "<string>",
+    check_poses: bool = False,
+    tolerance: float = 1e-6,
+) -> list[Diagnostic]:
+    """A world of several robots: each top-level model_state named in ``models`` checked against its
+    model (as :func:`validate_against_model`, the ``where`` of each diagnostic prefixed with the
+    model_state name); a model_state ``models`` does not name is a ``USDF_MODEL_NOT_DESCRIBED`` warning
+    and a name of ``models`` the state lacks a ``USDF_UNKNOWN_MODEL`` error."""
+    out: list[Diagnostic] = []
+    for ms in state.model_states:
+        model = models.get(ms.name)
+        if model is None:
+            out.append(Diagnostic("USDF_MODEL_NOT_DESCRIBED", f"model_state {ms.name!r} has no model; not checked",
+                                  file, None, f"model_state[name={ms.name}]", Severity.WARNING))
+            continue
+        if model.is_world:  # the model_state holds the world's models nested
+            single = WorldState(model.name, state.version, state.stamp, [], list(ms.model_states))
+        else:
+            single = WorldState(state.name, state.version, state.stamp, [],
+                                [ModelState(model.name, None, ms.pose, ms.twist, ms.link_states, ms.joint_states,
+                                            ms.model_states)])
+        for d in validate_against_model(single, model, file=file, check_poses=check_poses, tolerance=tolerance):
+            where = f"model_state[name={ms.name}]" + (f"/{d.element}" if d.element else "")
+            out.append(Diagnostic(d.code, d.message, d.file, d.line, where, d.severity))
+    for name in models:
+        if state.model(name) is None or "::" in name:
+            out.append(Diagnostic("USDF_UNKNOWN_MODEL", f"the state has no top-level model_state {name!r}", file,
+                                  None, None))
     return out
 
 

@@ -20,12 +20,17 @@
   stays zero with a warning.
 
 A joint the state does not cover keeps MuJoCo's ``qpos0`` (and zero velocity), with a warning.
+
+A world of several robots: :func:`load_mujoco_world` puts each model_state's model file into one
+MuJoCo model (names prefixed ``M/``, each robot fixed at its model_state's world pose) and
+:func:`world_keyframe_arrays` fills every robot's joints from its own model_state.
 """
 
 from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -145,23 +150,78 @@ def _free_qvel(x_body: np.ndarray, x_model: np.ndarray, model_tw: tuple[np.ndarr
 def keyframe_arrays(state: WorldState, mj_model: Any, *, model_state: str | None = None
                     ) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """``(qpos, qvel, warnings)`` restoring ``state`` in a compiled MuJoCo model."""
-    mujoco = _mujoco()
     ms = _select(state, model_state)
     scoped = model_state if model_state is not None else ms.name
-    table = _joint_table(ms, scoped)
     qpos = np.array(mj_model.qpos0, dtype=float)
     qvel = np.zeros(mj_model.nv)
     warnings: list[str] = []
+    _fill(state, mj_model, ms, scoped, "", qpos, qvel, warnings)
+    return qpos, qvel, warnings
+
+
+def world_keyframe_arrays(state: WorldState, mj_model: Any, prefixes: Mapping[str, str] | None = None
+                          ) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """``(qpos, qvel, warnings)`` restoring a world of several top-level model_states in one MuJoCo model
+    whose joints and bodies of model_state ``M`` are named ``prefixes[M] + name`` (default ``"M/"``, as
+    :func:`load_mujoco_world` names them). A MuJoCo joint of no listed model keeps ``qpos0``, with a warning."""
+    mujoco = _mujoco()
+    table = dict(prefixes) if prefixes is not None else {ms.name: f"{ms.name}/" for ms in state.model_states}
+    qpos = np.array(mj_model.qpos0, dtype=float)
+    qvel = np.zeros(mj_model.nv)
+    warnings: list[str] = []
+    for name, prefix in table.items():
+        ms = state.model(name)
+        if ms is None or "::" in name:
+            raise ConversionError(f"the state has no top-level model_state {name!r}")
+        _fill(state, mj_model, ms, name, prefix, qpos, qvel, warnings)
+    for j in range(mj_model.njnt):
+        jname = mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_JOINT, j) or ""
+        if not any(jname.startswith(p) for p in table.values()):
+            warnings.append(f"joint {jname!r}: of no model_state of the state; qpos0 kept")
+    return qpos, qvel, warnings
+
+
+def load_mujoco_world(state: WorldState, files: Mapping[str, str | os.PathLike[str]], *,
+                      strip_geometry: bool = False) -> Any:
+    """One ``MjSpec`` holding the model file of each top-level model_state ``M`` of ``files``, its
+    bodies and joints named ``M/<name>``, attached to the world at the model_state's world pose
+    (fixed-base robots stay where the state puts them; a model_state without a world pose is at the
+    origin). Compile with ``.compile()``; restore with :func:`world_keyframe_arrays`."""
+    mujoco = _mujoco()
+    poses = world_poses(state)
+    world = mujoco.MjSpec()
+    for name, path in files.items():
+        if state.model(name) is None:
+            raise ConversionError(f"the state has no model_state {name!r}")
+        child = load_mujoco_model(path, strip_geometry=strip_geometry)
+        x = poses.get(name, np.eye(4))
+        qx, qy, qz, qw = matrix_to_quaternion(x[:3, :3])
+        frame = world.worldbody.add_frame(pos=x[:3, 3].tolist(), quat=[qw, qx, qy, qz])
+        try:
+            world.attach(child, prefix=f"{name}/", frame=frame)
+        except Exception as exc:  # MuJoCo's own message (name clashes, ...)
+            raise ConversionError(f"{path}: cannot be added to the world as {name!r}: {exc}") from None
+    return world
+
+
+def _fill(state: WorldState, mj_model: Any, ms: ModelState, scoped: str, prefix: str, qpos: np.ndarray,
+          qvel: np.ndarray, warnings: list[str]) -> None:
+    """Set the MuJoCo joints named ``prefix + <joint>`` from model_state ``ms`` (scoped name ``scoped``)."""
+    mujoco = _mujoco()
+    table = _joint_table(ms, scoped)
     poses: dict[str, np.ndarray] | None = None
     jt = mujoco.mjtJoint
     for j in range(mj_model.njnt):
         name = mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_JOINT, j) or ""
+        if not name.startswith(prefix):
+            continue
+        name = name[len(prefix):]
         kind = int(mj_model.jnt_type[j])
         qa, da = int(mj_model.jnt_qposadr[j]), int(mj_model.jnt_dofadr[j])
         if kind == jt.mjJNT_FREE:
             if poses is None:
                 poses = world_poses(state)
-            _free_joint(state, poses, scoped, ms, table.get(name), mj_model, j, qpos, qvel, warnings)
+            _free_joint(state, poses, scoped, ms, table.get(name), mj_model, j, qpos, qvel, warnings, prefix)
             continue
         entry = table.get(name)
         js = entry[0] if entry is not None else None
@@ -189,17 +249,16 @@ def keyframe_arrays(state: WorldState, mj_model: Any, *, model_state: str | None
             qpos[qa] = js.positions[comp]
         if js.velocities is not None and len(js.velocities) > comp:
             qvel[da] = js.velocities[comp]
-    return qpos, qvel, warnings
 
 
 def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms: ModelState,
                 entry: tuple[JointState, str] | None, mj_model: Any, j: int, qpos: np.ndarray,
-                qvel: np.ndarray, warnings: list[str]) -> None:
+                qvel: np.ndarray, warnings: list[str], prefix: str = "") -> None:
     """qpos/qvel of MuJoCo free joint ``j``: from the body's link_state pose, else its joint_state."""
     mujoco = _mujoco()
-    name = mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_JOINT, j) or ""
+    name = (mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_JOINT, j) or "")[len(prefix):]
     qa, da = int(mj_model.jnt_qposadr[j]), int(mj_model.jnt_dofadr[j])
-    body = mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_BODY, int(mj_model.jnt_bodyid[j])) or ""
+    body = (mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_BODY, int(mj_model.jnt_bodyid[j])) or "")[len(prefix):]
     x = poses.get(f"{scoped}::{body}")
     if x is not None:  # the link pose in the world
         qx, qy, qz, qw = matrix_to_quaternion(x[:3, :3])
@@ -251,9 +310,9 @@ def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms
     q0 = mj_model.qpos0[qa:qa + 7]
     x0[:3, :3] = quaternion_to_matrix((q0[4], q0[5], q0[6], q0[3]))
     x0[:3, 3] = q0[:3]
-    prefix = xm @ x0
-    x = prefix @ local
-    if np.array_equal(prefix, np.eye(4)):  # keep the state's own quaternion, bit for bit
+    x_placed = xm @ x0
+    x = x_placed @ local
+    if np.array_equal(x_placed, np.eye(4)):  # keep the state's own quaternion, bit for bit
         qpos[qa:qa + 7] = [px, py, pz, qw / n, qx / n, qy / n, qz / n]
     else:
         rx, ry, rz, rw = matrix_to_quaternion(x[:3, :3])
@@ -270,11 +329,16 @@ def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms
 
 
 def mujoco_keyframe(state: WorldState, mj_model: Any, *, name: str = "usdf",
-                    model_state: str | None = None) -> tuple[str, list[str]]:
-    """``<keyframe><key .../></keyframe>`` text (lossless floats) and the mapping warnings."""
+                    model_state: str | None = None, prefixes: Mapping[str, str] | None = None
+                    ) -> tuple[str, list[str]]:
+    """``<keyframe><key .../></keyframe>`` text (lossless floats) and the mapping warnings; with
+    ``prefixes`` (model_state → MuJoCo name prefix) the key of a world (:func:`world_keyframe_arrays`)."""
     from robot_state_format.usdf.writer import escape_name, format_floats
 
-    qpos, qvel, warnings = keyframe_arrays(state, mj_model, model_state=model_state)
+    if prefixes is not None:
+        qpos, qvel, warnings = world_keyframe_arrays(state, mj_model, prefixes)
+    else:
+        qpos, qvel, warnings = keyframe_arrays(state, mj_model, model_state=model_state)
     time = ""
     if state.stamp is not None:
         time = f' time="{state.stamp.sec + state.stamp.nanosec * 1e-9!r}"'
