@@ -374,7 +374,8 @@ def test_world_recording_and_playback(ros: Any, tmp_path: Path) -> None:
     js = ros.node.create_publisher(JointState, "/r2/joint_states", qos_profile_sensor_data)
     ros.wait_for_matched(ws)
     ros.wait_for_matched(js)
-    text = '<world_state name="a" version="1.0"><model_state name="a"/></world_state>'
+    text = ('<world_state name="a" version="1.0"><stamp sec="99" nanosec="0"/>'  # a snapshot says when
+            '<model_state name="a"/></world_state>')
     ws.publish(String(data=text))
     sent = []
 
