@@ -37,6 +37,7 @@ from std_srvs.srv import Trigger
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.model.types import Model
 from robot_state_format.ros import replay as rp
+from robot_state_format.ros import session_playback as sp
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -61,7 +62,9 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "output_dir": ("restart_files", "directory of restart files and recordings (must exist)"),
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
     "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
-    "record": (False, "record world_state and joint_states into an MCAP directory"),
+    "record": (False, "record record_topics into an MCAP directory"),
+    "record_topics": (["/tf", "/tf_static", "robot_description", "joint_states", "world_state"],
+                      "topics recorded (relative names resolve in the node's namespace)"),
     "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
                          "publisher) or reliable (nothing lost, reliable publishers only); read-only"),
     "recording_dir": ("", "where recordings go (default: output_dir)"),
@@ -74,6 +77,7 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "start_offset": (0.0, "seconds into the recording where playback starts"),
     "publish_clock": (False, "publish /clock during playback (needs rosgraph_msgs)"),
     "play_on_start": (False, "start playback of playback_path once the node has started"),
+    "tf_source": ("auto", "TF during playback: auto, recorded, computed (from joint_states and the model) or none"),
 }
 
 
@@ -157,7 +161,8 @@ class StateStore(Node):
         from rclpy.exceptions import ParameterException
 
         kinds = {str: ParameterType.PARAMETER_STRING, float: ParameterType.PARAMETER_DOUBLE,
-                 int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL}
+                 int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL,
+                 list: ParameterType.PARAMETER_STRING_ARRAY}
         # `-p rate:=2` (or `rate: 2` in a YAML file) gives an integer: take it as the double it means
         for name, (default, _) in PARAMS.items():
             given = self._parameter_overrides.get(name)
@@ -233,6 +238,11 @@ class StateStore(Node):
                 return f"start_offset must be a number of seconds >= 0, got {v!r}"
         if "output_dir" in changes and not str(changes["output_dir"]).strip():
             return "output_dir must not be empty"
+        if "record_topics" in changes and (not changes["record_topics"]
+                                           or not all(str(t).strip() for t in changes["record_topics"])):
+            return f"record_topics must name at least one topic, got {list(changes['record_topics'])!r}"
+        if "tf_source" in changes and changes["tf_source"] not in sp.TF_SOURCES:
+            return f"tf_source must be one of {', '.join(sp.TF_SOURCES)}, got {changes['tf_source']!r}"
         if "publish_clock" in changes and changes["publish_clock"] and clock_type() is None:
             return ("publish_clock needs rosgraph_msgs, which is not installed "
                     "(pip install ros-rosgraph-msgs, or source a ROS 2 distro)")
@@ -317,10 +327,7 @@ class StateStore(Node):
     def _record(self, topic: str, raw: bytes) -> None:
         """Write one message; ``topic`` is ``/world_state`` or ``/joint_states``, recorded under the
         name the node resolved for it (namespace and remappings applied)."""
-        try:
-            self._recorder.write(self._topic_names.get(topic, topic), raw, time.time_ns())
-        except Exception as exc:  # noqa: BLE001 - a full disk stops the recording, not the node
-            self._recording_failed(exc)
+        self._recorder.write_input(self._topic_names.get(topic, topic), raw)
 
     def _recording_failed(self, exc: BaseException) -> None:
         self._record_error = f"recording stopped: {_error_text(exc)}"
@@ -454,9 +461,9 @@ class StateStore(Node):
 
     # -- recording ----------------------------------------------------------------------------
     def start_recording(self) -> tuple[bool, str]:
-        from robot_state_format.recording import (BEST_EFFORT_VOLATILE, JOINT_STATE_TYPE, RELIABLE_TRANSIENT_LOCAL,
-                                                  STRING_TYPE, RecordingWriter)
+        from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, RecordingWriter
         from robot_state_format.restart_files import format_stamp, safe_name
+        from robot_state_format.ros.recorder import SessionRecorder
 
         if self._recorder is not None:
             return True, f"already recording to {self._recorder.directory}"
@@ -464,6 +471,10 @@ class StateStore(Node):
         base = Path(str(self._p("recording_dir") or self._p("output_dir"))).expanduser()
         if not base.is_dir():
             return False, f"recording directory {str(base)!r} does not exist or is not a directory"
+        try:
+            topics = [self.resolve_topic_name(str(t).strip()) for t in self._p("record_topics")]
+        except Exception as exc:  # noqa: BLE001 - an invalid name
+            return False, f"record_topics: {_error_text(exc)}"
         name = self._model.name if self._model is not None else "state"
         sec, nsec = divmod(time.time_ns(), 1_000_000_000)
         stem = f"{safe_name(name)}_recording_{format_stamp(sec, nsec)}"
@@ -472,19 +483,18 @@ class StateStore(Node):
         while directory.exists():
             directory = base / f"{stem}_{n}"
             n += 1
-        try:
-            rec = RecordingWriter(directory)
-            rec.add_topic(self.resolve_topic_name("world_state"), STRING_TYPE, RELIABLE_TRANSIENT_LOCAL)
-            rec.add_topic(self.resolve_topic_name("joint_states"), JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)
-        except Exception as exc:  # noqa: BLE001
-            return False, f"cannot start recording: {_error_text(exc)}"
         self._topic_names = {"/world_state": self.resolve_topic_name("world_state"),
                              "/joint_states": self.resolve_topic_name("joint_states")}
+        inputs = {self._topic_names["/world_state"]: STRING_TYPE, self._topic_names["/joint_states"]: JOINT_STATE_TYPE}
+        try:
+            rec = SessionRecorder(self, RecordingWriter(directory), topics, inputs, self._recording_failed)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot start recording: {_error_text(exc)}"
         self._recorder = rec
         self._record_error = None
         if self._snapshot_text is not None:  # the latched snapshot starts the recording
             self._record("/world_state", rp.cdr_string(self._snapshot_text))
-        self.get_logger().info(f"recording to {directory}")
+        self.get_logger().info(f"recording {', '.join(topics)} to {directory}")
         return True, str(directory)
 
     def stop_recording(self) -> tuple[bool, str]:
@@ -517,6 +527,19 @@ class StateStore(Node):
 
             cbs = PublisherEventCallbacks(matched=on_matched)
             pub = self._pubs[topic] = self.create_publisher(msg_type, topic, STATE_OUT, event_callbacks=cbs)
+        return pub
+
+    def _session_publisher(self, kind: str) -> Any:
+        """Playback publisher of a recorded session topic: ``tf``, ``tf_static`` or ``robot_description``."""
+        pub = self._pubs.get(kind)
+        if pub is None:
+            from tf2_msgs.msg import TFMessage
+
+            from robot_state_format.ros.tf_publisher import TF_QOS, TF_STATIC_QOS
+
+            pub = self._pubs[kind] = (self.create_publisher(String, "robot_description", LATCHED)
+                                      if kind == "robot_description" else
+                                      self.create_publisher(TFMessage, f"/{kind}", TF_QOS if kind == "tf" else TF_STATIC_QOS))
         return pub
 
     def subscriber_count(self, topic: str) -> int:
@@ -641,7 +664,15 @@ class StateStore(Node):
         p = Path(path).expanduser()
         events: list[rp.Event] | rp.RecordingTimeline
         try:
-            if p.is_dir() and not any(p.glob("*.mcap")):
+            files = p.is_dir() and not any(p.glob("*.mcap"))
+            tf_mode, kinds = sp.plan_tf(str(self._p("tf_source")), None if files else sp.recording_topic_kinds(p),
+                                        self._model is not None)
+        except ValueError as exc:
+            return False, str(exc)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot read {path}: {_error_text(exc)}"
+        try:
+            if files:
                 notes: list[str] = []
                 events = rp.timeline_from_directory(p, self._model, self._encode_joint_state, notes)
                 for note in notes[:20]:
@@ -651,7 +682,7 @@ class StateStore(Node):
                 extent = rp.TimelineSummary(len(events), events[0].t_ns, events[-1].t_ns) if events else None
                 empty = not events
             else:  # streamed from the file while it plays (bounded memory)
-                events = rp.RecordingTimeline(p)
+                events = rp.RecordingTimeline(p, topics=kinds)
                 extent = events.summary()
                 empty = (extent.count == 0) if extent is not None else events.first() is None
         except Exception as exc:  # noqa: BLE001
@@ -666,10 +697,14 @@ class StateStore(Node):
             if self._clock_pub is None:
                 self._clock_pub = self.create_publisher(ctype, "/clock", 10)
             clock = self._publish_clock
-        pubs = {t: self._publisher(t) for t in ("world_state", "joint_states")}
+        pubs = {t: self._publisher(t) if t in rp.STATE_TOPICS else self._session_publisher(t)
+                for t in kinds | ({"tf", "tf_static"} if tf_mode == "computed" else set())}
+        computed = sp.ComputedTf(self._model) if tf_mode == "computed" and self._model is not None else None
+        if computed is not None:
+            pubs["tf_static"].publish(computed.static(self.get_clock().now().nanoseconds))
         self._replayed = None
         after_first = (lambda: self.wait_for_all_acked(first_acked_timeout)) if first_acked_timeout > 0 else None
-        self._player = rp.Player(events, lambda topic, data: pubs[topic].publish(data), rate=self._p("rate"),
+        self._player = rp.Player(events, sp.session_publish(pubs, computed, time.time_ns), rate=self._p("rate"),
                                  loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock,
                                  after_first=after_first)
         if self._player.realtime:
@@ -684,7 +719,7 @@ class StateStore(Node):
         if extent is None:
             return True, f"playing {path}: a recording without summary (cut off?), length unknown, {rate}"
         span = (extent.end_ns - extent.start_ns) / 1e9
-        return True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}"
+        return True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}, TF {tf_mode}"
 
     def _realtime_executor(self) -> None:
         """During playback the executor thread shares the GIL with the player: give it a real-time

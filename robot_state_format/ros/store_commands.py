@@ -69,13 +69,13 @@ def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
     return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
 
 
-def _start_in_out_dir(cmd: str, args: argparse.Namespace) -> tuple[Any, Any] | None:
+def _start_in_out_dir(cmd: str, args: argparse.Namespace, extra: dict[str, Any] | None = None) -> tuple[Any, Any] | None:
     """:func:`_start` writing into ``--out`` (None, reported, when that is not a directory)."""
     out = Path(args.out)
     if not out.is_dir():
         _err(cmd, f"{out}: not a directory")
         return None
-    return _start(args, {"output_dir": str(out.resolve())})
+    return _start(args, {"output_dir": str(out.resolve()), **(extra or {})})
 
 
 def _run_save(args: argparse.Namespace) -> int:
@@ -103,7 +103,7 @@ def _run_save(args: argparse.Namespace) -> int:
 
 
 def _run_record(args: argparse.Namespace) -> int:
-    started = _start_in_out_dir("record", args)
+    started = _start_in_out_dir("record", args, {"record_topics": list(args.topics)} if args.topics else None)
     if started is None:
         return 2
     node, stop = started
@@ -141,7 +141,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     is_file = path.is_file() and path.suffix != ".mcap"
     params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
         "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
-        "publish_clock": bool(args.clock)}
+        "publish_clock": bool(args.clock), "tf_source": str(args.tf_source)}
     node, stop = _start(args, params)
     try:
         if is_file:
