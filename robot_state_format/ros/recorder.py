@@ -137,7 +137,7 @@ class SessionRecorder:
             def on_message(raw: bytes, info: Any, t: str = topic) -> None:
                 self._write(t, raw, info.get("source_timestamp") if isinstance(info, dict) else None)
 
-            self._subs[topic] = self.node.create_subscription(cls, topic, on_message, qos, raw=True)
+            self._subs[topic] = self.node.create_subscription(cls, topic, on_message, qos or 10, raw=True)
 
     def write_input(self, topic: str, raw: bytes) -> None:
         """A message the node received on one of its own subscriptions (ignored unless recorded)."""
