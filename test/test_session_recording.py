@@ -234,3 +234,17 @@ def test_replay_recomputes_tf_from_the_joint_states_when_asked(ros: RosHarness, 
         compared += 1
     assert compared >= len(recorded) - 5
     assert static and {t.child_frame_id for t in static[-1].transforms} >= {"base_link", "ee_link", "tool0"}
+
+
+def test_record_topics_flag_keeps_namespaced_names(ros: RosHarness, tmp_path: Path) -> None:
+    from std_msgs.msg import String
+
+    ros.start_node("state_publisher", {"model_file": str(ROBOT)}, ros_args=["-r", "__ns:=/r1"])
+    ros.collect("/r1/robot_description", String, LATCHED, timeout=20)
+    r = subprocess.run([*CLI, "record", "--out", str(tmp_path), "--duration", "1.5", "--topics", "robot_description",
+                        "/tf_static", "--ros-args", "-r", "__ns:=/r1"], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    msgs = _decoded(Path(r.stdout.strip().split(" (")[0]))
+    assert set(msgs) == {"/r1/robot_description", "/tf_static"}  # what was asked, under the resolved names
+    assert 'name="ur5"' in msgs["/r1/robot_description"][0].data
