@@ -25,6 +25,7 @@ from robot_state_format.recording import (
     read_recording,
     reindex,
 )
+from robot_state_format.cli import main
 from robot_state_format.recording import msgdefs
 
 SHARE = Path(sys.prefix) / "share"
@@ -141,7 +142,8 @@ def test_reindex_of_an_intact_recording_gives_its_metadata(tmp_path: Path) -> No
     assert yaml.safe_load(meta.read_text()) == original
 
 
-def test_reindex_of_a_recording_cut_mid_file_counts_its_complete_chunks(tmp_path: Path) -> None:
+def test_reindex_of_a_recording_cut_mid_file_counts_its_complete_chunks(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     marks = _chunked_bag(tmp_path / "full", 6, 10)
     data = (tmp_path / "full" / "full_0.mcap").read_bytes()
     for k in (0, 2, 4):  # cut in the middle of chunk k + 1
@@ -150,10 +152,9 @@ def test_reindex_of_a_recording_cut_mid_file_counts_its_complete_chunks(tmp_path
         d = tmp_path / f"cut{k}"
         d.mkdir()
         (d / "cut_0.mcap").write_bytes(data[:cut])  # a crash: no summary, no metadata.yaml
-        r = subprocess.run([*CLI, "reindex", str(d)], capture_output=True, text=True, timeout=60,
-                           env=dict(os.environ))
-        assert r.returncode == 0, r.stderr
-        assert "cut_0.mcap ends early" in r.stderr
+        assert main(["reindex", str(d)]) == 0
+        out, err = capsys.readouterr()
+        assert "cut_0.mcap ends early" in err
         info = yaml.safe_load((d / "metadata.yaml").read_text())["rosbag2_bagfile_information"]
         got = {t["topic_metadata"]["name"]: t["message_count"] for t in info["topics_with_message_count"]}
         assert got == counts
@@ -165,17 +166,30 @@ def test_reindex_of_a_recording_cut_mid_file_counts_its_complete_chunks(tmp_path
                                   "duration": {"nanoseconds": end - start}, "message_count": sum(counts.values())}]
         types = {t["topic_metadata"]["name"]: t["topic_metadata"]["type"] for t in info["topics_with_message_count"]}
         assert types == {"/joint_states": JOINT_STATE_TYPE, "/tf": TF_TYPE, "/world_state": STRING_TYPE}
-        assert f"{sum(counts.values())} messages in 1 file(s)" in r.stdout
+        assert f"{sum(counts.values())} messages in 1 file(s)" in out
 
 
-def test_reindex_cli_errors(tmp_path: Path) -> None:
-    r = subprocess.run([*CLI, "reindex", str(tmp_path / "none")], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "not a directory" in r.stderr
-    r = subprocess.run([*CLI, "reindex", str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "no .mcap file" in r.stderr
+def test_reindex_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reindex", str(tmp_path / "none")]) == 2
+    assert "reindex: error: " in (err := capsys.readouterr().err) and "not a directory" in err
+    assert main(["reindex", str(tmp_path)]) == 2
+    assert "no .mcap file" in capsys.readouterr().err
     (tmp_path / "x_0.mcap").write_bytes(b"not an mcap file at all")
-    r = subprocess.run([*CLI, "reindex", str(tmp_path)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 2 and "not an MCAP file" in r.stderr
+    assert main(["reindex", str(tmp_path)]) == 2
+    assert "not an MCAP file" in capsys.readouterr().err
+    assert not (tmp_path / "metadata.yaml").exists()
+
+
+def test_reindex_cli_runs_as_a_command(tmp_path: Path) -> None:
+    _chunked_bag(tmp_path / "bag", 2, 4)
+    (tmp_path / "bag" / "metadata.yaml").unlink()
+    r = subprocess.run([*CLI, "reindex", str(tmp_path / "bag")], capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ))
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines() == ["/joint_states (sensor_msgs/msg/JointState): 4 messages",
+                                     "/tf (tf2_msgs/msg/TFMessage): 4 messages",
+                                     "/world_state (std_msgs/msg/String): 0 messages",
+                                     f"{tmp_path / 'bag' / 'metadata.yaml'}: 8 messages in 1 file(s), 0.007 s"]
 
 
 def test_restamp_tf_moves_every_stamp_and_nothing_else(tmp_path: Path) -> None:
