@@ -16,8 +16,6 @@ the recorder joins late) and trajectory_source, recorded by ``robot-state-format
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,7 +34,6 @@ from ros_harness import RosHarness  # noqa: E402
 ROBOT = real_urdf("ur_description/urdf/ur5_robot.urdf")
 pytestmark = pytest.mark.skipif(ROBOT is None, reason=SKIP_REASON)
 
-CLI = [str(Path(sys.executable).parent / "robot-state-format")]
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 RELIABLE = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
@@ -45,7 +42,7 @@ SESSION = {"/tf", "/tf_static", "/robot_description", "/joint_states", "/world_s
 
 @pytest.fixture(scope="module")
 def session(ros_module: RosHarness, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Record 4 s of a moving UR5; the publishers are stopped before the tests run."""
+    """Record a moving UR5 (``robot-state-format record`` until Ctrl-C); everything is stopped after."""
     from tf2_msgs.msg import TFMessage
 
     ros = ros_module
@@ -54,13 +51,28 @@ def session(ros_module: RosHarness, tmp_path_factory: pytest.TempPathFactory) ->
     ros.collect("/tf_static", TFMessage, LATCHED, timeout=20)  # latched before the recorder exists
     source = ros.start_node("robot_state_format.ros.trajectory_source", args=["--model", str(ROBOT), "--rate", "50"])
     ros.collect("/tf", TFMessage, RELIABLE, timeout=20)  # the robot moves
-    r = subprocess.run([*CLI, "record", "--out", str(out), "--duration", "4"], capture_output=True, text=True,
-                       timeout=60, env=dict(os.environ))
-    assert r.returncode == 0, r.stderr
+    # recorded until the file holds enough of the moving robot (DDS discovery may take 2 s under load)
+    recorder = ros.start_node("robot-state-format", args=["record", "--out", str(out)])
+    ros.spin_until(lambda: _enough(out, 60), timeout=40, what="60 /tf and joint_states messages recorded")
+    assert recorder.stop() == 0, recorder.output()
     assert source.stop() == 0 and publisher.stop() == 0
-    bag = Path(r.stdout.strip().split(" (")[0])
-    assert bag.parent == out
+    (bag,) = out.iterdir()
+    assert f"{bag} (" in recorder.output()
     return bag
+
+
+def _enough(out: Path, n: int, topics: tuple[str, ...] = ("/tf", "/joint_states")) -> bool:
+    """The recording in progress under ``out`` holds ``n`` messages of each of ``topics`` (complete chunks)."""
+    from robot_state_format.recording import read_recording
+
+    bags = list(out.iterdir())
+    if not bags or not list(bags[0].glob("*.mcap")):
+        return False
+    counts = {t: 0 for t in topics}
+    for m in read_recording(bags[0]):
+        if m.topic in counts:
+            counts[m.topic] += 1
+    return min(counts.values()) >= n
 
 
 def _decoded(bag: Path) -> dict[str, list[Any]]:
@@ -198,7 +210,10 @@ def _play(ros: RosHarness, bag: Path, *extra: str) -> tuple[list[Any], list[Any]
     ros.spin_until(lambda: not proc.alive(), timeout=30, what="playback to end")
     assert proc.returncode == 0, proc.output()
     assert proc.stop() == 0
-    ros.spin_for(0.5)
+    seen = -1
+    while seen != len(tf.messages):  # take in everything delivered (a loaded machine runs callbacks late)
+        seen = len(tf.messages)
+        ros.spin_for(0.5)
     ros.node.destroy_subscription(tf.subscription)
     ros.node.destroy_subscription(static.subscription)
     return tf.messages, static.messages
@@ -241,10 +256,13 @@ def test_record_topics_flag_keeps_namespaced_names(ros: RosHarness, tmp_path: Pa
 
     ros.start_node("state_publisher", {"model_file": str(ROBOT)}, ros_args=["-r", "__ns:=/r1"])
     ros.collect("/r1/robot_description", String, LATCHED, timeout=20)
-    r = subprocess.run([*CLI, "record", "--out", str(tmp_path), "--duration", "1.5", "--topics", "robot_description",
-                        "/tf_static", "--ros-args", "-r", "__ns:=/r1"], capture_output=True, text=True, timeout=60,
-                       env=dict(os.environ))
-    assert r.returncode == 0, r.stderr
-    msgs = _decoded(Path(r.stdout.strip().split(" (")[0]))
+    recorder = ros.start_node("robot-state-format", args=["record", "--out", str(tmp_path), "--topics",
+                                                          "robot_description", "/tf_static", "--ros-args", "-r",
+                                                          "__ns:=/r1"])
+    ros.spin_until(lambda: _enough(tmp_path, 1, ("/r1/robot_description", "/tf_static")), timeout=30,
+                   what="the latched topics recorded")
+    assert recorder.stop() == 0, recorder.output()
+    (bag,) = tmp_path.iterdir()
+    msgs = _decoded(bag)
     assert set(msgs) == {"/r1/robot_description", "/tf_static"}  # what was asked, under the resolved names
     assert 'name="ur5"' in msgs["/r1/robot_description"][0].data

@@ -8,7 +8,8 @@
 * ``replay PATH --model FILE``: a restart file is checked against the model and published
   (transient_local) until ``--hold`` seconds pass or Ctrl-C; an MCAP recording or a directory of
   restart files is played at its recorded pace (``--rate``, ``--loop``, ``--start-offset``, ``--clock``);
-  ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states``;
+  ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states`` (``/tf``
+  when the replay publishes TF);
   ``--tf-source`` says where TF comes from (recorded, computed with ``--model``, none; default auto:
   recorded when the recording holds it).
 
@@ -69,7 +70,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="recording: TF as recorded, computed from joint_states with --model, or none "
                         "(default auto: recorded when the recording holds /tf)")
     p.add_argument("--wait-for-subscribers", type=int, default=0, metavar="N",
-                   help="recording: start playing once N subscriptions match joint_states (default 0: at once)")
+                   help="recording: start playing once N subscriptions match joint_states, or /tf when TF is "
+                        "played (default 0: at once)")
     p.add_argument("--wait-timeout", type=float, default=10.0, metavar="S",
                    help="seconds --wait-for-subscribers waits before giving up with exit 1 (default 10)")
     common(p)

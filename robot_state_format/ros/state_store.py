@@ -543,8 +543,9 @@ class StateStore(Node):
         return pub
 
     def subscriber_count(self, topic: str) -> int:
-        """How many subscriptions match this node's publisher on ``topic`` (world_state or joint_states)."""
-        return int(self._publisher(topic).get_subscription_count())
+        """How many subscriptions match this node's publisher on ``topic`` (world_state, joint_states, tf, ...)."""
+        pub = self._publisher(topic) if topic in rp.STATE_TOPICS else self._session_publisher(topic)
+        return int(pub.get_subscription_count())
 
     def wait_for_all_acked(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` until every reliable subscriber has acknowledged what this node
@@ -665,8 +666,7 @@ class StateStore(Node):
         events: list[rp.Event] | rp.RecordingTimeline
         try:
             files = p.is_dir() and not any(p.glob("*.mcap"))
-            tf_mode, kinds = sp.plan_tf(str(self._p("tf_source")), None if files else sp.recording_topic_kinds(p),
-                                        self._model is not None)
+            tf_mode, kinds = self.playback_plan(p)
         except ValueError as exc:
             return False, str(exc)
         except Exception as exc:  # noqa: BLE001
@@ -720,6 +720,13 @@ class StateStore(Node):
             return True, f"playing {path}: a recording without summary (cut off?), length unknown, {rate}"
         span = (extent.end_ns - extent.start_ns) / 1e9
         return True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}, TF {tf_mode}"
+
+    def playback_plan(self, path: str | Path) -> tuple[str, frozenset[str]]:
+        """``(tf source in effect, topic kinds played)`` for playing ``path`` (ValueError: refused, with why)."""
+        p = Path(path).expanduser()
+        files = p.is_dir() and not any(p.glob("*.mcap"))
+        return sp.plan_tf(str(self._p("tf_source")), None if files else sp.recording_topic_kinds(p),
+                          self._model is not None)
 
     def _realtime_executor(self) -> None:
         """During playback the executor thread shares the GIL with the player: give it a real-time

@@ -154,12 +154,16 @@ def _run_replay(args: argparse.Namespace) -> int:
             return 0
         want = args.wait_for_subscribers
         if want > 0:
-            enough = lambda: node.subscriber_count("joint_states") >= want  # noqa: E731
+            try:  # a replay that publishes TF waits for TF listeners (RViz, Foxglove), else for joint_states
+                waited = "tf" if node.playback_plan(path)[0] != "none" else "joint_states"
+            except Exception:  # noqa: BLE001 - play() below reports it
+                waited = "joint_states"
+            enough = lambda: node.subscriber_count(waited) >= want  # noqa: E731
             if _spin(node, stop, time.monotonic() + args.wait_timeout, enough):
                 return 0
             if not enough():
-                _err("replay", f"{node.subscriber_count('joint_states')} of {want} subscriber(s) on "
-                     f"joint_states after {args.wait_timeout:g} s; nothing played")
+                _err("replay", f"{node.subscriber_count(waited)} of {want} subscriber(s) on "
+                     f"{'/tf' if waited == 'tf' else waited} after {args.wait_timeout:g} s; nothing played")
                 return 1
         # with subscribers waited for: they also acknowledge the first message before the rest follows
         ok, msg = node.play(str(path.resolve()), first_acked_timeout=args.wait_timeout if want > 0 else 0.0)
