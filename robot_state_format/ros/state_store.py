@@ -4,13 +4,14 @@
   (atomic write; the response message is the path, or the reason on failure);
   ``checkpoint_period`` writes checkpoints, keeping the newest ``keep_last``.  Where no snapshot
   is published, and a model is given, snapshots are built from ``joint_states``.
-* ``record`` / ``~/start_recording`` / ``~/stop_recording``: world_state and joint_states into a
-  rosbag2 MCAP directory (:mod:`robot_state_format.recording`).
+* ``record`` / ``~/start_recording`` / ``~/stop_recording``: the session (``record_topics``: /tf,
+  /tf_static, robot_description, joint_states, world_state) into a rosbag2 MCAP directory
+  (:mod:`robot_state_format.recording`, :mod:`robot_state_format.ros.recorder`).
 * ``~/replay``: the restart file ``replay_file``, checked against the model, published on
   ``joint_states``, TF (model pose, frames) and ``world_state``, all transient_local, and sent
   again to every subscriber that appears later.
 * ``~/play`` / ``~/pause`` / ``~/resume`` / ``~/stop_playback``: timed playback of
-  ``playback_path`` (an MCAP recording or a directory of restart files).
+  ``playback_path`` (an MCAP recording or a directory of restart files), TF per ``tf_source``.
 
 No request ever stops the node: failures answer ``success: false`` with the reason.
 """
