@@ -205,7 +205,7 @@ def _play(ros: RosHarness, bag: Path, *extra: str) -> tuple[list[Any], list[Any]
     tf = ros.subscribe("/tf", TFMessage, RELIABLE)
     static = ros.subscribe("/tf_static", TFMessage, LATCHED)
     ros.subscribe("joint_states", JointState, RELIABLE)
-    proc = ros.start_node("robot-state-format", args=["replay", str(bag), "--rate", "4", "--wait-for-subscribers",
+    proc = ros.start_node("robot-state-format", args=["replay", str(bag), "--rate", "1", "--wait-for-subscribers",
                                                       "1", *extra])
     ros.spin_until(lambda: not proc.alive(), timeout=30, what="playback to end")
     assert proc.returncode == 0, proc.output()

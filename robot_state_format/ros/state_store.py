@@ -536,11 +536,15 @@ class StateStore(Node):
         if pub is None:
             from tf2_msgs.msg import TFMessage
 
-            from robot_state_format.ros.tf_publisher import TF_QOS, TF_STATIC_QOS
+            from robot_state_format.ros.tf_publisher import TF_STATIC_QOS
 
+            # /tf as tf2 publishes it (reliable, volatile) with a deeper history: played at a high rate, a
+            # listener that falls behind for a moment still gets every message
+            tf_qos = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                                durability=DurabilityPolicy.VOLATILE)
             pub = self._pubs[kind] = (self.create_publisher(String, "robot_description", LATCHED)
                                       if kind == "robot_description" else
-                                      self.create_publisher(TFMessage, f"/{kind}", TF_QOS if kind == "tf" else TF_STATIC_QOS))
+                                      self.create_publisher(TFMessage, f"/{kind}", tf_qos if kind == "tf" else TF_STATIC_QOS))
         return pub
 
     def subscriber_count(self, topic: str) -> int:
