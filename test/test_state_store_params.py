@@ -88,6 +88,8 @@ def test_integer_values_for_double_parameters_are_taken(ros: RosHarness, tmp_pat
     ({"checkpoint_period": -1.0}, "checkpoint_period"),
     ({"keep_last": -2}, "keep_last"),
     ({"output_dir": " "}, "output_dir must not be empty"),
+    ({"tf_source": "sometimes"}, "tf_source must be one of auto, recorded, computed, none"),
+    ({"record_topics": ["/tf", " "]}, "record_topics must name at least one topic"),
 ])
 def test_refused_values_at_start_exit_2_with_the_reason(ros: RosHarness, tmp_path: Path,
                                                         params: dict[str, Any], says: str) -> None:

@@ -3,12 +3,16 @@
 * ``save --out DIR [--model FILE] [--timeout S] [--allow-partial]``: wait for a snapshot (world_state,
   or joint_states with a model) in which every moving joint was measured, write one restart file, print
   its path; refused (exit 1, naming the joints never reported, or the snapshot's age) otherwise.
-* ``record --out DIR [--duration S]``: record world_state and joint_states into an MCAP directory
+* ``record --out DIR [--duration S] [--topics T ...]``: record the session (default ``/tf``,
+  ``/tf_static``, ``robot_description``, ``joint_states``, ``world_state``) into an MCAP directory
   until the duration ends or Ctrl-C; print the directory.
 * ``replay PATH --model FILE``: a restart file is checked against the model and published
   (transient_local) until ``--hold`` seconds pass or Ctrl-C; an MCAP recording or a directory of
   restart files is played at its recorded pace (``--rate``, ``--loop``, ``--start-offset``, ``--clock``);
-  ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states``.
+  ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states`` (``/tf``
+  when the replay publishes TF);
+  ``--tf-source`` says where TF comes from (recorded, computed with ``--model``, none; default auto:
+  recorded when the recording holds it).
 
 Exit codes: 0 success, 1 refused input (mismatched restart file, no snapshot, joints never reported, a
 stale snapshot, a model that cannot be loaded, no subscribers in time), 2 usage or I/O error.
@@ -47,10 +51,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     common(p)
     p.set_defaults(func=_run("run_save"))
 
-    p = subparsers.add_parser("record", help="record world_state and joint_states into MCAP",
+    p = subparsers.add_parser("record", help="record a session (TF, model, joint states, snapshots) into MCAP",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=".", help="directory the recording directory goes in (default .)")
     p.add_argument("--duration", type=float, default=0.0, help="seconds to record (0 = until Ctrl-C)")
+    p.add_argument("--topics", nargs="+", metavar="TOPIC", default=None,
+                   help="topics to record (default: /tf /tf_static robot_description joint_states world_state)")
     common(p)
     p.set_defaults(func=_run("run_record"))
 
@@ -64,8 +70,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--start-offset", type=float, default=0.0, help="seconds into the recording to start at")
     p.add_argument("--clock", action="store_true", help="publish /clock (needs rosgraph_msgs)")
     p.add_argument("--link-tf", action="store_true", help="also publish the joints' transforms from the file")
+    p.add_argument("--tf-source", choices=("auto", "recorded", "computed", "none"), default="auto",
+                   help="recording: TF as recorded, computed from joint_states with --model, or none "
+                        "(default auto: recorded when the recording holds /tf)")
     p.add_argument("--wait-for-subscribers", type=int, default=0, metavar="N",
-                   help="recording: start playing once N subscriptions match joint_states (default 0: at once)")
+                   help="recording: start playing once N subscriptions match joint_states, or /tf when TF is "
+                        "played (default 0: at once)")
     p.add_argument("--wait-timeout", type=float, default=10.0, metavar="S",
                    help="seconds --wait-for-subscribers waits before giving up with exit 1 (default 10)")
     common(p)

@@ -40,6 +40,7 @@ from robot_state_format.usdf.types import JointState, ModelState, WorldState
 
 CDR_LE_HEADER = b"\x00\x01\x00\x00"
 NS = 1_000_000_000
+STATE_TOPICS = frozenset({"world_state", "joint_states"})
 
 MULTI_DOF_SUFFIXES: dict[JointType, tuple[str, ...]] = {
     JointType.FLOATING: ("trans_x", "trans_y", "trans_z", "rot_x", "rot_y", "rot_z", "rot_w"),
@@ -252,20 +253,21 @@ class Event:
     data: bytes  # CDR
 
 
-def timeline_from_recording(path: str | os.PathLike[str]) -> list[Event]:
-    """The world_state and joint_states messages of an MCAP recording, by log time, all in memory
-    (small recordings, tests; playback streams through :class:`RecordingTimeline`)."""
-    return sorted(_recorded_events(path), key=lambda e: e.t_ns)
+def timeline_from_recording(path: str | os.PathLike[str], topics: frozenset[str] = STATE_TOPICS) -> list[Event]:
+    """The messages of an MCAP recording on ``topics`` (by the last part of their names), by log time,
+    all in memory (small recordings, tests; playback streams through :class:`RecordingTimeline`)."""
+    return sorted(_recorded_events(path, topics), key=lambda e: e.t_ns)
 
 
-def _recorded_events(path: str | os.PathLike[str], full_names: bool = False) -> Iterator[Event]:
-    """The world_state and joint_states messages of a recording in file order (``full_names``: each
-    with the name it was recorded under, for a world of several namespaces)."""
+def _recorded_events(path: str | os.PathLike[str], topics: frozenset[str] = STATE_TOPICS,
+                     full_names: bool = False) -> Iterator[Event]:
+    """The messages of a recording on ``topics`` (world_state, joint_states, tf, ...) in file order
+    (``full_names``: each with the name it was recorded under, for a world of several namespaces)."""
     from robot_state_format.recording import read_recording
 
     for m in read_recording(path):
         topic = m.topic.rsplit("/", 1)[-1]
-        if topic in ("world_state", "joint_states"):
+        if topic in topics:
             yield Event(m.log_time_ns, m.topic if full_names else topic, m.data)
 
 
@@ -280,7 +282,8 @@ class TimelineSummary:
 
 
 class RecordingTimeline:
-    """The world_state and joint_states messages of an MCAP recording, by log time, streamed.
+    """The messages of an MCAP recording on ``topics`` (default world_state and joint_states; the last
+    part of each name counts), by log time, streamed.
 
     Every ``iter()`` reads the file again from the start on a read-ahead thread that keeps at most
     ``ahead`` messages decoded (memory stays bounded for recordings of any length, and the file is
@@ -290,10 +293,11 @@ class RecordingTimeline:
     """
 
     def __init__(self, path: str | os.PathLike[str], *, ahead: int = 4096, reorder: int = 1024,
-                 full_names: bool = False) -> None:
+                 topics: frozenset[str] = STATE_TOPICS, full_names: bool = False) -> None:
         from robot_state_format.recording import mcap_file
 
         self.path = mcap_file(path)
+        self.topics = frozenset(topics)
         self.full_names = full_names
         self.ahead = max(2, int(ahead))
         self.reorder = max(1, int(reorder))
@@ -302,7 +306,7 @@ class RecordingTimeline:
 
     def first(self) -> Event | None:
         """The first message in the file (None when it holds none); raises on an unreadable file."""
-        return next(_recorded_events(self.path), None)
+        return next(_recorded_events(self.path, self.topics), None)
 
     def summary(self) -> TimelineSummary | None:
         """Message count and time span from the MCAP summary section, None when the file has none
@@ -316,8 +320,7 @@ class RecordingTimeline:
             return None
         if summary is None or summary.statistics is None:
             return None
-        ids = [cid for cid, ch in summary.channels.items()
-               if ch.topic.rsplit("/", 1)[-1] in ("world_state", "joint_states")]
+        ids = [cid for cid, ch in summary.channels.items() if ch.topic.rsplit("/", 1)[-1] in self.topics]
         stats = summary.statistics
         count = sum(stats.channel_message_counts.get(cid, 0) for cid in ids)
         return TimelineSummary(count, stats.message_start_time, stats.message_end_time)
@@ -342,7 +345,7 @@ class RecordingTimeline:
             return buffer.put(out, len(heap))
 
         try:
-            for seq, e in enumerate(_recorded_events(self.path, self.full_names)):
+            for seq, e in enumerate(_recorded_events(self.path, self.topics, self.full_names)):
                 if seq % YIELD_EVERY == 0:
                     time.sleep(0)  # hand the GIL over: the player's wake-up never waits for a long read
                 heapq.heappush(heap, (e.t_ns, seq, e))
@@ -514,9 +517,16 @@ class _PassStats:
 def shifted(event: Event, shift_ns: int) -> bytes:
     if shift_ns == 0:
         return event.data
-    if event.topic.endswith("joint_states"):
+    kind = event.topic.rsplit("/", 1)[-1]  # full names in a world recording ("/r1/joint_states")
+    if kind == "joint_states":
         return restamp_joint_state(event.data, shift_ns)
-    return cdr_string(restamp_usdf(cdr_string_text(event.data), shift_ns))
+    if kind in ("tf", "tf_static"):
+        from robot_state_format.ros.session_playback import restamp_tf
+
+        return restamp_tf(event.data, shift_ns)
+    if kind == "world_state":
+        return cdr_string(restamp_usdf(cdr_string_text(event.data), shift_ns))
+    return event.data
 
 
 class Player:

@@ -7,13 +7,14 @@
   (:mod:`robot_state_format.snapshot_checks`);
   ``checkpoint_period`` writes checkpoints, keeping the newest ``keep_last``.  Where no snapshot
   is published, and a model is given, snapshots are built from ``joint_states``.
-* ``record`` / ``~/start_recording`` / ``~/stop_recording``: world_state and joint_states into a
-  rosbag2 MCAP directory (:mod:`robot_state_format.recording`).
+* ``record`` / ``~/start_recording`` / ``~/stop_recording``: the session (``record_topics``: /tf,
+  /tf_static, robot_description, joint_states, world_state) into a rosbag2 MCAP directory
+  (:mod:`robot_state_format.recording`, :mod:`robot_state_format.ros.recorder`).
 * ``~/replay``: the restart file ``replay_file``, checked against the model, published on
   ``joint_states``, TF (model pose, frames) and ``world_state``, all transient_local, and sent
   again to every subscriber that appears later.
 * ``~/play`` / ``~/pause`` / ``~/resume`` / ``~/stop_playback``: timed playback of
-  ``playback_path`` (an MCAP recording or a directory of restart files).
+  ``playback_path`` (an MCAP recording or a directory of restart files), TF per ``tf_source``.
 
 No request ever stops the node: failures answer ``success: false`` with the reason.
 """
@@ -44,6 +45,7 @@ from robot_state_format.ros import replay as rp
 from robot_state_format.ros.store_saving import SnapshotSaving
 from robot_state_format.ros.store_saving import error_text as _error_text
 from robot_state_format.ros import world_sources
+from robot_state_format.ros import session_playback as sp
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -72,7 +74,9 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "max_snapshot_age": (10.0, "seconds: once its publisher is gone, a snapshot received longer ago is not "
                          "saved as the current state; 0 = no limit"),
     "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
-    "record": (False, "record world_state and joint_states into an MCAP directory"),
+    "record": (False, "record record_topics into an MCAP directory"),
+    "record_topics": (["/tf", "/tf_static", "robot_description", "joint_states", "world_state"],
+                      "topics recorded (relative names resolve in the node's namespace)"),
     "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
                          "publisher) or reliable (nothing lost, reliable publishers only); read-only"),
     "recording_dir": ("", "where recordings go (default: output_dir)"),
@@ -85,6 +89,7 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "start_offset": (0.0, "seconds into the recording where playback starts"),
     "publish_clock": (False, "publish /clock during playback (needs rosgraph_msgs)"),
     "play_on_start": (False, "start playback of playback_path once the node has started"),
+    "tf_source": ("auto", "TF during playback: auto, recorded, computed (from joint_states and the model) or none"),
 }
 
 
@@ -178,7 +183,8 @@ class StateStore(SnapshotSaving, Node):
         from rclpy.exceptions import ParameterException
 
         kinds = {str: ParameterType.PARAMETER_STRING, float: ParameterType.PARAMETER_DOUBLE,
-                 int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL}
+                 int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL,
+                 list: ParameterType.PARAMETER_STRING_ARRAY}
         # `-p rate:=2` (or `rate: 2` in a YAML file) gives an integer: take it as the double it means
         for name, (default, _) in PARAMS.items():
             given = self._parameter_overrides.get(name)
@@ -260,6 +266,11 @@ class StateStore(SnapshotSaving, Node):
                 return f"max_snapshot_age must be a number of seconds in 0..{MAX_PERIOD_S:g} (0 = no limit), got {v!r}"
         if "output_dir" in changes and not str(changes["output_dir"]).strip():
             return "output_dir must not be empty"
+        if "record_topics" in changes and (not changes["record_topics"]
+                                           or not all(str(t).strip() for t in changes["record_topics"])):
+            return f"record_topics must name at least one topic, got {list(changes['record_topics'])!r}"
+        if "tf_source" in changes and changes["tf_source"] not in sp.TF_SOURCES:
+            return f"tf_source must be one of {', '.join(sp.TF_SOURCES)}, got {changes['tf_source']!r}"
         if "publish_clock" in changes and changes["publish_clock"] and clock_type() is None:
             return ("publish_clock needs rosgraph_msgs, which is not installed "
                     "(pip install ros-rosgraph-msgs, or source a ROS 2 distro)")
@@ -367,10 +378,7 @@ class StateStore(SnapshotSaving, Node):
     def _record(self, topic: str, raw: bytes) -> None:
         """Write one message; ``topic`` is ``/world_state`` or ``/joint_states``, recorded under the
         name the node resolved for it (namespace and remappings applied)."""
-        try:
-            self._recorder.write(self._topic_names.get(topic, topic), raw, time.time_ns())
-        except Exception as exc:  # noqa: BLE001 - a full disk stops the recording, not the node
-            self._recording_failed(exc)
+        self._recorder.write_input(self._topic_names.get(topic, topic), raw)
 
     def _recording_failed(self, exc: BaseException) -> None:
         self._record_error = f"recording stopped: {_error_text(exc)}"
@@ -417,9 +425,9 @@ class StateStore(SnapshotSaving, Node):
 
     # -- recording ----------------------------------------------------------------------------
     def start_recording(self) -> tuple[bool, str]:
-        from robot_state_format.recording import (BEST_EFFORT_VOLATILE, JOINT_STATE_TYPE, RELIABLE_TRANSIENT_LOCAL,
-                                                  STRING_TYPE, RecordingWriter)
+        from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, RecordingWriter
         from robot_state_format.restart_files import format_stamp, safe_name
+        from robot_state_format.ros.recorder import SessionRecorder
 
         if self._recorder is not None:
             return True, f"already recording to {self._recorder.directory}"
@@ -427,6 +435,10 @@ class StateStore(SnapshotSaving, Node):
         base = Path(str(self._p("recording_dir") or self._p("output_dir"))).expanduser()
         if not base.is_dir():
             return False, f"recording directory {str(base)!r} does not exist or is not a directory"
+        try:
+            topics = [self.resolve_topic_name(str(t).strip()) for t in self._p("record_topics")]
+        except Exception as exc:  # noqa: BLE001 - an invalid name
+            return False, f"record_topics: {_error_text(exc)}"
         name = self._model.name if self._model is not None else "state"
         sec, nsec = divmod(time.time_ns(), 1_000_000_000)
         stem = f"{safe_name(name)}_recording_{format_stamp(sec, nsec)}"
@@ -435,22 +447,21 @@ class StateStore(SnapshotSaving, Node):
         while directory.exists():
             directory = base / f"{stem}_{n}"
             n += 1
-        try:
-            rec = RecordingWriter(directory)
-            rec.add_topic(self.resolve_topic_name("world_state"), STRING_TYPE, RELIABLE_TRANSIENT_LOCAL)
-            rec.add_topic(self.resolve_topic_name("joint_states"), JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)
-            for name, kind in self._world.recording_topics() if self._world is not None else []:
-                rec.add_topic(name, *((STRING_TYPE, RELIABLE_TRANSIENT_LOCAL) if kind == "world_state"
-                                      else (JOINT_STATE_TYPE, BEST_EFFORT_VOLATILE)))
-        except Exception as exc:  # noqa: BLE001
-            return False, f"cannot start recording: {_error_text(exc)}"
         self._topic_names = {"/world_state": self.resolve_topic_name("world_state"),
                              "/joint_states": self.resolve_topic_name("joint_states")}
+        inputs = {self._topic_names["/world_state"]: STRING_TYPE, self._topic_names["/joint_states"]: JOINT_STATE_TYPE}
+        for world_topic, kind in self._world.recording_topics() if self._world is not None else []:
+            topics.append(world_topic)  # each source's world_state / joint_states, under its own name
+            inputs[world_topic] = STRING_TYPE if kind == "world_state" else JOINT_STATE_TYPE
+        try:
+            rec = SessionRecorder(self, RecordingWriter(directory), topics, inputs, self._recording_failed)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot start recording: {_error_text(exc)}"
         self._recorder = rec
         self._record_error = None
         if self._snapshot_text is not None:  # the latched snapshot starts the recording
             self._record("/world_state", rp.cdr_string(self._snapshot_text))
-        self.get_logger().info(f"recording to {directory}")
+        self.get_logger().info(f"recording {', '.join(topics)} to {directory}")
         return True, str(directory)
 
     def stop_recording(self) -> tuple[bool, str]:
@@ -485,9 +496,27 @@ class StateStore(SnapshotSaving, Node):
             pub = self._pubs[topic] = self.create_publisher(msg_type, topic, STATE_OUT, event_callbacks=cbs)
         return pub
 
+    def _session_publisher(self, kind: str) -> Any:
+        """Playback publisher of a recorded session topic: ``tf``, ``tf_static`` or ``robot_description``."""
+        pub = self._pubs.get(kind)
+        if pub is None:
+            from tf2_msgs.msg import TFMessage
+
+            from robot_state_format.ros.tf_publisher import TF_STATIC_QOS
+
+            # /tf as tf2 publishes it (reliable, volatile) with a deeper history: played at a high rate, a
+            # listener that falls behind for a moment still gets every message
+            tf_qos = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                                durability=DurabilityPolicy.VOLATILE)
+            pub = self._pubs[kind] = (self.create_publisher(String, "robot_description", LATCHED)
+                                      if kind == "robot_description" else
+                                      self.create_publisher(TFMessage, f"/{kind}", tf_qos if kind == "tf" else TF_STATIC_QOS))
+        return pub
+
     def subscriber_count(self, topic: str) -> int:
-        """How many subscriptions match this node's publisher on ``topic`` (world_state or joint_states)."""
-        return int(self._publisher(topic).get_subscription_count())
+        """How many subscriptions match this node's publisher on ``topic`` (world_state, joint_states, tf, ...)."""
+        pub = self._publisher(topic) if topic in rp.STATE_TOPICS else self._session_publisher(topic)
+        return int(pub.get_subscription_count())
 
     def wait_for_all_acked(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` until every reliable subscriber has acknowledged what this node
@@ -614,7 +643,14 @@ class StateStore(SnapshotSaving, Node):
         p = Path(path).expanduser()
         events: list[rp.Event] | rp.RecordingTimeline
         try:
-            if p.is_dir() and not any(p.glob("*.mcap")):
+            files = p.is_dir() and not any(p.glob("*.mcap"))
+            tf_mode, kinds = self.playback_plan(p)
+        except ValueError as exc:
+            return False, str(exc)
+        except Exception as exc:  # noqa: BLE001
+            return False, f"cannot read {path}: {_error_text(exc)}"
+        try:
+            if files:
                 notes: list[str] = []
                 events = rp.timeline_from_directory(p, self._model, self._encode_joint_state, notes)
                 for note in notes[:20]:
@@ -624,7 +660,7 @@ class StateStore(SnapshotSaving, Node):
                 extent = rp.TimelineSummary(len(events), events[0].t_ns, events[-1].t_ns) if events else None
                 empty = not events
             else:  # streamed from the file while it plays (bounded memory)
-                events = rp.RecordingTimeline(p, full_names=self._world is not None)
+                events = rp.RecordingTimeline(p, topics=kinds, full_names=self._world is not None)
                 extent = events.summary()
                 empty = (extent.count == 0) if extent is not None else events.first() is None
         except Exception as exc:  # noqa: BLE001
@@ -639,11 +675,16 @@ class StateStore(SnapshotSaving, Node):
             if self._clock_pub is None:
                 self._clock_pub = self.create_publisher(ctype, "/clock", 10)
             clock = self._publish_clock
-        pubs = {t: self._publisher(t) for t in ("world_state", "joint_states")}
+        pubs = {t: self._publisher(t) if t in rp.STATE_TOPICS else self._session_publisher(t)
+                for t in kinds | ({"tf", "tf_static"} if tf_mode == "computed" else set())}
+        computed = sp.ComputedTf(self._model) if tf_mode == "computed" and self._model is not None else None
+        if computed is not None:
+            pubs["tf_static"].publish(computed.static(self.get_clock().now().nanoseconds))
         self._replayed = None
         after_first = (lambda: self.wait_for_all_acked(first_acked_timeout)) if first_acked_timeout > 0 else None
         route = self._world.router(pubs, {self.resolve_topic_name(t): t for t in pubs}) if self._world else None
-        self._player = rp.Player(events, route or (lambda topic, data: pubs[topic].publish(data)), rate=self._p("rate"),
+        self._player = rp.Player(events, route or sp.session_publish(pubs, computed, time.time_ns),
+                                 rate=self._p("rate"),
                                  loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock,
                                  after_first=after_first)
         if self._player.realtime:
@@ -658,7 +699,14 @@ class StateStore(SnapshotSaving, Node):
         if extent is None:
             return True, f"playing {path}: a recording without summary (cut off?), length unknown, {rate}"
         span = (extent.end_ns - extent.start_ns) / 1e9
-        return True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}"
+        return True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}, TF {tf_mode}"
+
+    def playback_plan(self, path: str | Path) -> tuple[str, frozenset[str]]:
+        """``(tf source in effect, topic kinds played)`` for playing ``path`` (ValueError: refused, with why)."""
+        p = Path(path).expanduser()
+        files = p.is_dir() and not any(p.glob("*.mcap"))
+        return sp.plan_tf(str(self._p("tf_source")), None if files else sp.recording_topic_kinds(p),
+                          self._model is not None)
 
     def _realtime_executor(self) -> None:
         """During playback the executor thread shares the GIL with the player: give it a real-time

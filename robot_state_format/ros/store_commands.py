@@ -79,13 +79,13 @@ def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
     return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
 
 
-def _start_in_out_dir(cmd: str, args: argparse.Namespace) -> tuple[Any, Any] | None:
+def _start_in_out_dir(cmd: str, args: argparse.Namespace, extra: dict[str, Any] | None = None) -> tuple[Any, Any] | None:
     """:func:`_start` writing into ``--out`` (None, reported, when that is not a directory)."""
     out = Path(args.out)
     if not out.is_dir():
         _err(cmd, f"{out}: not a directory")
         return None
-    params: dict[str, Any] = {"output_dir": str(out.resolve())}
+    params: dict[str, Any] = {"output_dir": str(out.resolve()), **(extra or {})}
     if getattr(args, "allow_partial", False):
         params["allow_partial"] = True
     return _start(args, params)
@@ -115,7 +115,7 @@ def _run_save(args: argparse.Namespace) -> int:
 
 
 def _run_record(args: argparse.Namespace) -> int:
-    started = _start_in_out_dir("record", args)
+    started = _start_in_out_dir("record", args, {"record_topics": list(args.topics)} if args.topics else None)
     if started is None:
         return 2
     node, stop = started
@@ -153,7 +153,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     is_file = path.is_file() and path.suffix != ".mcap"
     params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
         "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
-        "publish_clock": bool(args.clock)}
+        "publish_clock": bool(args.clock), "tf_source": str(args.tf_source)}
     node, stop = _start(args, params)
     try:
         if is_file:
@@ -166,12 +166,16 @@ def _run_replay(args: argparse.Namespace) -> int:
             return 0
         want = args.wait_for_subscribers
         if want > 0:
-            enough = lambda: node.subscriber_count("joint_states") >= want  # noqa: E731
+            try:  # a replay that publishes TF waits for TF listeners (RViz, Foxglove), else for joint_states
+                waited = "tf" if node.playback_plan(path)[0] != "none" else "joint_states"
+            except Exception:  # noqa: BLE001 - play() below reports it
+                waited = "joint_states"
+            enough = lambda: node.subscriber_count(waited) >= want  # noqa: E731
             if _spin(node, stop, time.monotonic() + args.wait_timeout, enough):
                 return 0
             if not enough():
-                _err("replay", f"{node.subscriber_count('joint_states')} of {want} subscriber(s) on "
-                     f"joint_states after {args.wait_timeout:g} s; nothing played")
+                _err("replay", f"{node.subscriber_count(waited)} of {want} subscriber(s) on "
+                     f"{'/tf' if waited == 'tf' else waited} after {args.wait_timeout:g} s; nothing played")
                 return 1
         # with subscribers waited for: they also acknowledge the first message before the rest follows
         ok, msg = node.play(str(path.resolve()), first_acked_timeout=args.wait_timeout if want > 0 else 0.0)

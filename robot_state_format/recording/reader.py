@@ -1,0 +1,133 @@
+"""Reading recordings back: every message in file order, tolerant of a file cut off by a crash."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mcap.exceptions import InvalidMagic
+from mcap.records import Channel, Message, Metadata, Schema
+from mcap.stream_reader import StreamReader
+
+from robot_state_format.recording.writer import RecordingError
+
+
+@dataclass
+class RecordedMessage:
+    topic: str
+    type: str
+    log_time_ns: int
+    publish_time_ns: int
+    data: bytes
+    sequence: int = 0
+    schema: Schema | None = field(default=None, repr=False)
+
+
+def mcap_file(path: str | os.PathLike[str]) -> Path:
+    """The MCAP file of a recording given as the file itself or its rosbag2 directory."""
+    p = Path(path)
+    if p.is_dir():
+        files = sorted(p.glob("*.mcap"))
+        if not files:
+            raise RecordingError(f"{p}: no .mcap file in the recording directory")
+        return files[0]
+    return p
+
+
+def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) -> Iterator[Any]:
+    """Every Schema, Channel, Message and Metadata record of an MCAP file in file order (chunks opened).
+
+    A file cut off by a crash yields the records of every complete chunk and then stops; pass
+    ``complete=[]`` to learn whether the file ended properly (``complete[0]``).
+    """
+    p = mcap_file(path)
+    try:
+        stream = open(p, "rb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise RecordingError(f"{p}: cannot read recording: {exc.strerror or exc}") from None
+    ended = False
+    try:
+        reader = StreamReader(stream, record_size_limit=1 << 30)
+        try:
+            for rec in reader.records:
+                if isinstance(rec, (Schema, Channel, Message, Metadata)):
+                    yield rec
+            ended = True
+        except InvalidMagic as exc:
+            raise RecordingError(f"{p}: not an MCAP file: {exc}") from None
+        except Exception:  # noqa: BLE001 - a torn tail (EndOfFile, zstd, struct): stop at the last chunk
+            ended = False
+    finally:
+        stream.close()
+    if complete is not None:
+        complete.append(ended)
+
+
+def read_recording(path: str | os.PathLike[str], *, complete: list[bool] | None = None) -> Iterator[RecordedMessage]:
+    """Every message of a recording in file order, reading sequentially.
+
+    A file cut off by a crash yields the messages of every complete chunk and then stops; pass
+    ``complete=[]`` to learn whether the file ended properly (``complete[0]``).
+    """
+    schemas: dict[int, Schema] = {}
+    channels: dict[int, Channel] = {}
+    for rec in scan(path, complete=complete):
+        if isinstance(rec, Schema):
+            schemas[rec.id] = rec
+        elif isinstance(rec, Channel):
+            channels[rec.id] = rec
+        elif isinstance(rec, Message):
+            ch = channels.get(rec.channel_id)
+            if ch is None:
+                continue
+            sc = schemas.get(ch.schema_id)
+            yield RecordedMessage(ch.topic, sc.name if sc else "", rec.log_time, rec.publish_time,
+                                  bytes(rec.data), rec.sequence, sc)
+
+
+def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
+    """``{topic: type}`` of every channel of a recording: from the summary, or (a file cut off by a
+    crash) by reading it through."""
+    from mcap.reader import make_reader
+
+    p = mcap_file(path)
+    try:
+        with open(p, "rb") as f:
+            summary = make_reader(f).get_summary()
+    except Exception:  # noqa: BLE001 - no or torn summary: read the records
+        summary = None
+    if summary is not None:
+        return {ch.topic: (summary.schemas[ch.schema_id].name if ch.schema_id in summary.schemas else "")
+                for ch in summary.channels.values()}
+    schemas: dict[int, str] = {}
+    out: dict[str, str] = {}
+    for rec in scan(p):
+        if isinstance(rec, Schema):
+            schemas[rec.id] = rec.name
+        elif isinstance(rec, Channel):
+            out[rec.topic] = schemas.get(rec.schema_id, "")
+    return out
+
+
+def decoder_for(schema: Schema) -> Any:
+    """A function decoding CDR bytes of ``schema`` into a message object (mcap_ros2's decoder)."""
+    from mcap_ros2._dynamic import generate_dynamic
+
+    return generate_dynamic(schema.name, schema.data.decode())[schema.name]
+
+
+def decode_all(path: str | os.PathLike[str]) -> list[tuple[str, int, Any]]:
+    """``(topic, log_time_ns, decoded message)`` for every message (tests, tools)."""
+    decoders: dict[int, Any] = {}
+    out = []
+    for m in read_recording(path):
+        if m.schema is None:
+            continue
+        dec = decoders.get(m.schema.id)
+        if dec is None:
+            dec = decoders[m.schema.id] = decoder_for(m.schema)
+        out.append((m.topic, m.log_time_ns, dec(m.data)))
+    return out
