@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         xacro_args[name] = value
     try:
-        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path)
+        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path,
+                                xacro=args.xacro)
     except ModelIOError as exc:
         _err(f"error: {exc}")
         return 2

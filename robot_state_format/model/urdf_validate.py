@@ -69,6 +69,10 @@ def _diag(code: str, message: str, src: Source) -> Diagnostic:
     return Diagnostic(code, message, src.file, src.line, src.element)
 
 
+def _warn(code: str, message: str, src: Source) -> Diagnostic:
+    return Diagnostic(code, message, src.file, src.line, src.element, Severity.WARNING)
+
+
 def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Element) -> None:
     """Check the link/joint graph and the mimic relations; fill ``Link.pose`` when it is a tree."""
     links = model.links
@@ -81,6 +85,7 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
     parent_joint: dict[str, Joint] = {}
     children: dict[str, list[Joint]] = {}
     tree_ok = True
+    loops: list[Joint] = []
     for j in joints.values():
         bad = False
         if j.parent and j.parent not in links:
@@ -99,12 +104,13 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
             bad = True
         if j.child in links and j.child != j.parent:
             first = parent_joint.get(j.child)
-            if first is not None:
-                diags.append(_diag(
+            if first is not None and not bad:  # urdfdom loads it; the later joint closes a loop
+                diags.append(_warn(
                     "URDF_MULTIPLE_PARENTS",
                     f"link {j.child!r} is the child of both joint {first.name!r} and joint {j.name!r}: "
-                    "a kinematic loop (URDF allows only trees)", j.source))
-                tree_ok = False
+                    f"a kinematic loop (URDF allows only trees); joint {j.name!r} is kept as a loop "
+                    "constraint, outside the tree", j.source))
+                loops.append(j)
                 continue
             parent_joint[j.child] = j
         if bad:
@@ -112,6 +118,9 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
             continue
         children.setdefault(j.parent, []).append(j)
 
+    for j in loops:
+        del joints[j.name]
+        model.constraints[j.name] = j
     roots = [n for n in links if n not in parent_joint]
     if not roots:
         diags.append(Diagnostic("URDF_NO_ROOT", "no root link: every link is the child of a joint "
@@ -141,11 +150,15 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
                 seen.add(child)
                 links[child].pose = pose @ j.origin
                 stack.append(child)
-        if tree_ok and len(seen) != len(links):
+        if tree_ok and len(seen) != len(links):  # urdfdom loads it; nothing places these links
             lost = [n for n in links if n not in seen]
-            diags.append(_diag("URDF_CYCLE", "links " + ", ".join(repr(n) for n in lost)
-                               + " cannot be reached from the root link: their joints form a cycle",
-                               links[lost[0]].source))
+            diags.append(_warn("URDF_CYCLE", "links " + ", ".join(repr(n) for n in lost)
+                               + " cannot be reached from the root link: their joints form a cycle; "
+                               "they and their joints are ignored", links[lost[0]].source))
+            for n in lost:
+                del links[n]
+            for name in [k for k, j in joints.items() if j.child not in seen or j.parent not in seen]:
+                del joints[name]
 
 
 def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
@@ -154,10 +167,11 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
     for j in joints.values():
         for m in j.mimic:
             leader = joints.get(m.joint)
-            if leader is None:
-                diags.append(_diag("URDF_MIMIC_UNKNOWN_JOINT",
-                                   f"joint {j.name!r} mimics {m.joint!r}, which is not a joint", j.source))
-                continue
+            if leader is None:  # urdfdom does not check the leader: the mimic is ignored
+                diags.append(_warn("URDF_MIMIC_UNKNOWN_JOINT", f"joint {j.name!r} mimics {m.joint!r}, which is "
+                                   "not a joint; the mimic is ignored", j.source))
+                j.mimic = []
+                break
             if j.nq == 0:
                 diags.append(Diagnostic(
                     "URDF_MIMIC_IGNORED", f"{j.type.value} joint {j.name!r} cannot move; its mimic of "
@@ -166,10 +180,12 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
                 break
             if j.nq != 1 or leader.nq != 1:
                 bad = j if j.nq != 1 else leader
-                diags.append(_diag("URDF_MIMIC_JOINT_TYPE",
+                diags.append(_warn("URDF_MIMIC_JOINT_TYPE",
                                    f"joint {j.name!r} mimics {m.joint!r}, but {bad.type.value} joint "
-                                   f"{bad.name!r} does not have exactly one degree of freedom", j.source))
-                continue
+                                   f"{bad.name!r} does not have exactly one degree of freedom; the mimic is "
+                                   "ignored", j.source))
+                j.mimic = []
+                break
             leader_of[j.name] = m.joint
     reported: set[str] = set()
     for start in leader_of:
@@ -187,7 +203,10 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
             if not reported.intersection(cycle):
                 first = joints[cycle[0]]
                 ring = " -> ".join(repr(n) for n in cycle + [cycle[0]])
-                diags.append(_diag("URDF_MIMIC_CYCLE", f"mimic joints form a cycle: {ring}", first.source))
+                diags.append(_warn("URDF_MIMIC_CYCLE", f"mimic joints form a cycle: {ring}; these mimics are "
+                                   "ignored (the joints move independently)", first.source))
+                for n in cycle:
+                    joints[n].mimic = []
             reported.update(cycle)
 
 
