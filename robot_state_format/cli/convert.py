@@ -25,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="refuse instead of moving a link frame to its joint frame (SDFormat to URDF)")
     p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
                    help="xacro argument (repeatable)")
+    p.add_argument("--xacro", action="store_true",
+                   help="expand xacro whatever the file's name (by default only .xacro files and files whose "
+                        "root declares xmlns:xacro are expanded)")
     p.add_argument("--search-path", action="append", default=[], metavar="DIR",
                    help="extra directory for SDFormat includes (repeatable)")
     p.set_defaults(func=run)

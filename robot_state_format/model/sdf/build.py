@@ -152,7 +152,7 @@ def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, repo
     k = graph.resolve(scope, ref)
     if k is None:
         if ref == WORLD:
-            if which == "child" and scope.version >= (1, 7):
+            if which == "child":  # libsdformat refuses it in every version
                 report.error_at("SDF_JOINT_CHILD_WORLD", f"joint {key!r}: the child cannot be the world", j.source)
                 return None
             return WORLD

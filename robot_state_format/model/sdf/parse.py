@@ -123,18 +123,19 @@ class Parser:
         if worlds:
             if models:
                 self.report.error("SDF_MULTIPLE_ROOTS", "<sdf> holds both a <world> and a <model>", file, models[0])
-            for extra in worlds[1:]:
-                self.report.warn("SDF_EXTRA_WORLD", "only the first <world> is read", file, extra)
+            names = [w.get("name") for w in worlds]
+            for i, extra in enumerate(worlds[1:], 1):
+                if names[i] in names[:i]:  # libsdformat refuses worlds of one name
+                    self.report.error("SDF_DUPLICATE_WORLD", f"world name {names[i]!r} is already used", file, extra)
+                else:
+                    self.report.warn("SDF_EXTRA_WORLD", "only the first <world> is read", file, extra)
             return self.world(worlds[0], version, file)
         if not models:
             self.report.error("SDF_NO_MODEL", "<sdf> holds no <model> or <world>", file, root)
             return None
-        for extra in models[1:]:
-            if version >= (1, 8):
-                self.report.error("SDF_MULTIPLE_MODELS", "a model file holds exactly one top-level <model>",
-                                  file, extra)
-            else:
-                self.report.warn("SDF_MULTIPLE_MODELS", "only the first top-level <model> is read", file, extra)
+        for extra in models[1:]:  # libsdformat refuses it in every version
+            self.report.error("SDF_MULTIPLE_MODELS", "a model file holds exactly one top-level <model>",
+                              file, extra)
         return self.model(models[0], version, file, top=True)
 
     # ----------------------------------------------------------------- helpers
@@ -274,8 +275,9 @@ class Parser:
                     self._check_sibling(seen, t, sname, c, file)
                 x, srel = self.pose_rel(c, version, file, None)
                 g = child(c, "geometry")
-                if g is None:
-                    self.report.error("SDF_MISSING_ELEMENT", f"<{t}> has no <geometry>", file, c)
+                if g is None or not children(g):  # libsdformat loads it (an empty geometry)
+                    self.report.warn("SDF_MISSING_ELEMENT", f"<{t}> has no geometry shape; it is ignored", file,
+                                     c if g is None else g)
                     continue
                 shape = Shape(geometry=vp.geometry(g), origin=x, name=sname, source=source(c, file),
                               material=vp.material(child(c, "material")) if t == "visual" else None)
@@ -415,10 +417,11 @@ class Parser:
         limits = None
         lim = child(ax, "limit")
         if lim is not None:
-            lo = vp.float_child(lim, "lower", None)
-            hi = vp.float_child(lim, "upper", None)
-            eff = vp.float_child(lim, "effort", None)
-            vel = vp.float_child(lim, "velocity", None)
+            # +-inf means no limit, as libsdformat reads it
+            lo = vp.float_child(lim, "lower", None, allow_infinite=True)
+            hi = vp.float_child(lim, "upper", None, allow_infinite=True)
+            eff = vp.float_child(lim, "effort", None, allow_infinite=True)
+            vel = vp.float_child(lim, "velocity", None, allow_infinite=True)
             limits = Limits(
                 lower=lo if lo is not None and abs(lo) < UNLIMITED else None,
                 upper=hi if hi is not None and abs(hi) < UNLIMITED else None,
@@ -549,7 +552,12 @@ class Parser:
         root, version = got
         models = children(root, "model")
         if not models:
-            self.report.error("SDF_INCLUDE_NOT_A_MODEL", f"included file {path} holds no <model>", file, el)
+            others = [tag(c) for c in children(root) if tag(c) in ("light", "actor")]
+            if others:  # libsdformat includes lights and actors; they carry no kinematics
+                self.report.warn("SDF_INCLUDE_NOT_A_MODEL", f"included file {path} holds a <{others[0]}>, not a "
+                                 "<model>; it is ignored", file, el)
+            else:
+                self.report.error("SDF_INCLUDE_NOT_A_MODEL", f"included file {path} holds no <model>", file, el)
             return None
         return self.model(models[0], version, path, top=True)
 
