@@ -7,6 +7,7 @@
 //  "entities": [{"kind": "link", "name": "robot::base", "position": [x,y,z],
 //                "quaternion": [x,y,z,w]}, ...]}
 //
+// Only the first world is listed (the project reads the first <world> of a file).
 // Names are scoped from each top-level model with "::" (as `robot-state-format frames --json`);
 // world-level frames carry their plain name. Poses are resolved with SemanticPose::Resolve
 // relative to the enclosing model frame ("__model__") and composed with that model's world pose.
@@ -121,7 +122,8 @@ int main(int argc, char **argv) {
       entities.push_back({"model", m->Name(), X_WM, ok});
       Walk(m, m->Name(), X_WM);
     }
-    for (uint64_t w = 0; w < root.WorldCount(); ++w) {
+    // only the first world: robot_state_format reads the first <world> of a file (SDF_EXTRA_WORLD)
+    for (uint64_t w = 0; w < root.WorldCount() && w < 1; ++w) {
       const sdf::World *world = root.WorldByIndex(w);
       for (uint64_t i = 0; i < world->ModelCount(); ++i) {
         const sdf::Model *m = world->ModelByIndex(i);

@@ -61,6 +61,11 @@ def check_names(scope: Scope, report: Report) -> None:
                             f"{kind} name {name!r} is already used by a sibling {kind}", src)
             continue
         names.add(name)
+        if name in seen and kind == "joint" and version < (1, 7) and (name + "_joint") not in seen:
+            # libsdformat's 1.7 conversion renames a joint that shares a link's (or frame's) name
+            report.warn_at("SDF_NAME_CLASH", f"joint name {name!r} is also a sibling {seen[name]}'s name; the "
+                           f"joint is renamed {name + '_joint'!r}, as libsdformat does", src)
+            name = item.name = name + "_joint"
         if name in seen:
             other = seen[name]
             if version >= (1, 7):
