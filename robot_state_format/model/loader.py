@@ -135,6 +135,22 @@ def load_model(
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
+def _declare_xacro(text: str | bytes) -> str | bytes:
+    """Declare the xacro namespace on the root element when ``xacro:`` is used without it (the
+    ``xacro`` command accepts that; an XML parser with namespaces does not). Lines are unchanged."""
+    is_bytes = isinstance(text, bytes)
+    head = text.decode("utf-8", "replace") if is_bytes else text
+    if "xacro:" not in head or "xmlns:xacro" in head:
+        return text
+    start = _prolog_end(head)
+    m = _TAG_RE.match(head, start)
+    if m is None:
+        return text
+    at = m.end()
+    out = head[:at] + ' xmlns:xacro="http://www.ros.org/wiki/xacro"' + head[at:]
+    return out.encode("utf-8") if is_bytes else out
+
+
 def _unexpanded(text: str | bytes, file: str, severity: Severity) -> Diagnostic:
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
     at = min((i for i in (data.find(b"<xacro:"), data.find(b"${"), data.find(b"$(")) if i >= 0), default=0)
@@ -181,7 +197,8 @@ def load_xacro(
     from robot_state_format.errors import DiagnosticError
     from robot_state_format.model.xacro import expand_xacro_mapped
 
-    expansion = expand_xacro_mapped(text, file=file, args=xacro_args or {}, search_paths=search_paths)
+    expansion = expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
+                                    search_paths=search_paths)
     try:
         model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text), search_paths=search_paths)
     except DiagnosticError as exc:
