@@ -16,12 +16,15 @@ numbers). Exit 0 when everything agrees, 1 otherwise; the summary names each dis
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
+import os
 import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,7 +44,7 @@ from robot_state_format.model.types import JointType, Model  # noqa: E402
 
 # number grammar (C locale, underflow) is issue 14's parser: mutations that only differ there are
 # reported in their own group
-NUMBER_KINDS = ("number", "vector-length")
+NUMBER_KINDS = ("number",)
 
 
 @dataclass
@@ -109,6 +112,19 @@ def ours(path: Path, search: tuple[str, ...] = ()) -> tuple[Model | None, str]:
 
 
 # -- URDF kinematics against Pinocchio ----------------------------------------------------------
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "wb") as null:
+        os.dup2(null.fileno(), 2)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def fk_against_pinocchio(model: Model, path: Path, n: int = 3, seed: int = 0) -> tuple[int, float]:
     import pinocchio as pin
 
@@ -116,7 +132,8 @@ def fk_against_pinocchio(model: Model, path: Path, n: int = 3, seed: int = 0) ->
     from robot_state_format.kinematics.tree import compile_model
 
     tree = compile_model(model)
-    pmodel = pin.buildModelFromUrdf(str(path))
+    with _quiet_stderr():  # urdfdom logs what it tolerates on the C stderr
+        pmodel = pin.buildModelFromUrdf(str(path))
     pdata = pmodel.createData()
     rng = np.random.default_rng(seed)
     frames = {pmodel.frames[i].name: i for i in range(len(pmodel.frames)) if pmodel.frames[i].type == pin.BODY}
@@ -205,7 +222,8 @@ def run_case(case: Case, check_urdf: str | None, sdf_ref: str | None, fk: bool) 
         return out
     if sdf_ref is None:
         return None
-    search = list(case.search) or [str(case.path.parent / "models"), str(case.path.parent)]
+    search = list(case.search) or [str(d) for d in (case.path.parent / "models", case.path.parent.parent / "models",
+                                                    case.path.parent) if d.is_dir()]
     ref = run_sdf_ref(sdf_ref, case.path, search)
     model, why = ours(case.path, tuple(search))
     detail = why or "; ".join(e["message"] for e in ref.errors)[:300]

@@ -108,9 +108,27 @@ int main(int argc, char **argv) {
   }
   sdf::Console::Instance()->SetQuiet(true);
   sdf::ParserConfig config;
+  std::vector<std::string> dirs;
   for (int i = 2; i < argc; ++i) {
     config.AddURIPath("model://", argv[i]);
+    dirs.push_back(argv[i]);
   }
+  // URIs libsdformat 12 does not find itself (relative paths such as "models/arm") are looked up
+  // in the search directories, as robot_state_format looks them up next to the including file.
+  config.SetFindCallback([dirs](const std::string &uri) -> std::string {
+    std::string rel = uri;
+    const std::string scheme = "model://";
+    if (rel.rfind(scheme, 0) == 0) {
+      rel = rel.substr(scheme.size());
+    }
+    for (const auto &d : dirs) {
+      const std::string candidate = d + "/" + rel;
+      if (sdf::filesystem::exists(candidate)) {
+        return candidate;
+      }
+    }
+    return "";
+  });
   sdf::Root root;
   sdf::Errors errors = root.Load(argv[1], config);
 

@@ -138,17 +138,14 @@ def load_model(
 def _declare_xacro(text: str | bytes) -> str | bytes:
     """Declare the xacro namespace on the root element when ``xacro:`` is used without it (the
     ``xacro`` command accepts that; an XML parser with namespaces does not). Lines are unchanged."""
-    is_bytes = isinstance(text, bytes)
-    head = text.decode("utf-8", "replace") if is_bytes else text
+    head: str = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
     if "xacro:" not in head or "xmlns:xacro" in head:
         return text
-    start = _prolog_end(head)
-    m = _TAG_RE.match(head, start)
+    m = _TAG_RE.match(head, _prolog_end(head))
     if m is None:
         return text
-    at = m.end()
-    out = head[:at] + ' xmlns:xacro="http://www.ros.org/wiki/xacro"' + head[at:]
-    return out.encode("utf-8") if is_bytes else out
+    out = head[:m.end()] + ' xmlns:xacro="http://www.ros.org/wiki/xacro"' + head[m.end():]
+    return out.encode("utf-8") if isinstance(text, bytes) else out
 
 
 def _unexpanded(text: str | bytes, file: str, severity: Severity) -> Diagnostic:
