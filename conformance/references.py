@@ -67,7 +67,7 @@ def sdf_ref_path(build: bool = True, install: bool = False) -> str | None:
     if flags is None:
         return None
     BUILD_DIR.mkdir(exist_ok=True)
-    tmp = exe.with_suffix(".tmp")
+    tmp = exe.with_name(f"sdf_ref.{os.getpid()}.tmp")  # parallel test workers each build, one rename wins
     r = subprocess.run(["g++", "-O1", "-o", str(tmp), str(SOURCE), *flags], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"building sdf_ref failed:\n{r.stderr}")

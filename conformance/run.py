@@ -89,17 +89,25 @@ def default_urdfs() -> list[Path]:
 
 
 def default_sdfs() -> list[Path]:
+    from real_robots import robots_dir
+
+    real = sorted((robots_dir() / "cassie_description").rglob("*.sdf")) if robots_dir() is not None else []
     return (_files([str(ROOT / "test/fixtures/sdf"), str(HERE / "cases/sdf")], (".sdf", ".world"))
-            + sorted((ROOT / "robot_state_format/samples").glob("*.sdf")))
+            + sorted((ROOT / "robot_state_format/samples").glob("*.sdf")) + real)
 
 
 def mutation_bases(fmt: str) -> list[Path]:
+    from real_robots import real_urdf, robots_dir
+
     if fmt == "urdf":
+        real = [real_urdf(r) for r in ("ur_description/urdf/ur5_robot.urdf", "panda_description/urdf/panda.urdf")]
         return (sorted((ROOT / "robot_state_format/samples").glob("*.urdf"))
-                + [ROOT / "test/fixtures/urdf/limit_no_effort.urdf"])
-    bases = sorted((ROOT / "robot_state_format/samples").glob("*.sdf")) + _files([str(HERE / "cases/sdf/valid")],
-                                                                                  (".sdf",))
-    return [b for b in bases if b"<include" not in b.read_bytes()]
+                + [ROOT / "test/fixtures/urdf/limit_no_effort.urdf"] + [p for p in real if p is not None])
+    bases = sorted((ROOT / "robot_state_format/samples").glob("*.sdf"))
+    bases += sorted((ROOT / "test/fixtures/sdf/reference/loads").glob("*.sdf"))[:6]
+    if robots_dir() is not None:
+        bases.append(robots_dir() / "cassie_description/robots/cassie_reduced.sdf")
+    return [b for b in bases if b.is_file() and b"<include" not in b.read_bytes()]
 
 
 def ours(path: Path, search: tuple[str, ...] = ()) -> tuple[Model | None, str]:

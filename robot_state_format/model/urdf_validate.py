@@ -1,6 +1,10 @@
 """Structural validation of a URDF model, and the zero-configuration link poses.
 
-Every rule has its own stable code.  Codes of the URDF reader (all ``URDF_``):
+Every rule has its own stable code.  Codes of the URDF reader (all ``URDF_``). urdfdom's verdict is
+the rule (docs/models.md): an error found inside an ``<inertial>``, ``<visual>``, ``<collision>`` or
+robot-level ``<material>`` is a warning and the element is dropped, as urdfdom drops it; the graph
+and mimic faults urdfdom loads are warnings (a loop constraint, ignored links, an ignored mimic);
+URDF_LIMIT_ORDER is an error from URDF version 1.2 only.
 
 ========================== ======= ==================================================================
 code                       level   meaning
@@ -29,29 +33,29 @@ URDF_MISSING_PARENT        error   joint without ``<parent>``
 URDF_MISSING_CHILD         error   joint without ``<child>``
 URDF_UNKNOWN_LINK          error   joint parent or child names no link
 URDF_SELF_JOINT            error   joint whose parent and child are the same link
-URDF_MULTIPLE_PARENTS      error   a link is the child of two joints (a kinematic loop); names both joints
+URDF_MULTIPLE_PARENTS      warning a link is the child of two joints (a kinematic loop); names both joints
 URDF_NO_LINKS              error   the robot has no link
 URDF_NO_ROOT               error   every link has a parent joint (the joints form a cycle)
 URDF_MULTIPLE_ROOTS        error   more than one link has no parent joint
-URDF_CYCLE                 error   links unreachable from the root (they form a cycle of joints)
-URDF_ZERO_AXIS             error   axis xyz of zero length
+URDF_CYCLE                 warning links unreachable from the root (they form a cycle of joints)
+URDF_ZERO_AXIS             warning axis xyz of zero length
 URDF_MISSING_LIMIT         error   revolute or prismatic joint without ``<limit>``
 URDF_LIMIT_ORDER           error   limit lower greater than upper (revolute, prismatic, screw joints)
 URDF_MISSING_SCREW_PITCH   error   drake screw joint without ``drake:screw_thread_pitch``
-URDF_MIMIC_UNKNOWN_JOINT   error   mimic names no joint
-URDF_MIMIC_CYCLE           error   mimic chain that comes back to itself (incl. a joint mimicking itself)
-URDF_MIMIC_JOINT_TYPE      error   mimic follower or leader that is not a one-degree-of-freedom joint
+URDF_MIMIC_UNKNOWN_JOINT   warning mimic names no joint
+URDF_MIMIC_CYCLE           warning mimic chain that comes back to itself (incl. a joint mimicking itself)
+URDF_MIMIC_JOINT_TYPE      warning mimic follower or leader that is not a one-degree-of-freedom joint
 URDF_ZERO_RANGE_LIMIT      warning revolute/prismatic joint with lower == upper (both finite numbers)
 URDF_LIMIT_IGNORED         warning lower > upper on a joint type whose lower/upper bound no motion (continuous...)
 URDF_UNUSED_MATERIAL       warning robot-level material that no visual uses
 URDF_UNDEFINED_MATERIAL    warning visual material naming no robot-level material, without color
-URDF_EMPTY_DYNAMICS        warning ``<dynamics>`` with neither damping nor friction
+URDF_EMPTY_DYNAMICS        error   ``<dynamics>`` with neither damping nor friction (urdfdom refuses it)
 URDF_EXTRA_GEOMETRY        warning ``<geometry>`` with more than one shape (the first is used)
 URDF_DUPLICATE_INERTIAL    warning link with two ``<inertial>`` (the first is used)
 URDF_COLOR_RANGE           warning rgba outside [0, 1]
 URDF_EMPTY_TEXTURE         warning ``<texture>`` without filename (ignored, as urdfdom does)
 URDF_MIMIC_IGNORED         warning mimic on a fixed joint (dropped)
-URDF_VERSION               warning robot version other than 1.0/1.1
+URDF_VERSION               error   robot version not ``x.y`` or not 1.0, 1.1, 1.2 (urdfdom refuses it)
 URDF_UNDECLARED_DRAKE_NAMESPACE warning ``drake:`` prefix without its xmlns declaration
 ========================== ======= ==================================================================
 """
