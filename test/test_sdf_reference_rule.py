@@ -97,3 +97,10 @@ def test_invalid_inertia_names_the_inertial() -> None:
         load_model_file(REF / "refused" / "inertia_triangle.sdf")
     (d,) = info.value.errors
     assert d.code == "SDF_INVALID_INERTIA" and d.line == 3 and d.element == "inertial"
+
+
+def test_unsupported_version_reads_as_1_9_with_a_warning() -> None:
+    # libsdformat 12 reads any version it has no conversion for as its own, 1.9
+    model = load_model_file(REF / "loads" / "version_0.sdf")
+    assert [w.code for w in model.warnings] == ["SDF_UNSUPPORTED_VERSION"] and model.version == "1.9"
+    assert model.links["a"].pose[0, 3] == 1.0

@@ -103,11 +103,9 @@ def _check_links_exist(graph: FrameGraph, scopes: list[Scope], report: Report) -
         if s.is_world or s.static:
             continue
         if s.canonical is None and graph.canonical(s) is None and not _declares_link(s):
-            msg = f"model {s.name!r} has no link (only static models may have none)"
-            if s.version >= (1, 7):
-                report.error_at("SDF_MODEL_WITHOUT_LINK", msg, s.source)
-            else:
-                report.warn_at("SDF_MODEL_WITHOUT_LINK", msg, s.source)
+            # libsdformat refuses it in every version
+            report.error_at("SDF_MODEL_WITHOUT_LINK", f"model {s.name!r} has no link (only static models may "
+                            "have none)", s.source)
 
 
 def _declares_link(s: Scope) -> bool:

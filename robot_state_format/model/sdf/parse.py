@@ -106,9 +106,14 @@ class Parser(JointParts):
             return None
         version = parse_version(vtext)
         if version is None or not (MIN_VERSION <= version <= MAX_VERSION):
-            self.report.error("SDF_UNSUPPORTED_VERSION",
-                              f"SDFormat version {vtext!r} is not supported (1.0 to 1.11)", file, root)
-            return None
+            if not any(ch.isdigit() for ch in vtext) and vtext.strip():
+                self.report.error("SDF_UNSUPPORTED_VERSION",
+                                  f"SDFormat version {vtext!r} is not supported (1.0 to 1.11)", file, root)
+                return None
+            # libsdformat reads a version it cannot convert from as its own (1.9): so does this reader
+            self.report.warn("SDF_UNSUPPORTED_VERSION", f"SDFormat version {vtext!r} is not supported (1.0 to "
+                             "1.11); read as 1.9, as libsdformat reads it", file, root)
+            version = (1, 9)
         return root, version
 
     def read_document(self, data: str | bytes, file: str) -> Scope | None:
@@ -130,15 +135,13 @@ class Parser(JointParts):
                     self.report.warn("SDF_EXTRA_WORLD", "only the first <world> is read", file, extra)
             return self.world(worlds[0], version, file)
         if not models:
-            others = [c for c in children(root) if tag(c) in ("light", "actor")]
-            if not others:
-                self.report.error("SDF_NO_MODEL", "<sdf> holds no <model> or <world>", file, root)
-                return None
-            # libsdformat loads a file holding a light or an actor: it has no kinematics (an empty,
-            # static model of that name)
-            self.report.warn("SDF_NO_MODEL", f"<sdf> holds a <{tag(others[0])}>, no <model> or <world>: "
-                             "nothing to read", file, others[0])
-            empty = etree.SubElement(etree.Element("sdf"), "model", name=others[0].get("name") or tag(others[0]))
+            # libsdformat loads a file holding a light, an actor or nothing: no kinematics (an empty,
+            # static model named after it)
+            others = [c for c in children(root) if tag(c) in ("light", "actor")] or [root]
+            self.report.warn("SDF_NO_MODEL", f"<sdf> holds {'a <' + tag(others[0]) + '>' if others[0] is not root else 'nothing'}"
+                             ", no <model> or <world>: nothing to read", file, others[0])
+            name = others[0].get("name") or (Path(file).stem if others[0] is root else tag(others[0]))
+            empty = etree.SubElement(etree.Element("sdf"), "model", name=name or "empty")
             etree.SubElement(empty, "static").text = "true"
             return self.model(empty, version, file, top=True)
         for extra in models[1:]:  # libsdformat refuses it in every version
