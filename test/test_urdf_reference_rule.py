@@ -191,7 +191,8 @@ def test_xacro_expanded_when_asked(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "[XACRO_UNEXPANDED]" in capsys.readouterr().err
     for command in (["check", "-q"], ["frames", "--json"], ["fk", "--json"], ["convert", "--to", "sdf"]):
         assert main([*command, "--xacro", str(path)]) == 0, command
-    assert main(["state", "from-model", "--xacro", str(path), "-o", str(tmp_path / "s.usdf")]) == 0
+    assert main(["state", "from-model", "--xacro", str(path), "--positions", '{"j": 0.5}',
+                 "-o", str(tmp_path / "s.usdf")]) == 0
     capsys.readouterr()
     declared = tmp_path / "declared.urdf"  # a root declaring xmlns:xacro is expanded
     declared.write_text(text)
