@@ -242,6 +242,13 @@ class ValueParser:
     def material(self, el: etree._Element | None) -> Material | None:
         if el is None:
             return None
+        for name in ("ambient", "diffuse", "specular", "emissive"):  # libsdformat's Color: 3-4 values in [0, 1]
+            c = child(el, name)
+            if c is not None:
+                vals = self.floats(c, c.text, None, f"<{name}>")
+                if vals is not None and (len(vals) not in (3, 4) or not all(0.0 <= v <= 1.0 for v in vals)):
+                    self.report.error("SDF_BAD_VALUE", f"<{name}>: a color is 3 or 4 numbers in [0, 1], got "
+                                      f"{(c.text or '').strip()!r}", self.file, c)
         for name in ("diffuse", "ambient"):
             c = child(el, name)
             if c is not None:
