@@ -33,14 +33,23 @@ def test_warnings_are_printed_and_do_not_fail(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_invalid_file_exits_one_with_errors_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    path = FIXTURES / "two_parents.urdf"
+    path = FIXTURES / "duplicate_link.urdf"
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr()
     assert out.out == ""
     lines = out.err.strip().splitlines()
     assert len(lines) == 1
-    assert lines[0].startswith(f"{path}:9: error: [URDF_MULTIPLE_PARENTS] link 'c' is the child of both joint 'j1'"
-                               " and joint 'j2'")
+    assert lines[0].startswith(f"{path}:3: error: [URDF_DUPLICATE_LINK] link name 'a' is already used")
+
+
+def test_strict_fails_on_warnings(capsys: pytest.CaptureFixture[str]) -> None:
+    path = FIXTURES / "tolerated" / "two_parents.urdf"
+    assert main(["check", str(path)]) == 0
+    assert f"{path}:9: warning: [URDF_MULTIPLE_PARENTS] link 'c' is the child of both joint 'j1'" \
+        in capsys.readouterr().out
+    assert main(["check", "--strict", str(path)]) == 1
+    assert "[URDF_MULTIPLE_PARENTS]" in capsys.readouterr().out
+    assert main(["check", "--strict", str(SAMPLES / "double_pendulum.urdf")]) == 0
 
 
 def test_every_error_is_printed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -72,11 +81,12 @@ def test_unknown_format_is_invalid(tmp_path: Path, capsys: pytest.CaptureFixture
 
 
 def test_several_files_worst_status_wins(capsys: pytest.CaptureFixture[str]) -> None:
-    files = [str(SAMPLES / "double_pendulum.urdf"), str(FIXTURES / "zero_axis.urdf"), str(SAMPLES / "drake_ext.urdf")]
+    files = [str(SAMPLES / "double_pendulum.urdf"), str(FIXTURES / "bad_axis_vector.urdf"),
+             str(SAMPLES / "drake_ext.urdf")]
     assert main(["check", *files]) == 1
     out = capsys.readouterr()
     assert "double_pendulum.urdf: valid" in out.out and "drake_ext.urdf: valid" in out.out
-    assert "[URDF_ZERO_AXIS]" in out.err
+    assert "[URDF_BAD_VECTOR]" in out.err
 
 
 def test_xacro_arguments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

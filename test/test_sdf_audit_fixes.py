@@ -74,27 +74,21 @@ def test_v15_world_nested_model_pose_relative_to_world() -> None:
     assert_pose(m.links["m::n::x"].pose, T(1, 0, 3))
 
 
-def test_v14_world_joint_child_world_spec_example() -> None:
-    # The spec's valid 1.4 example (<parent>link</parent><child>world</child>) placed in a world, moved:
-    # model at (1,0,0), link at (1,0,1) in the world; a 1.4 joint pose is relative to its child, here the
-    # world: X_W_J = T(0,0,2).  origin = inv(X_W_link) @ X_W_J = T(-1,0,1); child_offset = inv(X_W_J).
-    m = sdf("""<world name="w"><model name="model"><pose>1 0 0 0 0 0</pose>
+def test_v14_world_joint_child_world_spec_example_is_refused_as_libsdformat_does() -> None:
+    # The 1.4 spec's example (<parent>link</parent><child>world</child>): libsdformat refuses a joint
+    # whose child is the world in every version ("specified invalid child link [world]").
+    body = """<world name="w"><model name="model"><pose>1 0 0 0 0 0</pose>
       <link name="link"><pose>0 0 1 0 0 0</pose></link>
       <joint name="joint" type="fixed"><pose>0 0 2 0 0 0</pose><parent>link</parent><child>world</child></joint>
-      </model></world>""", "1.4")
-    j = m.constraints["model::joint"]
-    assert (j.parent, j.child) == ("model::link", WORLD)
-    assert_pose(j.origin, T(-1, 0, 1))
-    assert_pose(j.child_offset, T(0, 0, -2))
-    assert "SDF_JOINT_TO_WORLD_CHILD" in [w.code for w in m.warnings]
+      </model></world>"""
+    for version in ("1.4", "1.6", "1.9"):
+        assert codes_of(body, version) == ["SDF_JOINT_CHILD_WORLD"]
 
 
-def test_v14_world_joint_child_world_without_pose() -> None:
+def test_v14_world_parent_stays_valid() -> None:
     m = sdf("""<world name="w"><model name="model"><link name="link"/>
-      <joint name="joint" type="fixed"><parent>link</parent><child>world</child></joint></model></world>""", "1.4")
-    j = m.constraints["model::joint"]
-    assert_pose(j.origin, T())
-    assert_pose(j.child_offset, T())
+      <joint name="joint" type="fixed"><parent>world</parent><child>link</child></joint></model></world>""", "1.4")
+    assert m.joints["model::joint"].parent == WORLD
 
 
 def test_v16_world_visual_pose_relative_to_world() -> None:
@@ -185,10 +179,14 @@ def test_top_level_name_error_carries_location() -> None:
 
 
 def test_top_level_name_version_rules() -> None:
-    # '::' is only forbidden from 1.8 on; reserved names only from 1.7 on (a warning before).
+    # '::' is only forbidden from 1.8 on; reserved names in every version (libsdformat refuses
+    # a top-level model or world named world or __x__ in 1.6 too)
     assert sdf('<model name="a::b"><link name="l"/></model>', "1.7").name == "a::b"
-    m = sdf('<model name="world"><link name="l"/></model>', "1.6")
-    assert [w.code for w in m.warnings] == ["SDF_RESERVED_NAME"]
+    for version in ("1.4", "1.6", "1.9"):
+        assert codes_of('<model name="world"><link name="l"/></model>', version) == ["SDF_RESERVED_NAME"]
+        assert codes_of('<model name="__x__"><link name="l"/></model>', version) == ["SDF_RESERVED_NAME"]
+        assert codes_of('<world name="__x__"><model name="m"><link name="l"/></model></world>', version) == \
+            ["SDF_RESERVED_NAME"]
     assert codes_of('<model name=""><link name="l"/></model>', "1.4") == ["SDF_EMPTY_NAME"]
     assert codes_of('<world name=""><model name="m"><link name="l"/></model></world>', "1.4") == ["SDF_EMPTY_NAME"]
 

@@ -220,11 +220,10 @@ def test_joint_to_world_in_model_with_pose() -> None:
     assert_pose(j.origin, np.linalg.inv(m.pose) @ x_wj)
 
 
-def test_1_4_child_world_joint_posed_at_the_world() -> None:
-    m = read_sdf("""<sdf version="1.4"><model name="m"><pose>0 0 2 0 0 0</pose><link name="l"/>
+def test_1_4_child_world_joint_is_refused() -> None:
+    # libsdformat refuses a joint whose child is the world in every version
+    with pytest.raises(ModelError) as info:
+        read_sdf("""<sdf version="1.4"><model name="m"><pose>0 0 2 0 0 0</pose><link name="l"/>
       <joint name="j" type="fixed"><pose>1 0 0 0 0 0</pose><parent>l</parent><child>world</child></joint>
       </model></sdf>""")
-    # 1.4: the joint pose is relative to its child, here the world frame, 2 below the model frame.
-    c = m.constraints["j"]
-    assert c.child == WORLD
-    assert_pose(c.origin, T(1, 0, -2))
+    assert [d.code for d in info.value.errors] == ["SDF_JOINT_CHILD_WORLD"]

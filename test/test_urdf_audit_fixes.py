@@ -265,9 +265,12 @@ def test_continuous_limit_order_is_only_a_warning() -> None:
     assert (limits.lower, limits.upper, limits.effort, limits.velocity) == (None, None, 2.0, 3.0)
 
 
-def test_revolute_limit_order_stays_an_error() -> None:
+def test_revolute_limit_order_is_an_error_from_version_1_2() -> None:
+    # urdfdom checks the order from URDF 1.2 on; before, it loads the joint (a warning here)
+    limit = '<limit lower="1" upper="0" effort="2" velocity="3"/>'
+    assert _codes(read_urdf(_joint("revolute", limit)).warnings) == ["URDF_LIMIT_ORDER"]
     with pytest.raises(ModelError) as info:
-        read_urdf(_joint("revolute", '<limit lower="1" upper="0" effort="2" velocity="3"/>'))
+        read_urdf(_joint("revolute", limit).replace('<robot name="r"', '<robot name="r" version="1.2"'))
     assert _codes(info.value.diagnostics) == ["URDF_LIMIT_ORDER"]
 
 

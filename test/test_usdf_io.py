@@ -39,7 +39,6 @@ EXPECTED = {
     "entity": ("USDF_XML_ENTITY", 5),
     "inf": ("USDF_NON_FINITE", 4),
     "missing_name": ("USDF_MISSING_NAME", 3),
-    "missing_version": ("USDF_VERSION_MISSING", 2),
     "nan": ("USDF_NON_FINITE", 5),
     "negative_stamp": ("USDF_BAD_STAMP", 3),
     "nested_parent": ("USDF_NESTED_PARENT", 5),
@@ -55,7 +54,6 @@ EXPECTED = {
     "unknown_attribute": ("USDF_UNKNOWN_ATTRIBUTE", 3),
     "unknown_element": ("USDF_UNKNOWN_ELEMENT", 4),
     "unknown_parent": ("USDF_UNKNOWN_PARENT", 3),
-    "world_root": ("USDF_ROOT", 2),
     "wrong_arity": ("USDF_ARITY", 4),
     "wrong_root": ("USDF_ROOT", 2),
 }
@@ -97,13 +95,16 @@ def test_proposal_example_unrepaired_reports_each_fault_line() -> None:
     assert lines == [6, 9]
 
 
-def test_proposal_example_repaired_reads_leniently() -> None:
-    path = FIX / "lenient" / "proposal_repaired.xml"
-    with pytest.raises(UsdfError) as exc:
-        read_world_state_file(path)  # strict: <world> is not the root element
-    assert exc.value.code == "USDF_ROOT"
-    res = read_world_state_ex(path.read_bytes(), lenient=True)
-    assert {w.code for w in res.warnings} == {"USDF_ROOT_SPELLING", "USDF_VERSION_MISSING"}
+def test_proposal_example_repaired_validates() -> None:
+    # the proposal's example with only its two XML typos mended (the unterminated quote of line 6,
+    # </twist> closing <wrench> on line 9): its <world> root and missing version are warnings
+    path = FIX / "valid" / "proposal_example.xml"
+    unrepaired = (FIX / "invalid" / "proposal_unrepaired.xml").read_text().splitlines()
+    repaired = path.read_text().splitlines()
+    assert [i for i, (a, b) in enumerate(zip(unrepaired, repaired), 1) if a != b] == [6, 9]
+    for lenient in (False, True):
+        res = read_world_state_ex(path.read_bytes(), lenient=lenient)
+        assert {w.code for w in res.warnings} == {"USDF_ROOT_SPELLING", "USDF_VERSION_MISSING"}
     assert all(w.severity is Severity.WARNING for w in res.warnings)
     s = res.state
     assert s.name == "world_1"
@@ -173,7 +174,7 @@ def test_read_write_read_hand_written(path: Path) -> None:
 
 
 def test_lenient_mode_accepts_order_and_unknown_elements_with_warnings() -> None:
-    for name in ("order", "unknown_element", "missing_version"):
+    for name in ("order", "unknown_element"):
         res = read_world_state_ex((FIX / "invalid" / f"{name}.xml").read_bytes(), lenient=True)
         assert res.warnings and all(w.severity is Severity.WARNING for w in res.warnings)
     # errors that are not spelling matters stay errors in lenient mode
@@ -405,3 +406,12 @@ def test_lone_surrogate_is_the_readers_own_error() -> None:
     with pytest.raises(UsdfError) as info:
         read_world_state('<world_state name="w" version="1.0">\n<frame name="\ud800"/></world_state>')
     assert info.value.code == "USDF_XML_ENCODING" and info.value.diagnostics[0].line == 2
+
+
+def test_document_without_version_reads_as_the_current_version() -> None:
+    text = b'<?xml version="1.0" encoding="UTF-8"?>\n<world_state name="w">\n</world_state>\n'
+    res = read_world_state_ex(text)
+    assert [(w.code, w.line, w.severity) for w in res.warnings] == [("USDF_VERSION_MISSING", 2, Severity.WARNING)]
+    assert res.state.version == "1.0"
+    assert 'version="1.0"' in write_world_state(res.state)  # the writer still writes it
+    assert validate_schema(text) == []

@@ -23,6 +23,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                    help="xacro argument (repeatable); may also be given as a positional NAME:=VALUE")
     p.add_argument("--search-path", action="append", default=[], metavar="DIR",
                    help="extra directory for SDFormat includes (repeatable)")
+    p.add_argument("--xacro", action="store_true",
+                   help="expand xacro whatever the file's name (by default only .xacro files and files whose "
+                        "root declares xmlns:xacro are expanded)")
 
 
 def split_xacro_items(items: list[str], options: list[str]) -> tuple[list[str], dict[str, str]]:

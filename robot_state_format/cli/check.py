@@ -4,6 +4,7 @@ SDFormat). ``NAME:=VALUE`` items are xacro arguments, as on the ``xacro`` comman
 
 Exit codes: 0 every file valid (warnings printed on stdout as ``FILE:LINE: warning: [CODE] text``),
 1 some file invalid (its errors, then its warnings, on stderr as ``FILE:LINE: error: [CODE] text``),
+or, with ``--strict``, some file has warnings,
 2 usage or I/O error (unreadable file, malformed xacro argument, no MODEL).
 """
 
@@ -26,6 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("models", nargs="+", metavar="MODEL",
                    help="model file(s): .urdf, .xacro, .sdf, .world; NAME:=VALUE items are xacro arguments")
     p.add_argument("-q", "--quiet", action="store_true", help="print no summary line for valid files")
+    p.add_argument("--strict", action="store_true",
+                   help="lint: a file with warnings fails too (exit 1); without it only errors fail")
     add_model_options(p)
     p.set_defaults(func=run)
 
@@ -42,12 +45,15 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     for path in models:
         try:
-            model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path)
+            model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path,
+                                    xacro=args.xacro)
         except RobotStateFormatError as exc:
             status = max(status, report_error(PROG, exc, path))
             continue
         for d in model.warnings:
             print(d.format())
+        if args.strict and model.warnings:
+            status = max(status, 1)
         if not args.quiet:
             kind = "world" if model.is_world else "model"
             print(f"{path}: valid {model.format} {kind} {model.name!r}: {len(model.links)} links, "

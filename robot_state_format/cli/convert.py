@@ -25,6 +25,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="refuse instead of moving a link frame to its joint frame (SDFormat to URDF)")
     p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
                    help="xacro argument (repeatable)")
+    p.add_argument("--xacro", action="store_true",
+                   help="expand xacro whatever the file's name (by default only .xacro files and files whose "
+                        "root declares xmlns:xacro are expanded)")
     p.add_argument("--search-path", action="append", default=[], metavar="DIR",
                    help="extra directory for SDFormat includes (repeatable)")
     p.set_defaults(func=run)
@@ -46,7 +49,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         xacro_args[name] = value
     try:
-        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path)
+        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path,
+                                xacro=args.xacro)
     except ModelIOError as exc:
         _err(f"error: {exc}")
         return 2

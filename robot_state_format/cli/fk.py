@@ -91,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     warn: list[str] = []
     try:
-        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path)
+        model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path,
+                                xacro=args.xacro)
         doc = fk_document(model, positions, velocities, warn)
     except RobotStateFormatError as exc:
         return report_error(PROG, exc, args.model)

@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     path = models[0]
     try:
-        model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path)
+        model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path,
+                                xacro=args.xacro)
         if args.json:
             text = json.dumps(frames_document(model), indent=args.indent if args.indent > 0 else None)
             sys.stdout.write(text + "\n")

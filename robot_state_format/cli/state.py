@@ -88,6 +88,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     pl.add_argument("--lenient", action="store_true")
     pl.add_argument("-o", "--output", required=True, metavar="OUT.png")
     pl.set_defaults(func=_plot)
+    for q in (v, f, e, pl):
+        q.add_argument("--xacro", action="store_true", help="expand the model as xacro whatever its name")
 
 
 # --------------------------------------------------------------------------------------------
@@ -131,11 +133,11 @@ def _need_file(path: str, what: str) -> None:
         raise _Usage(f"{path}: no such {what}")
 
 
-def _load_model(path: str) -> Any:
+def _load_model(path: str, xacro: bool = False) -> Any:
     from robot_state_format.model.loader import load_model_file
 
     _need_file(path, "model file")
-    return load_model_file(path)
+    return load_model_file(path, xacro=xacro)
 
 
 def _locate(diags: list[Diagnostic], path: str) -> list[Diagnostic]:
@@ -196,7 +198,7 @@ def _validate(args: argparse.Namespace) -> int:
     from robot_state_format.usdf.validate import validate_against_model, validate_schema
 
     _need_file(args.file, "world_state file")
-    model = _load_model(args.model) if args.model else None
+    model = _load_model(args.model, args.xacro) if args.model else None
     state = _read_state(args.file, args.lenient)
     diags: list[Diagnostic] = []
     if args.schema:
@@ -236,7 +238,7 @@ def _from_model(args: argparse.Namespace) -> int:
     velocities = _json_arg(args.velocities, "velocities")
     efforts = _json_arg(args.efforts, "efforts")
     stamp = _parse_stamp(args.stamp)
-    model = _load_model(args.model)
+    model = _load_model(args.model, args.xacro)
     try:
         tree = compile_model(model)
         state = state_from_model(model, positions, velocities, efforts, stamp, tree=tree, name=args.name)
@@ -270,7 +272,7 @@ def _export(args: argparse.Namespace) -> int:
         from robot_state_format.usdf.export.sdf_state import state_to_sdf
         from robot_state_format.usdf.validate import validate_against_model
 
-        problems = _locate(validate_against_model(state, _load_model(args.model), file=args.file), args.file)
+        problems = _locate(validate_against_model(state, _load_model(args.model, args.xacro), file=args.file), args.file)
         _print(problems)
         if any(d.severity is Severity.ERROR for d in problems):
             return 1
@@ -314,7 +316,7 @@ def _plot(args: argparse.Namespace) -> int:
     from robot_state_format.usdf.plot import plot_world_state
 
     _need_file(args.file, "world_state file")
-    model = _load_model(args.model) if args.model else None
+    model = _load_model(args.model, args.xacro) if args.model else None
     state = _read_state(args.file, args.lenient)
     out = plot_world_state(state, args.output, model=model)
     print(f"wrote {out}")

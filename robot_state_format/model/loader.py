@@ -7,11 +7,27 @@ import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from robot_state_format.errors import Diagnostic, ModelError, ModelIOError
+from robot_state_format.errors import Diagnostic, ModelError, ModelIOError, Severity
 from robot_state_format.model.types import Model
 
 
 _TAG_RE = re.compile(r"<([A-Za-z_][\w:.-]*)")
+_XACRO_NS_RE = re.compile(r"""\sxmlns:xacro\s*=""")
+_XACRO_HINT = ("expand it first (`xacro FILE > out.urdf`), name it .xacro, declare xmlns:xacro on its root "
+               "element, or pass --xacro (load_model_file(..., xacro=True))")
+
+
+def looks_like_xacro(text: str | bytes) -> bool:
+    """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)``."""
+    if isinstance(text, bytes):
+        return b"<xacro:" in text or b"${" in text or b"$(" in text
+    return "<xacro:" in text or "${" in text or "$(" in text
+
+
+def _root_declares_xacro(head: str, start: int) -> bool:
+    """The root element's start tag (at ``start``) declares the ``xacro`` namespace prefix."""
+    end = head.find(">", start)
+    return _XACRO_NS_RE.search(head, start, end if end >= 0 else len(head)) is not None
 
 
 def _prolog_end(head: str) -> int:
@@ -51,8 +67,9 @@ def _prolog_end(head: str) -> int:
 def detect_format(text: str | bytes, path: str | None = None) -> str:
     """Return ``"xacro"``, ``"urdf"`` or ``"sdf"`` from a file name and the document's content.
 
-    A ``.xacro`` name, or a ``xmlns:xacro`` declaration, means xacro; otherwise the root element
-    decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat. Comments, processing instructions and a
+    A ``.xacro`` name, or a ``xmlns:xacro`` declaration on the root element, means xacro; otherwise
+    the root element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat (xacro text in such a file is
+    not expanded unless asked: see :func:`load_model`). Comments, processing instructions and a
     DOCTYPE before the root are skipped (a comment mentioning ``<sdf>`` does not make a URDF an
     SDFormat file).
     """
@@ -60,7 +77,7 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
     if path is not None and (path.endswith(".xacro") or path.endswith(".urdf.xacro")):
         return "xacro"
     start = _prolog_end(head)
-    if "xmlns:xacro" in head[start:]:
+    if _root_declares_xacro(head, start):
         return "xacro"
     m = _TAG_RE.match(head, start)
     if m is not None:
@@ -87,15 +104,30 @@ def load_model(
     fmt: str | None = None,
     xacro_args: Mapping[str, str] | None = None,
     search_paths: Sequence[str] = (),
+    xacro: bool = False,
 ) -> Model:
-    """Read a robot description held in memory (URDF, SDFormat or xacro text)."""
-    kind = fmt or detect_format(text, None if file == "<string>" else file)
+    """Read a robot description held in memory (URDF, SDFormat or xacro text).
+
+    xacro is expanded for a ``.xacro`` file, a root element declaring ``xmlns:xacro``, or when
+    ``xacro`` is true. Otherwise unexpanded xacro (``${...}``, ``$(...)``, ``<xacro:...>``) is read as
+    it stands, as urdfdom reads it: when that makes the document invalid, the first error
+    (``XACRO_UNEXPANDED``) says it looks like xacro and how to expand it; when it does not, the
+    same code is a warning.
+    """
+    kind = "xacro" if xacro else fmt or detect_format(text, None if file == "<string>" else file)
     if kind == "xacro":
         return load_xacro(text, file=file, xacro_args=xacro_args, search_paths=search_paths)[1]
     if kind == "urdf":
         from robot_state_format.model.urdf import read_urdf
 
-        return read_urdf(text, file=file)
+        if not looks_like_xacro(text):
+            return read_urdf(text, file=file)
+        try:
+            model = read_urdf(text, file=file)
+        except ModelError as exc:
+            raise ModelError([_unexpanded(text, file, Severity.ERROR)] + exc.diagnostics) from None
+        model.warnings.insert(0, _unexpanded(text, file, Severity.WARNING))
+        return model
     if kind == "sdf":
         from robot_state_format.model.sdf import read_sdf
 
@@ -103,19 +135,43 @@ def load_model(
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
+def _declare_xacro(text: str | bytes) -> str | bytes:
+    """Declare the xacro namespace on the root element when ``xacro:`` is used without it (the
+    ``xacro`` command accepts that; an XML parser with namespaces does not). Lines are unchanged."""
+    head: str = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
+    if "xacro:" not in head or "xmlns:xacro" in head:
+        return text
+    m = _TAG_RE.match(head, _prolog_end(head))
+    if m is None:
+        return text
+    out = head[:m.end()] + ' xmlns:xacro="http://www.ros.org/wiki/xacro"' + head[m.end():]
+    return out.encode("utf-8") if isinstance(text, bytes) else out
+
+
+def _unexpanded(text: str | bytes, file: str, severity: Severity) -> Diagnostic:
+    data = text.encode("utf-8", "replace") if isinstance(text, str) else text
+    at = min((i for i in (data.find(b"<xacro:"), data.find(b"${"), data.find(b"$(")) if i >= 0), default=0)
+    line = data.count(b"\n", 0, at) + 1
+    snippet = data[at:at + 40].split(b"\n")[0].decode("utf-8", "replace")
+    return Diagnostic("XACRO_UNEXPANDED", f"this looks like unexpanded xacro ({snippet!r}), read as plain "
+                      f"URDF; {_XACRO_HINT}", file, line, None, severity)
+
+
 def load_model_file(
     path: str | os.PathLike[str],
     *,
     xacro_args: Mapping[str, str] | None = None,
     search_paths: Sequence[str] = (),
+    xacro: bool = False,
 ) -> Model:
-    """Read a robot description file (.urdf, .sdf, .world, .xacro, or any XML of those)."""
+    """Read a robot description file (.urdf, .sdf, .world, .xacro, or any XML of those); ``xacro``
+    expands xacro whatever the file's name and content (see :func:`load_model`)."""
     p = Path(path)
     try:
         data = p.read_bytes()
     except OSError as exc:
         raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    kind = detect_format(data, str(p))
+    kind = "xacro" if xacro else detect_format(data, str(p))
     if kind == "xacro":
         return load_xacro(data, file=str(p), xacro_args=xacro_args, search_paths=search_paths)[1]
     return load_model(data, file=str(p), fmt=kind, search_paths=search_paths)
@@ -138,7 +194,8 @@ def load_xacro(
     from robot_state_format.errors import DiagnosticError
     from robot_state_format.model.xacro import expand_xacro_mapped
 
-    expansion = expand_xacro_mapped(text, file=file, args=xacro_args or {}, search_paths=search_paths)
+    expansion = expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
+                                    search_paths=search_paths)
     try:
         model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text), search_paths=search_paths)
     except DiagnosticError as exc:

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 from lxml import etree
@@ -23,68 +25,19 @@ from robot_state_format.model.types import (
     Calibration, Dynamics, Extension, Geometry, Inertial, Joint, JointType, Limits, Link, Material,
     Mimic, Model, SafetyController, Shape, Source,
 )
+from robot_state_format.model.urdf_parts import (
+    _AXIS_TYPES, _BOUNDED_TYPES, _D, DRAKE_JOINT_TYPES, JOINT_TYPES, _tag_name, _transform, describe,
+    prepare_urdf_bytes, strip_default_namespace,
+)
 from robot_state_format.model.urdf_validate import validate_urdf_model
-from robot_state_format.model.xml import encode_text, parse_xml
+from robot_state_format.model.xml import parse_xml
 
-DRAKE_NS = "http://drake.mit.edu"
-_D = "{" + DRAKE_NS + "}"
 _IDENTITY = np.eye(4)
 _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
 _new = object.__new__
-_ROBOT_TAG_RE = re.compile(rb"<robot\b")
-_DECL_ENCODING_RE = re.compile(rb"""<\?xml\b[^?]*?encoding\s*=\s*(["'])([^"']*)\1""")
-
-JOINT_TYPES: dict[str, JointType] = {
-    "revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
-    "prismatic": JointType.PRISMATIC, "fixed": JointType.FIXED,
-    "floating": JointType.FLOATING, "planar": JointType.PLANAR,
-}
-DRAKE_JOINT_TYPES: dict[str, JointType] = {
-    "ball": JointType.BALL, "planar": JointType.PLANAR,
-    "screw": JointType.SCREW, "universal": JointType.UNIVERSAL,
-}
-# joint types whose <limit> lower/upper bound the motion (lower > upper is an error only for these)
-_BOUNDED_TYPES = frozenset({JointType.REVOLUTE, JointType.PRISMATIC, JointType.SCREW})
-_AXIS_TYPES = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
-                         JointType.SCREW, JointType.PLANAR})
-
-
-def _tag_name(tag: str) -> str:
-    """``{drake-ns}joint`` → ``drake:joint``; other tags unchanged."""
-    if tag.startswith(_D):
-        return "drake:" + tag[len(_D):]
-    return tag
-
-
-def describe(el: etree._Element) -> str:
-    """``tag[name=value]`` for messages, with ``drake:`` for Drake's namespace."""
-    tag = el.tag
-    if not isinstance(tag, str):
-        return "comment"
-    if tag.startswith(_D):
-        tag = "drake:" + tag[len(_D):]
-    name = el.get("name")
-    return f"{tag}[name={name}]" if name is not None else tag
-
-
-def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: float) -> Transform:
-    if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
-        t = _IDENTITY.copy()
-        t[0, 3] = x
-        t[1, 3] = y
-        t[2, 3] = z
-        return t
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array([
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, x],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, y],
-        [-sp, cp * sr, cp * cr, z],
-        [0.0, 0.0, 0.0, 1.0],
-    ])
-
+_T = TypeVar("_T")
+_VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
 
 class _Reader:
     """One pass over a URDF document; collects diagnostics instead of stopping at the first."""
@@ -94,10 +47,30 @@ class _Reader:
         self.drake = drake  # the document mentions drake: at all (skips namespace checks when not)
         self.diags: list[Diagnostic] = []
         self.material_refs: dict[str, list[tuple[Shape, etree._Element]]] = {}
+        self.version = (1, 0)
+        self._lenient: str | None = None  # inside an element urdfdom drops when it cannot read it
+        self._dropped = False
 
     # -- diagnostics -------------------------------------------------------------------------
     def error(self, code: str, message: str, el: etree._Element) -> None:
+        if self._lenient is not None:  # urdfdom logs it and ignores the element: a warning
+            self._dropped = True
+            self.warn(code, f"{message}; {self._lenient} is ignored (as urdfdom does)", el)
+            return
         self.diags.append(Diagnostic(code, message, self.file, el.sourceline, describe(el)))
+
+    def lenient(self, el: etree._Element, read: Callable[[], _T]) -> _T | None:
+        """``read()`` with its errors as warnings; ``None`` (the element dropped) if there were any."""
+        outer = self._lenient
+        self._lenient = outer or f"this <{_tag_name(el.tag)}>"
+        self._dropped = False
+        try:
+            result = read()
+        finally:
+            dropped, self._lenient = self._dropped, outer
+        if outer is None:
+            self._dropped = False
+        return None if dropped else result
 
     def warn(self, code: str, message: str, el: etree._Element) -> None:
         self.diags.append(Diagnostic(code, message, self.file, el.sourceline, describe(el),
@@ -186,14 +159,16 @@ class _Reader:
     def _quat_origin(self, o: etree._Element, xyz: tuple[float, ...]) -> Transform:
         t = _IDENTITY.copy()
         t[:3, 3] = xyz
-        if o.get("rpy") is not None:
-            self.error("URDF_BAD_ORIGIN", "origin has both rpy and quat_xyzw", o)
-            return t
+        if o.get("rpy") is not None:  # urdfdom reads rpy
+            self.warn("URDF_BAD_ORIGIN", "origin has both rpy and quat_xyzw; quat_xyzw is ignored", o)
+            rpy = self.vec3(o, "rpy", _ZERO3)
+            assert rpy is not None
+            return _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
         q = self.vector(o, "quat_xyzw", 4)
         if q is not None:
             norm = math.sqrt(sum(v * v for v in q))
             if norm < 1e-12:
-                self.error("URDF_BAD_QUATERNION", "origin quaternion quat_xyzw is zero", o)
+                self.warn("URDF_BAD_QUATERNION", "origin quaternion quat_xyzw is zero; read as no rotation", o)
             else:
                 t[:3, :3] = quaternion_to_matrix([v / norm for v in q])
         return t
@@ -352,26 +327,24 @@ class _Reader:
 
     def link(self, model: Model, el: etree._Element) -> None:
         name = el.get("name")
-        if not name:
-            self.error("URDF_MISSING_NAME", "<link> needs a name", el)
-            name = f"<unnamed link, line {el.sourceline}>"  # keeps the graph checks meaningful
+        if not name:  # urdfdom logs it and reads the link under the empty name
+            self.warn("URDF_MISSING_NAME", "<link> has no name; read as the link named ''", el)
+            name = ""
         link = Link(name, _IDENTITY.copy(), source=self.source(el))
+        seen_inertial = False
         for c in el:
             tag = c.tag
-            if tag == "visual":
-                s = self.shape(model, c, name, True)
+            if tag == "visual" or tag == "collision":
+                s = self.lenient(c, lambda c=c, tag=tag: self.shape(model, c, name, tag == "visual"))  # type: ignore[misc]
                 if s is not None:
-                    link.visuals.append(s)
-            elif tag == "collision":
-                s = self.shape(model, c, name, False)
-                if s is not None:
-                    link.collisions.append(s)
+                    (link.visuals if tag == "visual" else link.collisions).append(s)
             elif tag == "inertial":
-                if link.inertial is not None:
+                if seen_inertial:
                     self.warn("URDF_DUPLICATE_INERTIAL", f"link {name!r} has more than one <inertial>; "
                               "the first is used", c)
                 else:
-                    link.inertial = self.inertial(c)
+                    seen_inertial = True
+                    link.inertial = self.lenient(c, lambda c=c: self.inertial(c))  # type: ignore[misc]
             elif isinstance(tag, str):
                 self.extension(model, c, name)
         if name in model.links:
@@ -387,7 +360,8 @@ class _Reader:
         try:  # fast path: all four present and finite
             lo, up = float(get("lower", 0.0)), float(get("upper", 0.0))  # type: ignore[arg-type]
             eff, vel = float(get("effort")), float(get("velocity"))  # type: ignore[arg-type]
-            if math.isfinite(lo + up + eff + vel) and lo <= up:
+            if math.isfinite(lo + up + eff + vel) and lo <= up and (self.version < (1, 2) or (
+                    get("lower") is not None and get("upper") is not None)):
                 return Limits(lo, up, eff, vel), True
         except (TypeError, ValueError):
             pass
@@ -396,9 +370,15 @@ class _Reader:
         range_ok = len(self.diags) == before
         lim = Limits(lower=lower, upper=upper, effort=self.number(el, "effort", required=True),
                      velocity=self.number(el, "velocity", required=True))
+        if self.version >= (1, 2) and jtype in _BOUNDED_TYPES and (get("lower") is None or get("upper") is None):
+            self.error("URDF_MISSING_ATTRIBUTE", "revolute and prismatic joints need both lower and upper "
+                       "limits in URDF version 1.2 or later", el)
         if range_ok and lim.lower is not None and lim.upper is not None and lim.lower > lim.upper:
-            if jtype in _BOUNDED_TYPES:
+            if jtype in _BOUNDED_TYPES and self.version >= (1, 2):
                 self.error("URDF_LIMIT_ORDER", f"limit lower {lim.lower} is greater than upper {lim.upper}", el)
+            elif jtype in _BOUNDED_TYPES:  # urdfdom checks the order from version 1.2 only
+                self.warn("URDF_LIMIT_ORDER", f"limit lower {lim.lower} is greater than upper {lim.upper} "
+                          "(an error from URDF version 1.2)", el)
             else:  # lower/upper bound no motion of this joint type (urdfdom ignores them)
                 self.warn("URDF_LIMIT_IGNORED", f"limit lower {lim.lower} is greater than upper {lim.upper}; "
                           f"lower and upper are ignored for a {jtype.value} joint", el)
@@ -456,9 +436,9 @@ class _Reader:
             elif ctag == "dynamics":
                 damping = self.number(c, "damping")
                 friction = self.number(c, "friction")
-                if c.get("damping") is None and c.get("friction") is None:
-                    self.warn("URDF_EMPTY_DYNAMICS", f"<dynamics> of joint {name!r} sets neither damping "
-                              "nor friction", c)
+                if c.get("damping") is None and c.get("friction") is None:  # urdfdom refuses it
+                    self.error("URDF_EMPTY_DYNAMICS", f"<dynamics> of joint {name!r} sets neither damping "
+                               "nor friction", c)
                 joint.dynamics = Dynamics(damping or 0.0, friction or 0.0)
             elif ctag == "mimic":
                 leader = c.get("joint")
@@ -496,8 +476,11 @@ class _Reader:
                 v = self.vec3(axis_el, "xyz", default)
                 assert v is not None
                 n = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
-                if n < 1e-12:
-                    self.error("URDF_ZERO_AXIS", f"joint {name!r} has a zero axis", axis_el)
+                if n < 1e-12:  # urdfdom loads it: a rotation or translation along nothing never moves
+                    self.warn("URDF_ZERO_AXIS", f"joint {name!r} has a zero axis: it cannot move and is read "
+                              "as a fixed joint", axis_el)
+                    joint.type = JointType.FIXED
+                    joint.axis = None
                 else:
                     joint.axis = (v[0] / n, v[1] / n, v[2] / n)
         elif jtype is JointType.UNIVERSAL:
@@ -532,8 +515,14 @@ class _Reader:
             self.error("URDF_MISSING_NAME", "<robot> needs a name", root)
         model = Model(name=name or "robot", format="urdf", source_file=self.file)
         version = root.get("version")
-        if version is not None and version not in ("1.0", "1.1"):
-            self.warn("URDF_VERSION", f"URDF version {version!r} is not 1.0 or 1.1; read as 1.0", root)
+        if version is not None:  # urdfdom: "x.y", 1.0 up to 1.2
+            m = _VERSION_RE.match(version)
+            if m is None:
+                self.error("URDF_VERSION", f"URDF version {version!r} is not of the form 'x.y'", root)
+            elif (int(m.group(1)), int(m.group(2))) not in ((1, 0), (1, 1), (1, 2)):
+                self.error("URDF_VERSION", f"URDF version {version!r} is not supported (1.0 up to 1.2)", root)
+            else:
+                self.version = (int(m.group(1)), int(m.group(2)))
         material_els: list[etree._Element] = []
         for el in root:
             tag = el.tag
@@ -549,8 +538,8 @@ class _Reader:
                 owner = el.get("reference") if tag == "gazebo" else None
                 self.extension(model, el, owner)
         for el in material_els:
-            mat = self.material(el, top_level=True)
-            if mat.name is None:
+            mat = self.lenient(el, lambda el=el: self.material(el, top_level=True))  # type: ignore[misc]
+            if mat is None or mat.name is None:
                 continue
             if mat.name in model.materials:
                 self.error("URDF_DUPLICATE_MATERIAL", f"material name {mat.name!r} is already used", el)
@@ -574,22 +563,7 @@ class _Reader:
 
 def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
     """Read a URDF document; raise ``ModelError`` listing every error found."""
-    if isinstance(text, str):
-        raw = encode_text(text, file)
-        # the text is already decoded: a declared encoding (e.g. ISO-8859-1) no longer applies
-        m = _DECL_ENCODING_RE.search(raw, 0, 512)
-        if m is not None:
-            raw = raw[:m.start(2)] + b"utf-8" + raw[m.end(2):]
-    else:
-        raw = bytes(text)
-    pre: list[Diagnostic] = []
-    if b"drake:" in raw and b"xmlns:drake" not in raw:
-        m = _ROBOT_TAG_RE.search(raw)
-        if m is not None:
-            raw = raw[:m.end()] + b' xmlns:drake="' + DRAKE_NS.encode() + b'"' + raw[m.end():]
-            pre.append(Diagnostic("URDF_UNDECLARED_DRAKE_NAMESPACE",
-                                  "the drake: prefix is used but not declared; assumed " + DRAKE_NS,
-                                  file, raw.count(b"\n", 0, m.start()) + 1, "robot", Severity.WARNING))
+    raw, pre = prepare_urdf_bytes(text, file)
     root, xml_warnings = parse_xml(raw, file)
     reader = _Reader(file, b"drake" in raw)
     reader.diags.extend(xml_warnings)
@@ -598,7 +572,7 @@ def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
         raise ModelError(Diagnostic("URDF_NOT_ROBOT", "the root element is not <robot>", file,
                                     root.sourceline))
     if root.tag.startswith("{") and not root.tag.startswith(_D):
-        _strip_default_namespace(root)
+        strip_default_namespace(root)
     if root.tag != "robot":
         raise ModelError(Diagnostic("URDF_NOT_ROBOT", f"the root element is <{_tag_name(root.tag)}>, not <robot>",
                                     file, root.sourceline, describe(root)))
@@ -610,13 +584,3 @@ def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
         raise ModelError(errors + warnings)
     model.warnings.extend(warnings)
     return model
-
-
-def _strip_default_namespace(root: etree._Element) -> None:
-    """Documents declaring a default namespace (``<robot xmlns="...">``): drop it from tags."""
-    ns = root.tag[1:].split("}", 1)[0]
-    prefix = "{" + ns + "}"
-    for el in root.iter():
-        tag = el.tag
-        if isinstance(tag, str) and tag.startswith(prefix):
-            el.tag = tag[len(prefix):]

@@ -1,6 +1,10 @@
 """Structural validation of a URDF model, and the zero-configuration link poses.
 
-Every rule has its own stable code.  Codes of the URDF reader (all ``URDF_``):
+Every rule has its own stable code.  Codes of the URDF reader (all ``URDF_``). urdfdom's verdict is
+the rule (docs/models.md): an error found inside an ``<inertial>``, ``<visual>``, ``<collision>`` or
+robot-level ``<material>`` is a warning and the element is dropped, as urdfdom drops it; the graph
+and mimic faults urdfdom loads are warnings (a loop constraint, ignored links, an ignored mimic);
+URDF_LIMIT_ORDER is an error from URDF version 1.2 only.
 
 ========================== ======= ==================================================================
 code                       level   meaning
@@ -29,29 +33,29 @@ URDF_MISSING_PARENT        error   joint without ``<parent>``
 URDF_MISSING_CHILD         error   joint without ``<child>``
 URDF_UNKNOWN_LINK          error   joint parent or child names no link
 URDF_SELF_JOINT            error   joint whose parent and child are the same link
-URDF_MULTIPLE_PARENTS      error   a link is the child of two joints (a kinematic loop); names both joints
+URDF_MULTIPLE_PARENTS      warning a link is the child of two joints (a kinematic loop); names both joints
 URDF_NO_LINKS              error   the robot has no link
 URDF_NO_ROOT               error   every link has a parent joint (the joints form a cycle)
 URDF_MULTIPLE_ROOTS        error   more than one link has no parent joint
-URDF_CYCLE                 error   links unreachable from the root (they form a cycle of joints)
-URDF_ZERO_AXIS             error   axis xyz of zero length
+URDF_CYCLE                 warning links unreachable from the root (they form a cycle of joints)
+URDF_ZERO_AXIS             warning axis xyz of zero length
 URDF_MISSING_LIMIT         error   revolute or prismatic joint without ``<limit>``
 URDF_LIMIT_ORDER           error   limit lower greater than upper (revolute, prismatic, screw joints)
 URDF_MISSING_SCREW_PITCH   error   drake screw joint without ``drake:screw_thread_pitch``
-URDF_MIMIC_UNKNOWN_JOINT   error   mimic names no joint
-URDF_MIMIC_CYCLE           error   mimic chain that comes back to itself (incl. a joint mimicking itself)
-URDF_MIMIC_JOINT_TYPE      error   mimic follower or leader that is not a one-degree-of-freedom joint
+URDF_MIMIC_UNKNOWN_JOINT   warning mimic names no joint
+URDF_MIMIC_CYCLE           warning mimic chain that comes back to itself (incl. a joint mimicking itself)
+URDF_MIMIC_JOINT_TYPE      warning mimic follower or leader that is not a one-degree-of-freedom joint
 URDF_ZERO_RANGE_LIMIT      warning revolute/prismatic joint with lower == upper (both finite numbers)
 URDF_LIMIT_IGNORED         warning lower > upper on a joint type whose lower/upper bound no motion (continuous...)
 URDF_UNUSED_MATERIAL       warning robot-level material that no visual uses
 URDF_UNDEFINED_MATERIAL    warning visual material naming no robot-level material, without color
-URDF_EMPTY_DYNAMICS        warning ``<dynamics>`` with neither damping nor friction
+URDF_EMPTY_DYNAMICS        error   ``<dynamics>`` with neither damping nor friction (urdfdom refuses it)
 URDF_EXTRA_GEOMETRY        warning ``<geometry>`` with more than one shape (the first is used)
 URDF_DUPLICATE_INERTIAL    warning link with two ``<inertial>`` (the first is used)
 URDF_COLOR_RANGE           warning rgba outside [0, 1]
 URDF_EMPTY_TEXTURE         warning ``<texture>`` without filename (ignored, as urdfdom does)
 URDF_MIMIC_IGNORED         warning mimic on a fixed joint (dropped)
-URDF_VERSION               warning robot version other than 1.0/1.1
+URDF_VERSION               error   robot version not ``x.y`` or not 1.0, 1.1, 1.2 (urdfdom refuses it)
 URDF_UNDECLARED_DRAKE_NAMESPACE warning ``drake:`` prefix without its xmlns declaration
 ========================== ======= ==================================================================
 """
@@ -69,6 +73,10 @@ def _diag(code: str, message: str, src: Source) -> Diagnostic:
     return Diagnostic(code, message, src.file, src.line, src.element)
 
 
+def _warn(code: str, message: str, src: Source) -> Diagnostic:
+    return Diagnostic(code, message, src.file, src.line, src.element, Severity.WARNING)
+
+
 def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Element) -> None:
     """Check the link/joint graph and the mimic relations; fill ``Link.pose`` when it is a tree."""
     links = model.links
@@ -81,6 +89,7 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
     parent_joint: dict[str, Joint] = {}
     children: dict[str, list[Joint]] = {}
     tree_ok = True
+    loops: list[Joint] = []
     for j in joints.values():
         bad = False
         if j.parent and j.parent not in links:
@@ -99,12 +108,13 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
             bad = True
         if j.child in links and j.child != j.parent:
             first = parent_joint.get(j.child)
-            if first is not None:
-                diags.append(_diag(
+            if first is not None and not bad:  # urdfdom loads it; the later joint closes a loop
+                diags.append(_warn(
                     "URDF_MULTIPLE_PARENTS",
                     f"link {j.child!r} is the child of both joint {first.name!r} and joint {j.name!r}: "
-                    "a kinematic loop (URDF allows only trees)", j.source))
-                tree_ok = False
+                    f"a kinematic loop (URDF allows only trees); joint {j.name!r} is kept as a loop "
+                    "constraint, outside the tree", j.source))
+                loops.append(j)
                 continue
             parent_joint[j.child] = j
         if bad:
@@ -112,6 +122,9 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
             continue
         children.setdefault(j.parent, []).append(j)
 
+    for j in loops:
+        del joints[j.name]
+        model.constraints[j.name] = j
     roots = [n for n in links if n not in parent_joint]
     if not roots:
         diags.append(Diagnostic("URDF_NO_ROOT", "no root link: every link is the child of a joint "
@@ -141,11 +154,15 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
                 seen.add(child)
                 links[child].pose = pose @ j.origin
                 stack.append(child)
-        if tree_ok and len(seen) != len(links):
+        if tree_ok and len(seen) != len(links):  # urdfdom loads it; nothing places these links
             lost = [n for n in links if n not in seen]
-            diags.append(_diag("URDF_CYCLE", "links " + ", ".join(repr(n) for n in lost)
-                               + " cannot be reached from the root link: their joints form a cycle",
-                               links[lost[0]].source))
+            diags.append(_warn("URDF_CYCLE", "links " + ", ".join(repr(n) for n in lost)
+                               + " cannot be reached from the root link: their joints form a cycle; "
+                               "they and their joints are ignored", links[lost[0]].source))
+            for n in lost:
+                del links[n]
+            for name in [k for k, j in joints.items() if j.child not in seen or j.parent not in seen]:
+                del joints[name]
 
 
 def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
@@ -154,10 +171,11 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
     for j in joints.values():
         for m in j.mimic:
             leader = joints.get(m.joint)
-            if leader is None:
-                diags.append(_diag("URDF_MIMIC_UNKNOWN_JOINT",
-                                   f"joint {j.name!r} mimics {m.joint!r}, which is not a joint", j.source))
-                continue
+            if leader is None:  # urdfdom does not check the leader: the mimic is ignored
+                diags.append(_warn("URDF_MIMIC_UNKNOWN_JOINT", f"joint {j.name!r} mimics {m.joint!r}, which is "
+                                   "not a joint; the mimic is ignored", j.source))
+                j.mimic = []
+                break
             if j.nq == 0:
                 diags.append(Diagnostic(
                     "URDF_MIMIC_IGNORED", f"{j.type.value} joint {j.name!r} cannot move; its mimic of "
@@ -166,10 +184,12 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
                 break
             if j.nq != 1 or leader.nq != 1:
                 bad = j if j.nq != 1 else leader
-                diags.append(_diag("URDF_MIMIC_JOINT_TYPE",
+                diags.append(_warn("URDF_MIMIC_JOINT_TYPE",
                                    f"joint {j.name!r} mimics {m.joint!r}, but {bad.type.value} joint "
-                                   f"{bad.name!r} does not have exactly one degree of freedom", j.source))
-                continue
+                                   f"{bad.name!r} does not have exactly one degree of freedom; the mimic is "
+                                   "ignored", j.source))
+                j.mimic = []
+                break
             leader_of[j.name] = m.joint
     reported: set[str] = set()
     for start in leader_of:
@@ -187,7 +207,10 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
             if not reported.intersection(cycle):
                 first = joints[cycle[0]]
                 ring = " -> ".join(repr(n) for n in cycle + [cycle[0]])
-                diags.append(_diag("URDF_MIMIC_CYCLE", f"mimic joints form a cycle: {ring}", first.source))
+                diags.append(_warn("URDF_MIMIC_CYCLE", f"mimic joints form a cycle: {ring}; these mimics are "
+                                   "ignored (the joints move independently)", first.source))
+                for n in cycle:
+                    joints[n].mimic = []
             reported.update(cycle)
 
 

@@ -4,8 +4,10 @@ Strict by default: every fault (malformed XML, unknown element or attribute, wro
 non-numeric or non-finite number, duplicate name or element, children out of the canonical
 order, bad stamp, unknown parent, parent cycle) is collected as a :class:`Diagnostic` with
 file, line and element, and one :class:`UsdfError` lists them all.  ``lenient=True`` accepts
-the proposal's spellings (root ``<world>``, missing ``version``, any child order, unknown
-elements) with warnings, returned in :attr:`ReadResult.warnings`.
+more of the proposal's looseness (any child order, unknown elements) with warnings, returned in
+:attr:`ReadResult.warnings`. In both modes the proposal's root ``<world>`` and a missing ``version``
+(the proposal defines none: the current version is meant) are warnings, so the proposal's own
+example, its XML typos mended, validates.
 
 Speed: a model_state in the common shape is read in bulk (:func:`_fast_model`: structure proven
 by XPath counts, all numbers of a kind parsed in one pass); anything it cannot prove clean goes
@@ -190,15 +192,15 @@ _LOCAL = threading.local()
 
 def _read_root(root: etree._Element, ctx: _Ctx) -> WorldState:
     tag = root.tag
-    if tag == "world" and ctx.lenient:
+    if tag == "world":  # the proposal's own example uses it: read as <world_state>, with a warning
         ctx.warn("USDF_ROOT_SPELLING", "root <world> is the proposal's spelling; read as <world_state>", root)
     elif tag != "world_state":
         ctx.error("USDF_ROOT", f"root element must be <world_state>, not <{tag}>", root)
         return WorldState(name="")
     name = _name(root, ctx, scoped_ok=True)
     version = root.get("version")
-    if version is None:
-        ctx.fault("USDF_VERSION_MISSING", 'missing version attribute (expected version="1.0")', root)
+    if version is None:  # the proposal defines no version: the current one (a warning)
+        ctx.warn("USDF_VERSION_MISSING", 'no version attribute: read as the current version "1.0"', root)
         version = "1.0"
     elif version.split(".")[0] != SUPPORTED_MAJOR or not re.fullmatch(r"[0-9]+\.[0-9]+", version):
         ctx.error("USDF_VERSION_UNSUPPORTED", f"version {version!r} is not supported (major 1 only)", root)

@@ -58,6 +58,7 @@ def build(root: Scope, report: Report, file: str) -> Model:
     _links(graph, scopes, model)
     _joints(graph, scopes, model, report)
     _models_and_frames(graph, scopes, model)
+    _flattened_model_frames(model)
     for s in scopes:
         for e in s.extensions:
             owner = (s.prefix + e.owner) if e.owner else (_model_name(s) or None)
@@ -103,11 +104,9 @@ def _check_links_exist(graph: FrameGraph, scopes: list[Scope], report: Report) -
         if s.is_world or s.static:
             continue
         if s.canonical is None and graph.canonical(s) is None and not _declares_link(s):
-            msg = f"model {s.name!r} has no link (only static models may have none)"
-            if s.version >= (1, 7):
-                report.error_at("SDF_MODEL_WITHOUT_LINK", msg, s.source)
-            else:
-                report.warn_at("SDF_MODEL_WITHOUT_LINK", msg, s.source)
+            # libsdformat refuses it in every version
+            report.error_at("SDF_MODEL_WITHOUT_LINK", f"model {s.name!r} has no link (only static models may "
+                            "have none)", s.source)
 
 
 def _declares_link(s: Scope) -> bool:
@@ -149,10 +148,14 @@ def _links(graph: FrameGraph, scopes: list[Scope], model: Model) -> None:
 def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, report: Report) -> str | None:
     """Resolve a joint's parent or child to a body key or WORLD (None after an error)."""
     ref = j.parent if which == "parent" else j.child
+    if ref == MODEL_FRAME:  # libsdformat 12 finds no frame __model__ for a joint's parent or child
+        report.error_at(f"SDF_JOINT_{which.upper()}_NOT_FOUND", f"joint {key!r}: {which} {ref!r}: a joint's "
+                        f"{which} cannot be the model frame itself (libsdformat refuses it)", j.source)
+        return None
     k = graph.resolve(scope, ref)
     if k is None:
         if ref == WORLD:
-            if which == "child" and scope.version >= (1, 7):
+            if which == "child":  # libsdformat refuses it in every version
                 report.error_at("SDF_JOINT_CHILD_WORLD", f"joint {key!r}: the child cannot be the world", j.source)
                 return None
             return WORLD
@@ -368,6 +371,17 @@ def _models_and_frames(graph: FrameGraph, scopes: list[Scope], model: Model) -> 
         canon = graph.canonical(s)
         model.models[_model_name(s)] = ModelFrame(name=_model_name(s), attached_to=body, pose=x,
                                                   canonical_link=canon, static=s.static, source=s.source)
+
+
+def _flattened_model_frames(model: Model) -> None:
+    """A 1.7 model flattened by libsdformat (``inner::link``, frame ``inner::__model__``) is a nested
+    model again for libsdformat 12, which rebuilds it: its model frame is listed as the model ``inner``."""
+    for name, frame in list(model.frames.items()):
+        if name.endswith("::" + MODEL_FRAME):
+            inner = name[:-len("::" + MODEL_FRAME)]
+            if inner and inner not in model.models:
+                model.models[inner] = ModelFrame(name=inner, attached_to=frame.attached_to, pose=frame.pose,
+                                                 source=frame.source)
 
 
 def _frame(graph: FrameGraph, s: Scope, item: FrameIR, model: Model) -> None:

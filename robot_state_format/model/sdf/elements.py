@@ -113,8 +113,13 @@ class ValueParser:
         self.report = report
         self.file = file
 
-    def floats(self, el: etree._Element, text: str | None, count: int | None, what: str) -> list[float] | None:
+    def floats(self, el: etree._Element, text: str | None, count: int | None, what: str,
+               allow_infinite: bool = False) -> list[float] | None:
         parts = (text or "").split()
+        if count == 3 and len(parts) > 3:  # libsdformat reads a vector3's first three values
+            self.report.warn("SDF_EXTRA_VALUES", f"{what}: expected 3 numbers, got {len(parts)}; the first three "
+                             "are read (as libsdformat does)", self.file, el)
+            parts = parts[:3]
         vals: list[float] = []
         for p in parts:
             try:
@@ -122,7 +127,7 @@ class ValueParser:
             except ValueError:
                 self.report.error("SDF_BAD_VALUE", f"{what}: {p!r} is not a number", self.file, el)
                 return None
-            if not math.isfinite(v):
+            if not math.isfinite(v) and not (allow_infinite and not math.isnan(v)):
                 self.report.error("SDF_BAD_VALUE", f"{what}: {p!r} is not finite", self.file, el)
                 return None
             vals.append(v)
@@ -132,11 +137,12 @@ class ValueParser:
             return None
         return vals
 
-    def float_child(self, parent: etree._Element, name: str, default: float | None) -> float | None:
+    def float_child(self, parent: etree._Element, name: str, default: float | None,
+                    allow_infinite: bool = False) -> float | None:
         el = child(parent, name)
         if el is None:
             return default
-        vals = self.floats(el, el.text, 1, f"<{name}>")
+        vals = self.floats(el, el.text, 1, f"<{name}>", allow_infinite)
         return vals[0] if vals else default
 
     def vec3_child(self, parent: etree._Element, name: str,
@@ -236,6 +242,13 @@ class ValueParser:
     def material(self, el: etree._Element | None) -> Material | None:
         if el is None:
             return None
+        for name in ("ambient", "diffuse", "specular", "emissive"):  # libsdformat's Color: 3-4 values in [0, 1]
+            c = child(el, name)
+            if c is not None:
+                vals = self.floats(c, c.text, None, f"<{name}>")
+                if vals is not None and (len(vals) not in (3, 4) or not all(0.0 <= v <= 1.0 for v in vals)):
+                    self.report.error("SDF_BAD_VALUE", f"<{name}>: a color is 3 or 4 numbers in [0, 1], got "
+                                      f"{(c.text or '').strip()!r}", self.file, c)
         for name in ("diffuse", "ambient"):
             c = child(el, name)
             if c is not None:
@@ -257,4 +270,25 @@ class ValueParser:
             names = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
             vals = [self.float_child(inertia, n, d) or 0.0 for n, d in zip(names, defaults)]
         six = (vals[0], vals[1], vals[2], vals[3], vals[4], vals[5])
+        if not valid_mass_matrix(mass, six):
+            self.report.error("SDF_INVALID_INERTIA", f"invalid inertia (mass {mass}, ixx ixy ixz iyy iyz izz "
+                              f"{' '.join(f'{v:g}' for v in six)}): the mass must not be negative and the moments "
+                              "must be positive semi-definite and satisfy the triangle inequality (libsdformat "
+                              "refuses it)", self.file, el)
         return Inertial(mass=mass, origin=self.pose(child(el, "pose")), inertia=six)
+
+
+def valid_mass_matrix(mass: float, six: tuple[float, float, float, float, float, float],
+                      tolerance: float = 10.0) -> bool:
+    """libsdformat's (ignition-math ``MassMatrix3::IsValid``) test: mass >= 0, the leading minors of
+    the inertia matrix and its principal moments non-negative, the moments obeying the triangle
+    inequality, each within ``tolerance * DBL_EPSILON * trace / 2``."""
+    ixx, ixy, ixz, iyy, iyz, izz = six
+    moi = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    eps = tolerance * np.finfo(float).eps * 0.5 * abs(ixx + iyy + izz)
+    if not (mass >= 0 and ixx + eps >= 0 and ixx * iyy - ixy * ixy + eps >= 0 and np.linalg.det(moi) + eps >= 0):
+        return False
+    m = np.linalg.eigvalsh(moi)
+    eps = tolerance * np.finfo(float).eps * 0.5 * abs(float(m.sum()))
+    return bool(m.min() + eps >= 0 and m[0] + m[1] + eps >= m[2] and m[1] + m[2] + eps >= m[0]
+                and m[2] + m[0] + eps >= m[1])

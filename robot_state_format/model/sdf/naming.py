@@ -31,12 +31,8 @@ def check_root_name(scope: Scope, report: Report) -> None:
     if name == "":
         report.error_at("SDF_EMPTY_NAME", f"{kind} has an empty name", src)
         return
-    if _reserved(name):
-        if version >= (1, 7):
-            report.error_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved", src)
-        else:
-            report.warn_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved since SDFormat 1.7 "
-                           "(valid before, not recommended)", src)
+    if _reserved(name):  # libsdformat refuses them in every version
+        report.error_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved", src)
     if version >= (1, 8) and "::" in name:
         report.error_at("SDF_NAME_WITH_DELIMITER", f"{kind} name {name!r} contains the '::' delimiter", src)
 
@@ -54,12 +50,9 @@ def check_names(scope: Scope, report: Report) -> None:
         if name == "":
             report.error_at("SDF_EMPTY_NAME", f"{kind} has an empty name", src)
             continue
-        if version >= (1, 7) and _reserved(name):
+        if _reserved(name):  # libsdformat refuses them in every version
             report.error_at("SDF_RESERVED_NAME", f"{kind} name {name!r} is reserved", src)
             continue
-        elif version < (1, 7) and name == WORLD and kind == "link":
-            report.warn_at("SDF_LINK_NAMED_WORLD",
-                           "a link named 'world' hides the world frame from joints (valid, not recommended)", src)
         if version >= (1, 8) and "::" in name:
             report.error_at("SDF_NAME_WITH_DELIMITER", f"{kind} name {name!r} contains the '::' delimiter", src)
         names = by_kind.setdefault(kind, set())
@@ -68,6 +61,11 @@ def check_names(scope: Scope, report: Report) -> None:
                             f"{kind} name {name!r} is already used by a sibling {kind}", src)
             continue
         names.add(name)
+        if name in seen and kind == "joint" and version < (1, 7) and (name + "_joint") not in seen:
+            # libsdformat's 1.7 conversion renames a joint that shares a link's (or frame's) name
+            report.warn_at("SDF_NAME_CLASH", f"joint name {name!r} is also a sibling {seen[name]}'s name; the "
+                           f"joint is renamed {name + '_joint'!r}, as libsdformat does", src)
+            name = item.name = name + "_joint"
         if name in seen:
             other = seen[name]
             if version >= (1, 7):

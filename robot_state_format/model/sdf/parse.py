@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from lxml import etree
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.kinematics.transforms import Transform, inverse
 from robot_state_format.model.sdf import drake, include
+from robot_state_format.model.sdf.joint_parts import JointParts
 from robot_state_format.model.sdf.elements import (
     DRAKE_NS,
     Report,
@@ -44,12 +44,11 @@ from robot_state_format.model.sdf.ir import (
     Scope,
     ShapeIR,
 )
-from robot_state_format.model.types import WORLD, Dynamics, Extension, JointType, Limits, Model, Shape, Source
+from robot_state_format.model.types import WORLD, Extension, JointType, Model, Shape, Source
 from robot_state_format.model.xml import parse_xml
 
 MIN_VERSION: Version = (1, 0)
 MAX_VERSION: Version = (1, 11)
-UNLIMITED = 1e16
 
 _JOINT_TYPES = {
     "fixed": JointType.FIXED, "revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
@@ -80,7 +79,7 @@ def _declare_prefixes(raw: bytes) -> tuple[bytes, list[str]]:
     return raw[: m.end()] + decl + raw[m.end():], [p.decode() for p in missing]
 
 
-class Parser:
+class Parser(JointParts):
     """Reads SDFormat files (and their includes) into scopes, collecting diagnostics."""
 
     def __init__(self, report: Report, search_paths: Sequence[str]) -> None:
@@ -107,9 +106,14 @@ class Parser:
             return None
         version = parse_version(vtext)
         if version is None or not (MIN_VERSION <= version <= MAX_VERSION):
-            self.report.error("SDF_UNSUPPORTED_VERSION",
-                              f"SDFormat version {vtext!r} is not supported (1.0 to 1.11)", file, root)
-            return None
+            if not any(ch.isdigit() for ch in vtext) and vtext.strip():
+                self.report.error("SDF_UNSUPPORTED_VERSION",
+                                  f"SDFormat version {vtext!r} is not supported (1.0 to 1.11)", file, root)
+                return None
+            # libsdformat reads a version it cannot convert from as its own (1.9): so does this reader
+            self.report.warn("SDF_UNSUPPORTED_VERSION", f"SDFormat version {vtext!r} is not supported (1.0 to "
+                             "1.11); read as 1.9, as libsdformat reads it", file, root)
+            version = (1, 9)
         return root, version
 
     def read_document(self, data: str | bytes, file: str) -> Scope | None:
@@ -123,18 +127,26 @@ class Parser:
         if worlds:
             if models:
                 self.report.error("SDF_MULTIPLE_ROOTS", "<sdf> holds both a <world> and a <model>", file, models[0])
-            for extra in worlds[1:]:
-                self.report.warn("SDF_EXTRA_WORLD", "only the first <world> is read", file, extra)
+            names = [w.get("name") for w in worlds]
+            for i, extra in enumerate(worlds[1:], 1):
+                if names[i] in names[:i]:  # libsdformat refuses worlds of one name
+                    self.report.error("SDF_DUPLICATE_WORLD", f"world name {names[i]!r} is already used", file, extra)
+                else:
+                    self.report.warn("SDF_EXTRA_WORLD", "only the first <world> is read", file, extra)
             return self.world(worlds[0], version, file)
         if not models:
-            self.report.error("SDF_NO_MODEL", "<sdf> holds no <model> or <world>", file, root)
-            return None
-        for extra in models[1:]:
-            if version >= (1, 8):
-                self.report.error("SDF_MULTIPLE_MODELS", "a model file holds exactly one top-level <model>",
-                                  file, extra)
-            else:
-                self.report.warn("SDF_MULTIPLE_MODELS", "only the first top-level <model> is read", file, extra)
+            # libsdformat loads a file holding a light, an actor or nothing: no kinematics (an empty,
+            # static model named after it)
+            others = [c for c in children(root) if tag(c) in ("light", "actor")] or [root]
+            self.report.warn("SDF_NO_MODEL", f"<sdf> holds {'a <' + tag(others[0]) + '>' if others[0] is not root else 'nothing'}"
+                             ", no <model> or <world>: nothing to read", file, others[0])
+            name = others[0].get("name") or (Path(file).stem if others[0] is root else tag(others[0]))
+            empty = etree.SubElement(etree.Element("sdf"), "model", name=name or "empty")
+            etree.SubElement(empty, "static").text = "true"
+            return self.model(empty, version, file, top=True)
+        for extra in models[1:]:  # libsdformat refuses it in every version
+            self.report.error("SDF_MULTIPLE_MODELS", "a model file holds exactly one top-level <model>",
+                              file, extra)
         return self.model(models[0], version, file, top=True)
 
     # ----------------------------------------------------------------- helpers
@@ -274,8 +286,9 @@ class Parser:
                     self._check_sibling(seen, t, sname, c, file)
                 x, srel = self.pose_rel(c, version, file, None)
                 g = child(c, "geometry")
-                if g is None:
-                    self.report.error("SDF_MISSING_ELEMENT", f"<{t}> has no <geometry>", file, c)
+                if g is None or not children(g):  # libsdformat loads it (an empty geometry)
+                    self.report.warn("SDF_MISSING_ELEMENT", f"<{t}> has no geometry shape; it is ignored", file,
+                                     c if g is None else g)
                     continue
                 shape = Shape(geometry=vp.geometry(g), origin=x, name=sname, source=source(c, file),
                               material=vp.material(child(c, "material")) if t == "visual" else None)
@@ -381,76 +394,6 @@ class Parser:
                     extensions.append(drake.extension(d, name, file))
         return j
 
-    def screw_pitch(self, el: etree._Element, version: Version, file: str) -> float:
-        """Metres per revolution.  ``<screw_thread_pitch>`` (1.10+) is already in m/rev;
-        the older ``<thread_pitch>`` is Gazebo-classic's rad/m with the opposite handedness,
-        converted as libsdformat does: ``-2 pi / thread_pitch``."""
-        vp = self.vp(file)
-        if version >= (1, 10) and child(el, "screw_thread_pitch") is not None:
-            return vp.float_child(el, "screw_thread_pitch", 1.0) or 0.0
-        tp_el = child(el, "thread_pitch")
-        if tp_el is not None:
-            tp = vp.float_child(el, "thread_pitch", 1.0)
-            if tp is None or tp == 0.0:
-                self.report.error("SDF_BAD_VALUE", "<thread_pitch> must not be zero", file, tp_el)
-                return 0.0
-            return -2.0 * math.pi / tp
-        return 1.0  # libsdformat's default thread pitch
-
-    def axis(self, el: etree._Element, name: str, version: Version, file: str) -> AxisIR:
-        vp = self.vp(file)
-        ax = child(el, name)
-        if ax is None:
-            return AxisIR((0.0, 0.0, 1.0), MODEL_FRAME if version < (1, 5) else None)
-        xyz_el = child(ax, "xyz")
-        xyz = vp.vec3_child(ax, "xyz", (0.0, 0.0, 1.0)) or (0.0, 0.0, 1.0)
-        expressed: str | None = None
-        if version < (1, 5):
-            expressed = MODEL_FRAME
-        elif version < (1, 7):
-            if vp.bool_child(ax, "use_parent_model_frame", False):
-                expressed = MODEL_FRAME
-        elif xyz_el is not None and xyz_el.get("expressed_in"):
-            expressed = (xyz_el.get("expressed_in") or "").strip()
-        limits = None
-        lim = child(ax, "limit")
-        if lim is not None:
-            lo = vp.float_child(lim, "lower", None)
-            hi = vp.float_child(lim, "upper", None)
-            eff = vp.float_child(lim, "effort", None)
-            vel = vp.float_child(lim, "velocity", None)
-            limits = Limits(
-                lower=lo if lo is not None and abs(lo) < UNLIMITED else None,
-                upper=hi if hi is not None and abs(hi) < UNLIMITED else None,
-                effort=eff if eff is not None and eff >= 0 else None,
-                velocity=vel if vel is not None and vel >= 0 else None,
-            )
-        dyn = None
-        d = child(ax, "dynamics")
-        if d is not None:
-            dyn = Dynamics(damping=vp.float_child(d, "damping", 0.0) or 0.0,
-                           friction=vp.float_child(d, "friction", 0.0) or 0.0)
-        return AxisIR(xyz, expressed, limits, dyn, source(ax, file))
-
-    def mimic(self, el: etree._Element, dof: int, file: str) -> MimicIR | None:
-        """1.11 ``<mimic joint= axis=>``: follower = multiplier * (leader - reference) + offset."""
-        vp = self.vp(file)
-        leader = el.get("joint")
-        if not leader:
-            self.report.error("SDF_MISSING_ATTRIBUTE", "<mimic> needs a joint attribute", file, el)
-            return None
-        axis_attr = (el.get("axis") or "axis").strip()
-        if axis_attr not in ("axis", "axis2"):
-            self.report.error("SDF_BAD_VALUE", f"<mimic axis={axis_attr!r}>: expected axis or axis2", file, el)
-            return None
-        mult = vp.float_child(el, "multiplier", 1.0)
-        off = vp.float_child(el, "offset", 0.0)
-        ref = vp.float_child(el, "reference", 0.0)
-        mult = 1.0 if mult is None else mult
-        return MimicIR(joint=leader.strip(), multiplier=mult, offset=(off or 0.0) - mult * (ref or 0.0),
-                       dof=dof, leader_dof=1 if axis_attr == "axis2" else 0, source=source(el, file))
-
-    # ----------------------------------------------------------------- include
     def include(self, el: etree._Element, scope: Scope, version: Version, file: str) -> None:
         uri = text_of(child(el, "uri"))
         if not uri:
@@ -549,7 +492,12 @@ class Parser:
         root, version = got
         models = children(root, "model")
         if not models:
-            self.report.error("SDF_INCLUDE_NOT_A_MODEL", f"included file {path} holds no <model>", file, el)
+            others = [tag(c) for c in children(root) if tag(c) in ("light", "actor")]
+            if others:  # libsdformat includes lights and actors; they carry no kinematics
+                self.report.warn("SDF_INCLUDE_NOT_A_MODEL", f"included file {path} holds a <{others[0]}>, not a "
+                                 "<model>; it is ignored", file, el)
+            else:
+                self.report.error("SDF_INCLUDE_NOT_A_MODEL", f"included file {path} holds no <model>", file, el)
             return None
         return self.model(models[0], version, path, top=True)
 

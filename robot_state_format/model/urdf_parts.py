@@ -1,0 +1,132 @@
+"""Pieces of the URDF reader (:mod:`robot_state_format.model.urdf`): the joint-type tables, the
+``<origin>`` transform, the naming helpers of its messages, and the text-level preparation of a
+document before parsing.
+
+urdfdom's XML parser (TinyXML2) knows no namespaces: prefixes used without a declaration are declared
+here (``drake:`` as Drake's namespace, any other as a placeholder) so that lxml can parse what urdfdom
+loads; each is a warning.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+from lxml import etree
+
+from robot_state_format.errors import Diagnostic, Severity
+from robot_state_format.kinematics.transforms import Transform
+from robot_state_format.model.types import JointType
+from robot_state_format.model.xml import encode_text
+
+DRAKE_NS = "http://drake.mit.edu"
+_D = "{" + DRAKE_NS + "}"
+_ROBOT_TAG_RE = re.compile(rb"<robot\b")
+_PREFIX_RE = re.compile(rb"<([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*(?=[\s/>])|"
+                        rb"\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=\s*[\"']")
+_IDENTITY = np.eye(4)
+_DECL_ENCODING_RE = re.compile(rb"""<\?xml\b[^?]*?encoding\s*=\s*(["'])([^"']*)\1""")
+
+
+JOINT_TYPES: dict[str, JointType] = {
+    "revolute": JointType.REVOLUTE, "continuous": JointType.CONTINUOUS,
+    "prismatic": JointType.PRISMATIC, "fixed": JointType.FIXED,
+    "floating": JointType.FLOATING, "planar": JointType.PLANAR,
+}
+DRAKE_JOINT_TYPES: dict[str, JointType] = {
+    "ball": JointType.BALL, "planar": JointType.PLANAR,
+    "screw": JointType.SCREW, "universal": JointType.UNIVERSAL,
+}
+# joint types whose <limit> lower/upper bound the motion (lower > upper is an error only for these)
+_BOUNDED_TYPES = frozenset({JointType.REVOLUTE, JointType.PRISMATIC, JointType.SCREW})
+_AXIS_TYPES = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
+                         JointType.SCREW, JointType.PLANAR})
+
+
+def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: float) -> Transform:
+    if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
+        t = _IDENTITY.copy()
+        t[0, 3] = x
+        t[1, 3] = y
+        t[2, 3] = z
+        return t
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array([
+        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, x],
+        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, y],
+        [-sp, cp * sr, cp * cr, z],
+        [0.0, 0.0, 0.0, 1.0],
+    ])
+
+
+def _tag_name(tag: str) -> str:
+    """``{drake-ns}joint`` → ``drake:joint``; other tags unchanged."""
+    if tag.startswith(_D):
+        return "drake:" + tag[len(_D):]
+    return tag
+
+
+def describe(el: etree._Element) -> str:
+    """``tag[name=value]`` for messages, with ``drake:`` for Drake's namespace."""
+    tag = el.tag
+    if not isinstance(tag, str):
+        return "comment"
+    if tag.startswith(_D):
+        tag = "drake:" + tag[len(_D):]
+    name = el.get("name")
+    return f"{tag}[name={name}]" if name is not None else tag
+
+
+def prepare_urdf_bytes(text: str | bytes, file: str) -> tuple[bytes, list[Diagnostic]]:
+    """The bytes to parse (a ``str`` encoded as UTF-8, undeclared prefixes declared) and the warnings."""
+    if isinstance(text, str):
+        raw = encode_text(text, file)
+        # the text is already decoded: a declared encoding (e.g. ISO-8859-1) no longer applies
+        m = _DECL_ENCODING_RE.search(raw, 0, 512)
+        if m is not None:
+            raw = raw[:m.start(2)] + b"utf-8" + raw[m.end(2):]
+    else:
+        raw = bytes(text)
+    pre: list[Diagnostic] = []
+    if b"drake:" in raw and b"xmlns:drake" not in raw:
+        m = _ROBOT_TAG_RE.search(raw)
+        if m is not None:
+            raw = raw[:m.end()] + b' xmlns:drake="' + DRAKE_NS.encode() + b'"' + raw[m.end():]
+            pre.append(Diagnostic("URDF_UNDECLARED_DRAKE_NAMESPACE",
+                                  "the drake: prefix is used but not declared; assumed " + DRAKE_NS,
+                                  file, raw.count(b"\n", 0, m.start()) + 1, "robot", Severity.WARNING))
+    raw = _declare_prefixes(raw, file, pre)
+    return raw, pre
+
+
+def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
+    """Declare on ``<robot>`` every element/attribute prefix the document uses without declaring it
+    (urdfdom's XML parser knows no namespaces and ignores such elements: ``<xacro:property>`` left
+    in a URDF, ``<gazebo:...>``); each is a warning."""
+    if b":" not in raw:
+        return raw
+    used = {p for pair in _PREFIX_RE.findall(raw) for p in pair if p and p not in (b"xml", b"xmlns")}
+    missing = sorted(p for p in used if b"xmlns:" + p not in raw)
+    m = _ROBOT_TAG_RE.search(raw) if missing else None
+    if m is None:
+        return raw
+    line = raw.count(b"\n", 0, m.start()) + 1
+    decl = b"".join(b' xmlns:' + p + b'="urn:undeclared:' + p + b'"' for p in missing)
+    for p in missing:
+        pre.append(Diagnostic("URDF_UNDECLARED_PREFIX", f"the namespace prefix {p.decode()}: is used but not "
+                              "declared; its elements are not URDF and are kept as extensions", file, line,
+                              "robot", Severity.WARNING))
+    return raw[:m.end()] + decl + raw[m.end():]
+
+
+def strip_default_namespace(root: etree._Element) -> None:
+    """Documents declaring a default namespace (``<robot xmlns="...">``): drop it from tags."""
+    ns = root.tag[1:].split("}", 1)[0]
+    prefix = "{" + ns + "}"
+    for el in root.iter():
+        tag = el.tag
+        if isinstance(tag, str) and tag.startswith(prefix):
+            el.tag = tag[len(prefix):]
