@@ -96,7 +96,8 @@ def stage_digests(mode: str) -> dict[str, str]:
                       + ros2_tools.digest(ROOT)) if mode == "wheels" else "",
         "tf2": _hash_files(*sorted(p for p in TF2_SRC.rglob("*") if p.is_file())),
         "reqs": _hash_files(REQ_DIR / "core.txt", REQ_DIR / "test.txt"),
-        "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml"))),
+        "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml")))
+        + ",".join(sorted(f.name for f in (ROOT / "launch").glob("*.launch.py"))),  # linked into the index
     }
 
 
@@ -368,8 +369,16 @@ def ament_index_entry() -> None:
     marker.write_text("")
     share = VENV / "share" / pkg
     share.mkdir(parents=True, exist_ok=True)
-    for name, target in (("package.xml", ROOT / "package.xml"), ("launch", ROOT / "launch"),
-                         ("samples", ROOT / pkg / "samples")):
+    # launch/ is a real directory of file links: `ros2 launch` looks for the file with os.walk, which
+    # does not enter a symlinked directory.
+    launch = share / "launch"
+    if launch.is_symlink() or launch.is_file():
+        launch.unlink()
+    shutil.rmtree(launch, ignore_errors=True)
+    links = [("package.xml", ROOT / "package.xml"), ("samples", ROOT / pkg / "samples")]
+    links += [(f"launch/{f.name}", f) for f in sorted((ROOT / "launch").glob("*.launch.py"))]
+    launch.mkdir()
+    for name, target in links:
         link = share / name
         if link.is_symlink() or link.is_file():
             link.unlink()
