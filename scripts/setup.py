@@ -92,8 +92,10 @@ def stage_digests(mode: str) -> dict[str, str]:
     return {
         "base": base.hexdigest(),
         "ros": _hash_files(REQ_DIR / "ros.txt") if mode == "wheels" else "",
-        "ros2tools": (_hash_files(REQ_DIR / "ros-tools.txt", ROOT / "scripts" / "ros2_tools.py")
-                      + ros2_tools.digest(ROOT)) if mode == "wheels" else "",
+        # Not redone when only this script changed (a minute or more of building): its own inputs only.
+        "ros2tools": hashlib.sha256(f"{sys.version}\n{sys.executable}\n".encode()).hexdigest()[:16]
+        + _hash_files(REQ_DIR / "ros.txt", REQ_DIR / "ros-tools.txt", ROOT / "scripts" / "ros2_tools.py")
+        + ros2_tools.digest(ROOT) if mode == "wheels" else "",
         "tf2": _hash_files(*sorted(p for p in TF2_SRC.rglob("*") if p.is_file())),
         "reqs": _hash_files(REQ_DIR / "core.txt", REQ_DIR / "test.txt"),
         "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml")))
@@ -257,6 +259,11 @@ def install_editable(mode: str, logfile: Path) -> None:
         except SetupError as exc:
             log(f"uv failed ({str(exc).splitlines()[0]}); retrying with pip")
     pip_install(["--no-deps", "--no-build-isolation", "--use-pep517", "-e", str(ROOT)], what, logfile)
+
+
+def imports_all(statement: str) -> bool:
+    proc = subprocess.run([str(venv_python()), "-c", statement], capture_output=True, check=False)
+    return proc.returncode == 0
 
 
 def imports(module: str) -> bool:
@@ -426,7 +433,10 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     write_stamp(done, mode)
     if not imports("rclpy"):
         raise SetupError(f"rclpy does not import in .venv after installing; see {logfile}")
-    if mode == "wheels" and not fresh("ros2tools"):
+    # Kept across a change of this script (the "base" stage) when its own inputs are unchanged and it imports.
+    tools_kept = (previous.get("ros2tools") == stages["ros2tools"] and not force
+                  and ("archives:" not in stages["ros2tools"] or imports_all(ros2_tools.PROBE)))
+    if mode == "wheels" and not fresh("ros2tools") and not tools_kept:
         install_ros2_tools(logfile, mode)
     done["ros2tools"] = stages["ros2tools"]
     write_stamp(done, mode)
