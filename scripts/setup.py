@@ -33,9 +33,11 @@ import sys
 import sysconfig
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import ros2_tools  # scripts/ros2_tools.py (this script's directory is on sys.path)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by path (test_harness_setup.py)
+import ros2_tools  # noqa: E402  (scripts/ros2_tools.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -338,11 +340,14 @@ def install_ros2_tools(logfile: Path, mode: str) -> None:
     if fixed:
         log(f"fixed {fixed} wheel cmake export files")
     python_dirs = [str(srcs / rel) for rel in ros2_tools.PYTHON_PACKAGES]
-    install_requirements(["--no-deps", "--no-build-isolation", *python_dirs],
-                         "installing launch, launch_ros, launch_testing, ros2cli, rosidl_runtime_py (from source)",
-                         logfile, mode)
     env = dict(os.environ, CMAKE_PREFIX_PATH=str(VENV), AMENT_PREFIX_PATH=str(VENV))
-    ros2_tools.build_cmake_chains(srcs, VENV, venv_python(), run, logfile, log, env)
+    # The pure-Python packages install while the cmake packages build (neither needs the other).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        python_done = pool.submit(
+            install_requirements, ["--no-deps", "--no-build-isolation", *python_dirs],
+            "installing launch, launch_ros, launch_testing, ros2cli, rosidl_runtime_py (from source)", logfile, mode)
+        ros2_tools.build_cmake_chains(srcs, VENV, venv_python(), run, logfile, log, env)
+        python_done.result()
     install_requirements(["--no-deps", "--no-build-isolation", *(str(srcs / rel) for rel in ros2_tools.AFTER_CMAKE)],
                          "installing tf2_ros_py, tf2_tools (from source)", logfile, mode)
     link_executables("tf2_tools", ["view_frames"])
