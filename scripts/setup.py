@@ -438,9 +438,12 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     write_stamp(done, mode)
     if not imports("rclpy"):
         raise SetupError(f"rclpy does not import in .venv after installing; see {logfile}")
-    # Kept across a change of this script (the "base" stage) when its own inputs are unchanged and it imports.
-    tools_kept = (previous.get("ros2tools") == stages["ros2tools"] and not force
-                  and ("archives:" not in stages["ros2tools"] or imports_all(ros2_tools.PROBE)))
+    # Kept across a change of this script (the "base" stage) when its own inputs are unchanged and it imports;
+    # kept too when the archives went away (e.g. RSF_ROS2_SRC unset) but the tools built from them import.
+    same = previous.get("ros2tools") == stages["ros2tools"]
+    tools_kept = not force and mode == "wheels" and (
+        (same and "archives:" not in stages["ros2tools"])
+        or ((same or "git:" in stages["ros2tools"]) and imports_all(ros2_tools.PROBE)))
     if mode == "wheels" and not fresh("ros2tools") and not tools_kept:
         install_ros2_tools(logfile, mode)
     done["ros2tools"] = stages["ros2tools"]
