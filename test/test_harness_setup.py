@@ -7,6 +7,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from ros_tools import skip_reason
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -94,3 +95,18 @@ def test_ros2_tools_sources_come_from_the_env_var(tmp_path: Path, monkeypatch: p
     for url, commit in tools.PINS.values():
         assert url.startswith("https://github.com/ros2/") and len(commit) == 40
         int(commit, 16)
+
+
+def test_no_sources_and_no_network_installs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _load_setup_script()
+    tools = setup.ros2_tools
+    monkeypatch.setenv(tools.ENV_VAR, str(tmp_path / "nothing here"))
+    monkeypatch.setattr(tools, "_github_reachable", lambda: False)
+    calls: list[list[str]] = []
+    got = tools.fetch_sources(ROOT, tmp_path / "work", lambda cmd, *a, **k: calls.append(cmd), tmp_path / "log",
+                              lambda msg: None)
+    assert got is None and calls == []  # set-up goes on; nothing was run
+    # and the tests needing the tools then skip naming what is missing and how to get it
+    reason = skip_reason("no_such_ros_tool_module")
+    assert reason is not None and reason.startswith("no_such_ros_tool_module not installed")
+    assert "RSF_ROS2_SRC" in reason and "./run setup --force" in reason
