@@ -324,7 +324,7 @@ def build_tf2_msgs(mode: str, logfile: Path) -> None:
         raise SetupError(f"tf2_msgs was built but does not import in .venv; see {logfile}")
 
 
-def install_ros2_tools(logfile: Path, mode: str) -> None:
+def install_ros2_tools(logfile: Path, mode: str) -> bool:
     """The ``ros2tools`` stage (see scripts/ros2_tools.py); set-up goes on when no source can be had."""
     work = VENV / "build" / "ros2-src"
     srcs = ros2_tools.fetch_sources(ROOT, work, run, logfile, log)
@@ -332,7 +332,7 @@ def install_ros2_tools(logfile: Path, mode: str) -> None:
         log("ROS 2 tools (launch, launch_testing, ros2cli, tf2_ros) NOT installed: no archives in "
             f"${ros2_tools.ENV_VAR} or ../shared/ros2-src and github.com is not reachable; the tests needing them "
             f"will skip. To get them: {ros2_tools.HOW_TO_GET}")
-        return
+        return False
     require_tools(mode, need_build=True)
     install_requirements(["-r", str(REQ_DIR / "ros-tools.txt"), "setuptools>=68", "wheel"],
                          "installing the ROS 2 tools' PyPI dependencies (requirements/ros-tools.txt)", logfile, mode)
@@ -355,6 +355,7 @@ def install_ros2_tools(logfile: Path, mode: str) -> None:
     if probe.returncode != 0:
         raise SetupError(f"the ROS 2 tools were built but do not import: {probe.stderr.strip()[-800:]}; see {logfile}")
     shutil.rmtree(work, ignore_errors=True)
+    return True
 
 
 def link_executables(package: str, names: list[str]) -> None:
@@ -440,12 +441,18 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
         raise SetupError(f"rclpy does not import in .venv after installing; see {logfile}")
     # Kept across a change of this script (the "base" stage) when its own inputs are unchanged and it imports;
     # kept too when the archives went away (e.g. RSF_ROS2_SRC unset) but the tools built from them import.
-    same = previous.get("ros2tools") == stages["ros2tools"]
+    marker = VENV / ".rsf-ros2-tools"  # the digest of the last completed tools install (survives partial stamps)
+    same = (marker.is_file() and marker.read_text() == stages["ros2tools"]) \
+        or previous.get("ros2tools") == stages["ros2tools"]
     tools_kept = not force and mode == "wheels" and (
         (same and "archives:" not in stages["ros2tools"])
         or ((same or "git:" in stages["ros2tools"]) and imports_all(ros2_tools.PROBE)))
     if mode == "wheels" and not fresh("ros2tools") and not tools_kept:
-        install_ros2_tools(logfile, mode)
+        marker.unlink(missing_ok=True)
+        if install_ros2_tools(logfile, mode):
+            marker.write_text(stages["ros2tools"])
+    elif tools_kept and not marker.is_file():
+        marker.write_text(stages["ros2tools"])
     done["ros2tools"] = stages["ros2tools"]
     write_stamp(done, mode)
     # Build where tf2_msgs is missing, or rebuild our own build when scripts/tf2_msgs changed; never over
