@@ -48,6 +48,7 @@ setup(
         *_sample_data_files(),
     ],
     install_requires=_requirements(),
+    extras_require={"test": ["pytest"]},  # makes `colcon test` run pytest (else it falls back to unittest)
     zip_safe=False,
     entry_points={
         "console_scripts": [

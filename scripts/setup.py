@@ -10,6 +10,11 @@ Two modes:
   and, because PyPI has no tf2_msgs, a wire-compatible tf2_msgs (TFMessage only) is built with cmake
   into the venv from scripts/tf2_msgs.
 
+* ``ros2tools`` (wheels mode only, scripts/ros2_tools.py): launch, launch_ros, launch_testing, ros2cli,
+  rosidl_runtime_py, composition_interfaces and geometry2's tf2 packages (the upstream tf2_msgs replaces the
+  TFMessage-only one) from the archives in ``$RSF_ROS2_SRC`` (default ``../shared/ros2-src``) or from git at
+  the pinned commits; with neither, set-up goes on without them.
+
 Then requirements/core.txt and requirements/test.txt and this package (editable) are installed.
 A stamp (hash of the requirement files, setup.py, setup.cfg, package.xml and this script) makes a
 re-run with nothing to do return at once. Usage: ``python3 scripts/setup.py [--force] [--quiet]``.
@@ -28,7 +33,11 @@ import sys
 import sysconfig
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by path (test_harness_setup.py)
+import ros2_tools  # noqa: E402  (scripts/ros2_tools.py)
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"
@@ -48,7 +57,8 @@ _T0 = time.monotonic()
 
 
 def log(msg: str) -> None:
-    print(f"[setup {time.monotonic() - _T0:5.1f}s] {msg}", file=sys.stderr, flush=True)
+    sys.stderr.write(f"[setup {time.monotonic() - _T0:5.1f}s] {msg}\n")  # one write: stages log from threads
+    sys.stderr.flush()
 
 
 def venv_python() -> Path:
@@ -84,9 +94,14 @@ def stage_digests(mode: str) -> dict[str, str]:
     return {
         "base": base.hexdigest(),
         "ros": _hash_files(REQ_DIR / "ros.txt") if mode == "wheels" else "",
+        # Not redone when only this script changed (a minute or more of building): its own inputs only.
+        "ros2tools": hashlib.sha256(f"{sys.version}\n{sys.executable}\n".encode()).hexdigest()[:16]
+        + _hash_files(REQ_DIR / "ros.txt", REQ_DIR / "ros-tools.txt", ROOT / "scripts" / "ros2_tools.py")
+        + ros2_tools.digest(ROOT) if mode == "wheels" else "",
         "tf2": _hash_files(*sorted(p for p in TF2_SRC.rglob("*") if p.is_file())),
         "reqs": _hash_files(REQ_DIR / "core.txt", REQ_DIR / "test.txt"),
-        "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml"))),
+        "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml")))
+        + ",".join(sorted(f.name for f in (ROOT / "launch").glob("*.launch.py"))),  # linked into the index
     }
 
 
@@ -267,6 +282,11 @@ def install_editable(mode: str, logfile: Path) -> None:
     pip_install(["--no-deps", "--no-build-isolation", "--use-pep517", "-e", str(ROOT)], what, logfile)
 
 
+def imports_all(statement: str) -> bool:
+    proc = subprocess.run([str(venv_python()), "-c", statement], capture_output=True, check=False)
+    return proc.returncode == 0
+
+
 def imports(module: str) -> bool:
     proc = subprocess.run([str(venv_python()), "-c", f"import {module}"], capture_output=True, check=False)
     return proc.returncode == 0
@@ -323,6 +343,83 @@ def build_tf2_msgs(mode: str, logfile: Path) -> None:
         raise SetupError(f"tf2_msgs was built but does not import in .venv; see {logfile}")
 
 
+def install_ros2_tools(logfile: Path, mode: str) -> bool:
+    """The ``ros2tools`` stage (see scripts/ros2_tools.py); set-up goes on when no source can be had."""
+    work = VENV / "build" / "ros2-src"
+    srcs = ros2_tools.fetch_sources(ROOT, work, run, logfile, log)
+    if srcs is None:
+        log("ROS 2 tools (launch, launch_testing, ros2cli, tf2_ros) NOT installed: no archives in "
+            f"${ros2_tools.ENV_VAR} or ../shared/ros2-src and github.com is not reachable; the tests needing them "
+            f"will skip. To get them: {ros2_tools.HOW_TO_GET}")
+        return False
+    require_tools(mode, need_build=True)
+    install_requirements(["-r", str(REQ_DIR / "ros-tools.txt"), "setuptools>=68", "wheel"],
+                         "installing the ROS 2 tools' PyPI dependencies (requirements/ros-tools.txt)", logfile, mode)
+    fixed = fix_wheel_cmake_exports()
+    if fixed:
+        log(f"fixed {fixed} wheel cmake export files")
+    python_dirs = [str(srcs / rel) for rel in ros2_tools.PYTHON_PACKAGES]
+    env = dict(os.environ, CMAKE_PREFIX_PATH=str(VENV), AMENT_PREFIX_PATH=str(VENV))
+    # The pure-Python packages install while the cmake packages build (neither needs the other).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        python_done = pool.submit(
+            install_requirements, ["--no-deps", "--no-build-isolation", *python_dirs],
+            "installing launch, launch_ros, launch_testing, ros2cli, rosidl_runtime_py (from source)", logfile, mode)
+        ros2_tools.build_cmake_chains(srcs, VENV, venv_python(), run, logfile, log, env)
+        python_done.result()
+    install_requirements(["--no-deps", "--no-build-isolation", *(str(srcs / rel) for rel in ros2_tools.AFTER_CMAKE)],
+                         "installing tf2_ros_py, tf2_tools (from source)", logfile, mode)
+    link_executables("tf2_tools", ["view_frames"])
+    probe = subprocess.run([str(venv_python()), "-c", ros2_tools.PROBE], capture_output=True, text=True, check=False)
+    if probe.returncode != 0:
+        raise SetupError(f"the ROS 2 tools were built but do not import: {probe.stderr.strip()[-800:]}; see {logfile}")
+    shutil.rmtree(work, ignore_errors=True)
+    return True
+
+
+def link_executables(package: str, names: list[str]) -> None:
+    """``<venv>/lib/<package>/<name>`` -> ``<venv>/bin/<name>``: where ``ros2 run`` looks for executables."""
+    libexec = VENV / "lib" / package
+    libexec.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        link = libexec / name
+        if link.is_symlink() or link.exists():
+            link.unlink()
+        link.symlink_to(Path("..") / ".." / "bin" / name)
+
+
+def ament_index_entry() -> None:
+    """Put this package in the ament index of the ``.venv`` prefix, so ``ros2 run/launch/pkg`` find it.
+
+    The smallest entry those tools accept: the marker ``share/ament_index/resource_index/packages/<pkg>``,
+    ``share/<pkg>/package.xml``, the launch files and samples (symlinks into the checkout, so edits are
+    live) and the executables in ``lib/<pkg>/``. ``./run`` puts ``.venv`` on ``AMENT_PREFIX_PATH``.
+    """
+    pkg = "robot_state_format"
+    marker = VENV / "share" / "ament_index" / "resource_index" / "packages" / pkg
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    marker.write_text("")
+    share = VENV / "share" / pkg
+    share.mkdir(parents=True, exist_ok=True)
+    # launch/ is a real directory of file links: `ros2 launch` looks for the file with os.walk, which
+    # does not enter a symlinked directory.
+    launch = share / "launch"
+    if launch.is_symlink() or launch.is_file():
+        launch.unlink()
+    shutil.rmtree(launch, ignore_errors=True)
+    links = [("package.xml", ROOT / "package.xml"), ("samples", ROOT / pkg / "samples")]
+    links += [(f"launch/{f.name}", f) for f in sorted((ROOT / "launch").glob("*.launch.py"))]
+    launch.mkdir()
+    for name, target in links:
+        link = share / name
+        if link.is_symlink() or link.is_file():
+            link.unlink()
+        elif link.is_dir():
+            shutil.rmtree(link)
+        link.symlink_to(target)
+    link_executables(pkg, ["state_publisher", "state_store", "robot-state-format"])
+
+
 def requirement_files() -> list[str]:
     args: list[str] = []
     for name in ("core.txt", "test.txt"):
@@ -361,9 +458,27 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     write_stamp(done, mode)
     if not imports("rclpy"):
         raise SetupError(f"rclpy does not import in .venv after installing; see {logfile}")
-    # Build where tf2_msgs is missing, or rebuild our own build when scripts/tf2_msgs changed.
+    # Kept across a change of this script (the "base" stage) when its own inputs are unchanged and it imports;
+    # kept too when the archives went away (e.g. RSF_ROS2_SRC unset) but the tools built from them import.
+    marker = VENV / ".rsf-ros2-tools"  # the digest of the last completed tools install (survives partial stamps)
+    same = (marker.is_file() and marker.read_text() == stages["ros2tools"]) \
+        or previous.get("ros2tools") == stages["ros2tools"]
+    tools_kept = not force and mode == "wheels" and (
+        (same and "archives:" not in stages["ros2tools"])
+        or ((same or "git:" in stages["ros2tools"]) and imports_all(ros2_tools.PROBE)))
+    if mode == "wheels" and not fresh("ros2tools") and not tools_kept:
+        marker.unlink(missing_ok=True)
+        if install_ros2_tools(logfile, mode):
+            marker.write_text(stages["ros2tools"])
+    elif tools_kept and not marker.is_file():
+        marker.write_text(stages["ros2tools"])
+    done["ros2tools"] = stages["ros2tools"]
+    write_stamp(done, mode)
+    # Build where tf2_msgs is missing, or rebuild our own build when scripts/tf2_msgs changed; never over
+    # the upstream tf2_msgs (it has srv/action too: the TFMessage-only one would break tf2_ros).
     tf2_changed = previous.get("tf2") != stages["tf2"]
-    if not imports("tf2_msgs.msg") or (tf2_changed and (VENV / "build" / "tf2_msgs").exists()):
+    if not imports("tf2_msgs.msg") or (tf2_changed and (VENV / "build" / "tf2_msgs").exists()
+                                       and not imports("tf2_msgs.srv")):
         require_tools(mode, need_build=True)
         build_tf2_msgs(mode, logfile)
     done["tf2"] = stages["tf2"]
@@ -373,6 +488,7 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
                              mode)
         install_editable(mode, logfile)
         ensure_venv_pip(logfile)  # users and tools expect .venv/bin/pip
+        ament_index_entry()
     done["pkg"] = stages["pkg"]
     write_stamp(done, mode)
     logfile.unlink(missing_ok=True)

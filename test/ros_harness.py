@@ -95,6 +95,18 @@ def configure_ros_environment(environ: MutableMapping[str, str] | None = None) -
         "RCUTILS_COLORIZED_OUTPUT": "0",
         "PYTHONUNBUFFERED": "1",
     }
+    # This package's ament index entry (and, without a distro, the tools the set-up built) live in the
+    # venv prefix: ros2 launch / launch_ros find the package there; ros2 and launch_test are in its bin/.
+    # An ament prefix already holding the package (a colcon workspace's install/, `colcon test`) is kept first.
+    prefix = Path(sys.prefix)
+    marker = Path("share", "ament_index", "resource_index", "packages", "robot_state_format")
+    if (prefix / marker).exists():
+        paths = [p for p in env.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+        if not any((Path(p) / marker).exists() for p in paths):
+            settings["AMENT_PREFIX_PATH"] = os.pathsep.join([str(prefix), *paths])
+        bins = [p for p in env.get("PATH", "").split(os.pathsep) if p]
+        if str(prefix / "bin") not in bins:
+            settings["PATH"] = os.pathsep.join([str(prefix / "bin"), *bins])
     env.update(settings)
     env.pop("ROS_LOCALHOST_ONLY", None)  # deprecated; kilted ignores it, older distros would conflict
     return settings

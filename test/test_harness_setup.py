@@ -7,6 +7,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from ros_tools import skip_reason
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,8 +34,9 @@ def test_missing_build_tools_are_named(tmp_path: Path, monkeypatch: pytest.Monke
 def test_stage_hashes_follow_the_requirement_files() -> None:
     setup = _load_setup_script()
     stages = setup.stage_digests("wheels")
-    assert set(stages) == {"base", "ros", "tf2", "reqs", "pkg"}
-    assert setup.stage_digests("distro")["ros"] == ""  # distro mode never installs the wheels
+    assert set(stages) == {"base", "ros", "ros2tools", "tf2", "reqs", "pkg"}
+    distro = setup.stage_digests("distro")
+    assert distro["ros"] == "" and distro["ros2tools"] == ""  # distro mode never installs wheels nor tools
     assert stages["reqs"] == setup._hash_files(ROOT / "requirements" / "core.txt",
                                                ROOT / "requirements" / "test.txt")
 
@@ -58,3 +60,53 @@ def test_tf2_msgs_has_the_upstream_type_and_field() -> None:
     assert data[16:22] == b"\x02\x00\x00\x00a\x00"
     back = deserialize_message(data, TFMessage)
     assert back.transforms[0].child_frame_id == "b" and back.transforms[0].transform.translation.x == 1.5
+
+
+def _fake_archives(where: Path, names: list[str]) -> None:
+    import io
+    import tarfile
+
+    where.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        with tarfile.open(where / f"{name}.tar.gz", "w:gz") as tar:
+            data = f"{name}\n".encode()
+            info = tarfile.TarInfo(f"{name}/README")
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_ros2_tools_sources_come_from_the_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _load_setup_script()
+    tools = setup.ros2_tools
+    names = sorted(tools.PINS)
+    monkeypatch.setenv(tools.ENV_VAR, str(tmp_path / "src"))
+    _fake_archives(tmp_path / "src", names[:-1])  # one archive missing: not a source directory
+    assert tools.source_dir(ROOT) is None
+    git_digest = tools.digest(ROOT)
+    assert git_digest.startswith("git:")
+    _fake_archives(tmp_path / "src", names)
+    assert tools.source_dir(ROOT) == (tmp_path / "src").resolve()
+    first = tools.digest(ROOT)
+    assert first.startswith("archives:") and first != git_digest
+    _fake_archives(tmp_path / "src", names[:1])  # an archive's content changed: the stage is redone
+    (tmp_path / "src" / f"{names[0]}.tar.gz").write_bytes(b"changed")
+    assert tools.digest(ROOT) != first
+    # every pinned commit is a full 40-hex git hash on a github.com/ros2 URL
+    for url, commit in tools.PINS.values():
+        assert url.startswith("https://github.com/ros2/") and len(commit) == 40
+        int(commit, 16)
+
+
+def test_no_sources_and_no_network_installs_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _load_setup_script()
+    tools = setup.ros2_tools
+    monkeypatch.setenv(tools.ENV_VAR, str(tmp_path / "nothing here"))
+    monkeypatch.setattr(tools, "_github_reachable", lambda: False)
+    calls: list[list[str]] = []
+    got = tools.fetch_sources(ROOT, tmp_path / "work", lambda cmd, *a, **k: calls.append(cmd), tmp_path / "log",
+                              lambda msg: None)
+    assert got is None and calls == []  # set-up goes on; nothing was run
+    # and the tests needing the tools then skip naming what is missing and how to get it
+    reason = skip_reason("no_such_ros_tool_module")
+    assert reason is not None and reason.startswith("no_such_ros_tool_module not installed")
+    assert "RSF_ROS2_SRC" in reason and "./run setup --force" in reason

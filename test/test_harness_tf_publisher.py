@@ -96,6 +96,10 @@ def test_replace_static_drops_removed_frames_for_late_joiners(ros: RosHarness, b
     pub.replace_static([])
     ros.spin_until(lambda: len(late) >= 2, what="emptied /tf_static")
     assert late.messages[-1].transforms == []
+    # a joiner after the emptying gets the one empty latched message, none of the old frames
+    (latched,) = ros.collect("/tf_static", TFMessage, TF_STATIC_QOS, count=1)
+    assert latched.transforms == []
+    ros.spin_for(0.2)
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -258,12 +258,17 @@ class StatePublisher(Node):
             qos_overriding_options=QoSOverridingOptions.with_default_policies())
         # TF listener for the model pose: subscriptions on a helper node that no executor spins; the
         # snapshot timer drains them. Our own 1 kHz /tf never goes through the executor that way.
+        # use_global_arguments=False: `ros2 launch` passes `-r __node:=NAME`, a process-wide remap that
+        # would rename the helper to this node's name (two nodes of one name in `ros2 node list`). The
+        # helper subscribes to the names as this node resolves them, so the user's remaps still apply.
         self._tf_listener = Node(f"{self.get_name()}_tf_listener", namespace=self.get_namespace(),
-                                 context=self.context, start_parameter_services=False, enable_rosout=False)
+                                 context=self.context, start_parameter_services=False, enable_rosout=False,
+                                 use_global_arguments=False)
         self._tf_subs = [
-            self._tf_listener.create_subscription(_tf_message_type(), "/tf", self._on_tf, TF_LISTEN_QOS, raw=True),
-            self._tf_listener.create_subscription(_tf_message_type(), "/tf_static", self._on_tf, TF_STATIC_QOS,
-                                                  raw=True),
+            self._tf_listener.create_subscription(_tf_message_type(), self.resolve_topic_name("/tf"), self._on_tf,
+                                                  TF_LISTEN_QOS, raw=True),
+            self._tf_listener.create_subscription(_tf_message_type(), self.resolve_topic_name("/tf_static"),
+                                                  self._on_tf, TF_STATIC_QOS, raw=True),
         ]
         if p["use_robot_description_topic"]:
             self._description_sub = self.create_subscription(String, "robot_description",

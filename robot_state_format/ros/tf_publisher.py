@@ -12,7 +12,12 @@ with the topics and QoS tf2_ros uses, which nothing on the wire can tell apart:
 ``send_serialized`` publishes an already serialised ``TFMessage`` on ``/tf`` (no Python message built).
 
 ``replace_static`` drops the accumulated set first, so frames removed from a model vanish for late
-joiners too.
+joiners too; an emptied set is published as an empty message.
+
+Both backends have exactly these semantics. The ``tf2_ros`` backend creates its publishers through
+``tf2_ros.TransformBroadcaster`` / ``StaticTransformBroadcaster`` but builds the ``/tf_static`` message
+itself: upstream tf2_ros_py 0.39.1's ``StaticTransformBroadcaster.sendTransform`` keeps the first
+transform per child frame (ros2/geometry2 issue #818), cannot drop a frame and sends no empty set.
 """
 
 from __future__ import annotations
@@ -121,40 +126,41 @@ class TfPublisher:
         self._publish_static()
 
     def replace_static(self, transforms: TransformStamped | Iterable[TransformStamped]) -> None:
-        """Make ``transforms`` the whole static set (frames not in it are dropped) and republish."""
+        """Make ``transforms`` the whole static set (frames not in it are dropped) and republish.
+
+        An empty set is published too (an empty ``TFMessage``): late joiners then get no old frame.
+        """
         self._static = {}
         for t in _as_list(transforms):
             self._static[t.child_frame_id] = t
-        self._reset_static_publisher()
         self._publish_static()
 
-    def _reset_static_publisher(self) -> None:
-        # tf2_ros's StaticTransformBroadcaster keeps its own accumulated message with no way to drop a
-        # frame; a fresh broadcaster (the old publisher destroyed, so its latched message goes too) does.
-        if self._static_broadcaster is not None:
-            old_pub = getattr(self._static_broadcaster, "pub_tf", None)
-            if old_pub is not None:
-                self._node.destroy_publisher(old_pub)
-            self._static_broadcaster = None
-
-    def _publish_static(self) -> None:
-        items = list(self._static.values())
-        if self.backend == "tf2_ros":
-            if self._static_broadcaster is None:
+    def _static_writer(self) -> Any:
+        if self._static_pub is None:
+            if self.backend == "tf2_ros":
                 import tf2_ros
 
+                # The broadcaster makes the /tf_static publisher (tf2_ros's topic and QoS); the message is
+                # ours. Its own sendTransform cannot give the native semantics: tf2_ros_py <= 0.39.1 keeps
+                # the FIRST transform sent per child frame (ros2/geometry2#818, fixed after 0.39.1), it
+                # never drops a frame, and it sends nothing new for an empty set.
                 self._static_broadcaster = tf2_ros.StaticTransformBroadcaster(self._node, qos=TF_STATIC_QOS)
-            if items:
-                self._static_broadcaster.sendTransform(items)
-            return
-        if self._static_pub is None:
-            self._static_pub = self._node.create_publisher(TFMessage, TF_STATIC_TOPIC, TF_STATIC_QOS)
-        self._static_pub.publish(TFMessage(transforms=items))
+                self._static_pub = self._static_broadcaster.pub_tf
+            else:
+                self._static_pub = self._node.create_publisher(TFMessage, TF_STATIC_TOPIC, TF_STATIC_QOS)
+        return self._static_pub
+
+    def _publish_static(self) -> None:
+        # One latched message (depth 1) holding the whole set: it replaces the previous one for late joiners.
+        self._static_writer().publish(TFMessage(transforms=list(self._static.values())))
 
     def destroy(self) -> None:
         """Destroy this object's publishers (the node stays)."""
-        for pub in (self._tf_pub, self._static_pub):
+        tf_pub = self._tf_pub if self._broadcaster is None else getattr(self._broadcaster, "pub_tf", None)
+        for pub in (tf_pub, self._static_pub):
             if pub is not None:
                 self._node.destroy_publisher(pub)
         self._tf_pub = None
+        self._broadcaster = None
         self._static_pub = None
+        self._static_broadcaster = None
