@@ -27,6 +27,7 @@ import fcntl
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -417,7 +418,14 @@ def ament_index_entry() -> None:
         elif link.is_dir():
             shutil.rmtree(link)
         link.symlink_to(target)
-    link_executables(pkg, ["state_publisher", "state_store", "robot-state-format"])
+    link_executables(pkg, console_scripts())
+
+
+def console_scripts() -> list[str]:
+    """The console scripts setup.py declares (``NAME = robot_state_format.module:function``): what
+    ``ros2 run robot_state_format NAME`` runs, as colcon installs them into ``lib/<pkg>``."""
+    text = (ROOT / "setup.py").read_text(encoding="utf-8")
+    return re.findall(r'^\s*f?"([\w.-]+) = \{PACKAGE\}[\w.]+:\w+",\s*$', text, flags=re.M)
 
 
 def requirement_files() -> list[str]:

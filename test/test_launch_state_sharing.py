@@ -52,11 +52,14 @@ class TestStateSharingLaunch(unittest.TestCase):
             node.create_subscription(String, "/share/world_state", got.append, qos)
             deadline = time.monotonic() + 15.0
             names: set = set()
-            while time.monotonic() < deadline and (not got or not {"state_publisher", "state_store"} <= names):
+            while time.monotonic() < deadline and not {"state_publisher", "state_store"} <= names:
                 rclpy.spin_once(node, timeout_sec=0.1)
                 names = set(node.get_node_names())
             self.assertLessEqual({"state_publisher", "state_store"}, names)
-            self.assertTrue(got and "<world_state" in got[0].data)
+            # only measured state is shared: no world_state before a JointState reported every joint
+            for _ in range(10):
+                rclpy.spin_once(node, timeout_sec=0.1)
+            self.assertEqual(got, [], "a world_state before any JointState")
 
             # joint states in -> the publisher's world_state -> the store's latest -> save through the service
             q = (0.375, -1.25)
@@ -69,12 +72,12 @@ class TestStateSharingLaunch(unittest.TestCase):
                 return joints.get("joint A") == (q[0],) and joints.get("joint B") == (q[1],)
 
             deadline = time.monotonic() + 15.0
-            while time.monotonic() < deadline and not has_q(got[-1].data):
+            while time.monotonic() < deadline and not (got and has_q(got[-1].data)):
                 msg = JointState(name=["joint A", "joint B"], position=list(q))
                 msg.header.stamp = node.get_clock().now().to_msg()
                 pub.publish(msg)
                 rclpy.spin_once(node, timeout_sec=0.1)
-            self.assertTrue(has_q(got[-1].data), "world_state never showed the joint states sent")
+            self.assertTrue(got and has_q(got[-1].data), "world_state never showed the joint states sent")
             response = None
             for _ in range(50):  # the store may not have the newest snapshot yet: retry until it has
                 future = client.call_async(Trigger.Request())

@@ -8,6 +8,7 @@ remap), `ros2 topic echo` of /tf_static and /cli/world_state, `ros2 param set`, 
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -33,6 +34,9 @@ from robot_state_format.usdf.reader import read_world_state, read_world_state_fi
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "robot_state_format" / "samples" / "arm7_gripper.urdf"
 ROS2 = str(Path(sys.executable).parent / "ros2")
+# what the joint-state source sends: only measured state is shared, so world_state and saves need it
+POSITIONS = {"joint1": 0.25, "joint2": -0.5, "joint3": 0.75, "joint4": -1.0, "joint5": 1.25, "joint6": -1.5,
+             "joint7": 1.75, "finger_left_joint": 0.02}
 
 
 def ros2(*args: str, timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
@@ -53,6 +57,8 @@ def launched(ros_module: RosHarness, tmp_path_factory: pytest.TempPathFactory) -
     ros_module.start_node("ros2", name="ros2-launch", args=[
         "launch", "robot_state_format", "state_sharing.launch.py", f"model:={SAMPLE}", "namespace:=cli",
         "frame_prefix:=c/", f"output_dir:={out}"])
+    ros_module.start_node("joint_state_source", name="joint-source", args=[
+        "--model", str(SAMPLE), "--positions", json.dumps(POSITIONS), "--rate", "20"], ros_args=["-r", "__ns:=/cli"])
     ros_module.wait_for_service("/cli/state_store/save", timeout=60.0)
     ros_module.wait_for_publisher("/cli/world_state", timeout=30.0)
     yield Launched(ros_module, out)
@@ -96,6 +102,9 @@ def test_topic_echo_world_state(launched: Launched) -> None:
     text = yaml.safe_load(result.stdout.split("\n---")[0])["data"]
     state = read_world_state(text)
     assert [m.name for m in state.model_states] == ["arm7_gripper"]
+    joints = {j.name: j.positions for j in state.model_states[0].joint_states}
+    assert {name: joints[name] for name in POSITIONS} == {name: (value,) for name, value in POSITIONS.items()}
+    assert state.stamp is not None  # when it was measured
 
 
 def test_param_set_changes_the_published_frames(launched: Launched) -> None:
@@ -120,6 +129,8 @@ def test_service_call_save_writes_a_restart_file(launched: Launched) -> None:
     assert len(saved) == 1 and str(saved[0]) in result.stdout
     state = read_world_state_file(saved[0])
     assert [m.name for m in state.model_states] == ["arm7_gripper"]
+    joints = {j.name: j.positions for j in state.model_states[0].joint_states}
+    assert {name: joints[name] for name in POSITIONS} == {name: (value,) for name, value in POSITIONS.items()}
 
 
 def test_run_script_puts_the_package_in_the_ament_index() -> None:
@@ -128,5 +139,5 @@ def test_run_script_puts_the_package_in_the_ament_index() -> None:
                             capture_output=True, text=True, timeout=120, env=env, check=False)
     assert result.returncode == 0, result.stderr
     assert sorted(result.stdout.split("\n")[:-1]) == [
-        "robot_state_format robot-state-format", "robot_state_format state_publisher",
-        "robot_state_format state_store"]
+        "robot_state_format joint_state_source", "robot_state_format robot-state-format",
+        "robot_state_format sim_bridge", "robot_state_format state_publisher", "robot_state_format state_store"]
