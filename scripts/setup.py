@@ -96,7 +96,7 @@ def stage_digests(mode: str) -> dict[str, str]:
         "base": base.hexdigest(),
         "ros": _hash_files(REQ_DIR / "ros.txt") if mode == "wheels" else "",
         # Not redone when only this script changed (a minute or more of building): its own inputs only.
-        "ros2tools": hashlib.sha256(f"{sys.version}\n{sys.executable}\n".encode()).hexdigest()[:16]
+        "ros2tools": hashlib.sha256(f"{sys.version}\n".encode()).hexdigest()[:16]
         + _hash_files(REQ_DIR / "ros.txt", REQ_DIR / "ros-tools.txt", ROOT / "scripts" / "ros2_tools.py")
         + ros2_tools.digest(ROOT) if mode == "wheels" else "",
         "tf2": _hash_files(*sorted(p for p in TF2_SRC.rglob("*") if p.is_file())),

@@ -96,7 +96,8 @@ def configure_ros_environment(environ: MutableMapping[str, str] | None = None) -
         "PYTHONUNBUFFERED": "1",
     }
     # This package's ament index entry (and, without a distro, the tools the set-up built) live in the
-    # venv prefix: ros2 launch / launch_ros find the package there; ros2 and launch_test are in its bin/.
+    # venv prefix: ros2 launch / launch_ros find the package there. (PATH is left alone: `./run` started
+    # from a test must find the outer python3, not the venv's.)
     # An ament prefix already holding the package (a colcon workspace's install/, `colcon test`) is kept first.
     prefix = Path(sys.prefix)
     marker = Path("share", "ament_index", "resource_index", "packages", "robot_state_format")
@@ -104,9 +105,6 @@ def configure_ros_environment(environ: MutableMapping[str, str] | None = None) -
         paths = [p for p in env.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
         if not any((Path(p) / marker).exists() for p in paths):
             settings["AMENT_PREFIX_PATH"] = os.pathsep.join([str(prefix), *paths])
-        bins = [p for p in env.get("PATH", "").split(os.pathsep) if p]
-        if str(prefix / "bin") not in bins:
-            settings["PATH"] = os.pathsep.join([str(prefix / "bin"), *bins])
     env.update(settings)
     env.pop("ROS_LOCALHOST_ONLY", None)  # deprecated; kilted ignores it, older distros would conflict
     return settings

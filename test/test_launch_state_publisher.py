@@ -1,7 +1,7 @@
 """launch_testing: both launch files start their nodes and state_publisher publishes TF (real ROS installs).
 
-Run by pytest with launch_testing's plugin (``launch_test`` or ``colcon test``); skipped where
-launch_testing is missing (the PyPI wheels have no launch, launch_ros nor launch_testing).
+Run by pytest with launch_testing's plugin (``./run test``, ``launch_test`` or ``colcon test``); skipped,
+saying how to get them, where launch/launch_testing are missing (no distro and no sources for ./run setup).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import unittest
 from pathlib import Path
 
 import pytest
+from ros_tools import require
 
-pytest.importorskip("launch_testing", reason="launch_testing not installed")
-pytest.importorskip("launch_ros", reason="launch_testing not installed (launch_ros missing)")
+require("launch", "launch_testing", "launch_ros")
 
 import launch  # noqa: E402
 import launch_testing.actions  # noqa: E402

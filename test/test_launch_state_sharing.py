@@ -12,9 +12,9 @@ import unittest
 from pathlib import Path
 
 import pytest
+from ros_tools import require
 
-pytest.importorskip("launch_testing", reason="launch_testing not installed")
-pytest.importorskip("launch_ros", reason="launch_testing not installed (launch_ros missing)")
+require("launch", "launch_testing", "launch_ros")
 
 import launch  # noqa: E402
 import launch_testing.actions  # noqa: E402

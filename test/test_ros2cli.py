@@ -80,7 +80,7 @@ def test_node_list_names_each_node_once(launched: Launched) -> None:
 
 
 def test_topic_echo_tf_static_gives_the_fixed_joints(launched: Launched) -> None:
-    result = ros2("topic", "echo", "--once", "--qos-durability", "transient_local", "--qos-reliability", "reliable",
+    result = ros2("topic", "echo", "--no-daemon", "--once", "--qos-durability", "transient_local", "--qos-reliability", "reliable",
                   "/tf_static", "tf2_msgs/msg/TFMessage", timeout=60.0)
     assert result.returncode == 0, result.stderr
     msg = yaml.safe_load(result.stdout.split("---")[0])
@@ -96,7 +96,7 @@ def test_topic_echo_tf_static_gives_the_fixed_joints(launched: Launched) -> None
 
 
 def test_topic_echo_world_state(launched: Launched) -> None:
-    result = ros2("topic", "echo", "--once", "--qos-durability", "transient_local", "--qos-reliability", "reliable",
+    result = ros2("topic", "echo", "--no-daemon", "--once", "--qos-durability", "transient_local", "--qos-reliability", "reliable",
                   "--full-length", "/cli/world_state", "std_msgs/msg/String", timeout=60.0)
     assert result.returncode == 0, result.stderr
     text = yaml.safe_load(result.stdout.split("\n---")[0])["data"]
