@@ -17,6 +17,7 @@ import re
 import numpy as np
 from lxml import etree
 
+from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, ModelError, Severity
 from robot_state_format.kinematics.transforms import Transform, quaternion_to_matrix
 from robot_state_format.model.types import (
@@ -122,13 +123,12 @@ class _Reader:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
         try:
-            value = float(text)
-        except ValueError:
-            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not a number", el)
+            value, under = numbers.parse_number(text)
+        except numbers.NumberError as exc:
+            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r}: {exc}", el)
             return default
-        if not math.isfinite(value):
-            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not a finite number", el)
-            return default
+        if under:
+            self.warn("URDF_NUMBER_UNDERFLOW", f"attribute {attr}={text!r} underflows to 0.0", el)
         return value
 
     def vector(self, el: etree._Element, attr: str, n: int, default: tuple[float, ...] | None = None,
@@ -138,36 +138,40 @@ class _Reader:
             if required:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
-        parts = text.split()
+        try:
+            parts = numbers.split_bounded(text)
+        except numbers.NumberError as exc:
+            self.error("URDF_BAD_VECTOR", f"attribute {attr}: {exc}", el)
+            return default
         if allow_one and len(parts) == 1:
             parts = parts * n
         if len(parts) != n:
             self.error("URDF_BAD_VECTOR", f"attribute {attr}={text!r} needs {n} numbers, found {len(parts)}", el)
             return default
         try:
-            values = tuple(float(p) for p in parts)
-        except ValueError:
-            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} holds a value that is not a number", el)
+            got = numbers.parse_words(parts)
+        except numbers.NumberError as exc:
+            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r}: {exc}", el)
             return default
-        for v in values:
-            if not math.isfinite(v):
-                self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not finite", el)
-                return default
-        return values
+        if got.underflows:
+            self.warn("URDF_NUMBER_UNDERFLOW", f"attribute {attr}={text!r}: {', '.join(got.underflows)} "
+                      "underflow(s) to 0.0", el)
+        return got.values
 
     def vec3(self, el: etree._Element, attr: str, default: tuple[float, ...] | None) -> tuple[float, ...] | None:
         """Fast path of :meth:`vector` for three finite numbers."""
         text = el.get(attr)
         if text is None:
             return default
-        p = text.split()
-        if len(p) == 3:
+        p = text.split() if len(text) < 400 else ()
+        if len(p) == 3 and text.isascii() and "_" not in text:
             try:
                 x, y, z = float(p[0]), float(p[1]), float(p[2])
             except ValueError:
                 pass
             else:
-                if math.isfinite(x + y + z):  # all finite (an overflowing sum takes the slow path)
+                # all finite (an overflowing sum takes the slow path), no underflow
+                if math.isfinite(x + y + z) and ((x and y and z) or not numbers.may_underflow(text)):
                     return (x, y, z)
         return self.vector(el, attr, 3, default)
 
@@ -336,10 +340,11 @@ class _Reader:
         else:
             get = inertia_el.get
             try:
-                vals = (float(get("ixx")), float(get("ixy")), float(get("ixz")),  # type: ignore[arg-type]
-                        float(get("iyy")), float(get("iyz")), float(get("izz")))  # type: ignore[arg-type]
-                if not math.isfinite(vals[0] + vals[1] + vals[2] + vals[3] + vals[4] + vals[5]):
-                    raise ValueError  # a nan/inf (or an overflowing sum): the slow path tells which
+                pf = numbers.plain_float
+                vals = (pf(get("ixx")), pf(get("ixy")), pf(get("ixz")),  # type: ignore[assignment]
+                        pf(get("iyy")), pf(get("iyz")), pf(get("izz")))
+                if None in vals or not math.isfinite(sum(vals)):  # type: ignore[arg-type]
+                    raise ValueError  # the slow path tells which
             except (TypeError, ValueError):
                 slow = [self.number(inertia_el, k, required=True)
                         for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
@@ -385,9 +390,11 @@ class _Reader:
         """The ``<limit>`` of a ``jtype`` joint, and whether lower and upper were both valid numbers."""
         get = el.get
         try:  # fast path: all four present and finite
-            lo, up = float(get("lower", 0.0)), float(get("upper", 0.0))  # type: ignore[arg-type]
-            eff, vel = float(get("effort")), float(get("velocity"))  # type: ignore[arg-type]
-            if math.isfinite(lo + up + eff + vel) and lo <= up:
+            pf = numbers.plain_float
+            lo, up = pf(get("lower", "0")), pf(get("upper", "0"))
+            eff, vel = pf(get("effort")), pf(get("velocity"))
+            if (lo is not None and up is not None and eff is not None and vel is not None
+                    and math.isfinite(lo + up + eff + vel) and lo <= up):
                 return Limits(lo, up, eff, vel), True
         except (TypeError, ValueError):
             pass

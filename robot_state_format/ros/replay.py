@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 
@@ -454,7 +455,7 @@ def timeline_from_directory(directory: str | os.PathLike[str], model: Model | No
     out: list[Event] = []
     for i, p in enumerate(files):
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_input_file(p).decode("utf-8")
             state = read_world_state(text, file=str(p))
         except (OSError, UnicodeDecodeError, RobotStateFormatError) as exc:
             if notes is not None:

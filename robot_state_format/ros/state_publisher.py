@@ -38,6 +38,7 @@ from std_msgs.msg import String
 
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import WORLD, JointType, Model
 from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
 from robot_state_format.ros.messages import (
@@ -111,7 +112,7 @@ def load_description(description: str, model_file: str, xacro_args: str) -> Load
     if model_file.strip():
         path = Path(model_file).expanduser()
         try:
-            data = path.read_bytes()
+            data = read_input_file(path)
         except OSError as exc:
             raise StatePublisherConfigError(f"model_file {str(path)!r}: cannot read: {exc.strerror or exc}") \
                 from None

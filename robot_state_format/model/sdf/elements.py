@@ -8,6 +8,7 @@ import re
 import numpy as np
 from lxml import etree
 
+from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.kinematics.transforms import (
     Transform,
@@ -100,7 +101,7 @@ def text_of(el: etree._Element | None) -> str | None:
 def parse_version(text: str | None) -> Version | None:
     if text is None:
         return None
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", text)
+    m = re.fullmatch(r"\s*+([0-9]{1,9})\.([0-9]{1,9})\s*+", text)
     if m is None:
         return None
     return (int(m.group(1)), int(m.group(2)))
@@ -114,23 +115,22 @@ class ValueParser:
         self.file = file
 
     def floats(self, el: etree._Element, text: str | None, count: int | None, what: str) -> list[float] | None:
-        parts = (text or "").split()
-        vals: list[float] = []
-        for p in parts:
-            try:
-                v = float(p)
-            except ValueError:
-                self.report.error("SDF_BAD_VALUE", f"{what}: {p!r} is not a number", self.file, el)
+        """The numbers of ``text`` in the grammar of :mod:`robot_state_format.numbers`; an error
+        (``SDF_BAD_VALUE``) and None when one is not a number, not finite, or the count is wrong."""
+        try:
+            words = numbers.split_bounded(text or "")
+            if count is not None and len(words) != count:
+                self.report.error("SDF_BAD_VALUE", f"{what}: expected {count} numbers, got {len(words)}",
+                                  self.file, el)
                 return None
-            if not math.isfinite(v):
-                self.report.error("SDF_BAD_VALUE", f"{what}: {p!r} is not finite", self.file, el)
-                return None
-            vals.append(v)
-        if count is not None and len(vals) != count:
-            self.report.error("SDF_BAD_VALUE", f"{what}: expected {count} numbers, got {len(vals)}",
-                              self.file, el)
+            got = numbers.parse_words(words)
+        except numbers.NumberError as exc:
+            self.report.error("SDF_BAD_VALUE", f"{what}: {exc}", self.file, el)
             return None
-        return vals
+        if got.underflows:
+            self.report.warn("SDF_NUMBER_UNDERFLOW", f"{what}: {', '.join(got.underflows[:5])} "
+                             "underflow(s) to 0.0", self.file, el)
+        return list(got.values)
 
     def float_child(self, parent: etree._Element, name: str, default: float | None) -> float | None:
         el = child(parent, name)

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,8 +21,8 @@ from lxml import etree
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.kinematics.transforms import Transform, inverse
 from robot_state_format.model.sdf import drake, include
+from robot_state_format.model.sdf.prefixes import declare_prefixes
 from robot_state_format.model.sdf.elements import (
-    DRAKE_NS,
     Report,
     ValueParser,
     Version,
@@ -45,7 +44,8 @@ from robot_state_format.model.sdf.ir import (
     ShapeIR,
 )
 from robot_state_format.model.types import WORLD, Dynamics, Extension, JointType, Limits, Model, Shape, Source
-from robot_state_format.model.xml import parse_xml
+from robot_state_format.limits import read_input_file
+from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
 
 MIN_VERSION: Version = (1, 0)
 MAX_VERSION: Version = (1, 11)
@@ -58,28 +58,6 @@ _JOINT_TYPES = {
 }
 _ONE_AXIS = {JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW}
 _TWO_AXES = {JointType.UNIVERSAL, JointType.REVOLUTE2, JointType.GEARBOX}
-_PREFIX_RE = re.compile(rb"<\s*/?\s*([A-Za-z_][\w.-]*):[A-Za-z_]")
-_XMLNS_RE = re.compile(rb"xmlns:([A-Za-z_][\w.-]*)\s*=")
-_ATTR_PREFIX_RE = re.compile(rb"\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=\s*[\"']")
-
-
-def _declare_prefixes(raw: bytes) -> tuple[bytes, list[str]]:
-    """libsdformat accepts undeclared prefixes (``drake:``); declare them on the root element."""
-    used = {m.group(1) for m in _PREFIX_RE.finditer(raw)} | {m.group(1) for m in _ATTR_PREFIX_RE.finditer(raw)}
-    used -= {b"xml", b"xmlns"}
-    declared = {m.group(1) for m in _XMLNS_RE.finditer(raw)}
-    missing = sorted(used - declared)
-    if not missing:
-        return raw, []
-    m = re.search(rb"<\s*sdf\b", raw)
-    if m is None:
-        return raw, []
-    decl = b"".join(
-        b" xmlns:" + p + b'="' + (DRAKE_NS.encode() if p == b"drake" else b"urn:undeclared:" + p) + b'"'
-        for p in missing)
-    return raw[: m.end()] + decl + raw[m.end():], [p.decode() for p in missing]
-
-
 class Parser:
     """Reads SDFormat files (and their includes) into scopes, collecting diagnostics."""
 
@@ -90,8 +68,10 @@ class Parser:
 
     # ----------------------------------------------------------------- documents
     def read_root(self, data: str | bytes, file: str) -> tuple[etree._Element, Version] | None:
-        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        raw, declared = _declare_prefixes(raw)
+        raw = encode_text(data, file) if isinstance(data, str) else bytes(data)
+        check_size(raw, file)  # the bounds before any scan
+        check_element_count(raw, file)
+        raw, declared = declare_prefixes(raw)
         root, warns = parse_xml(raw, file)
         self.report.diagnostics.extend(warns)
         if declared:
@@ -479,7 +459,7 @@ class Parser:
             self.report.error("SDF_INCLUDE_CYCLE", f"include {uri!r} includes itself ({path})", file, el)
             return
         try:
-            data = path.read_bytes()
+            data = read_input_file(path)
         except OSError as exc:
             self.report.error("SDF_INCLUDE_NOT_FOUND", f"cannot read {path}: {exc.strerror or exc}", file, el)
             return
