@@ -234,10 +234,14 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
 
     decls = _declarations(raw)  # a declaration quoted inside a comment is just text
     encoding = None
+    first_line = decl_line = 1
+    counted = 0  # lines are counted incrementally: each byte once, however many declarations
     for i, m in enumerate(decls):
-        decl_line = raw.count(b"\n", 0, m.start()) + 1
-        if i > 0:
-            first_line = raw.count(b"\n", 0, decls[0].start()) + 1
+        decl_line += raw.count(b"\n", counted, m.start())
+        counted = m.start()
+        if i == 0:
+            first_line = decl_line
+        else:
             warnings.append(Diagnostic(f"{code_prefix}_DUPLICATE_DECLARATION",
                                        f"another XML declaration (the first is on line {first_line}); ignored",
                                        file, decl_line, None, Severity.WARNING))

@@ -124,6 +124,7 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
             if more:
                 raise UsdfError(more) from None
         raise
+    _check_number_count(data, root, file)
     ctx = _Ctx(file, lenient)
     ctx.warnings.extend(xml_warnings)
     # the bulk reading of _fast_model relies on a tree of elements and text only
@@ -138,6 +139,29 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
         ctx.errors.sort(key=lambda d: d.line or 0)
         raise UsdfError(ctx.errors)
     return ReadResult(state, ctx.warnings)
+
+
+def _check_number_count(data: str | bytes, root: etree._Element, file: str) -> None:
+    """Refuse a document holding more than :data:`~robot_state_format.limits.MAX_NUMBERS_PER_DOCUMENT`
+    numbers (``USDF_TOO_MANY_NUMBERS``) before any is converted.  White space bounds the count from
+    above at C speed; only past the bound are the texts counted, without splitting more than a
+    list's bound at a time."""
+    bound = limits.MAX_NUMBERS_PER_DOCUMENT
+    raw = data.encode("utf-8", "replace") if isinstance(data, str) else data
+    blanks = raw.count(b" ") + raw.count(b"\n") + raw.count(b"\t") + raw.count(b"\r")
+    if blanks + 2 * limits.MAX_XML_ELEMENTS <= bound:  # words <= blanks + text nodes
+        return
+    cap = limits.MAX_NUMBERS_PER_LIST + 1
+    total = 0
+    for el in root.iter():
+        for text in (el.text, el.tail):
+            if text:
+                total += len(text.split(None, cap))
+        if total > bound:
+            raise UsdfError(Diagnostic("USDF_TOO_MANY_NUMBERS",
+                                       f"the document holds more than {bound} numbers "
+                                       "(RSF_MAX_NUMBERS_PER_DOCUMENT); no real state comes near",
+                                       file, el.sourceline, describe(el)))
 
 
 _PLAIN_DECL = b'<?xml version="1.0" encoding="UTF-8"?>'
