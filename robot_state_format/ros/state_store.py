@@ -36,6 +36,7 @@ from std_srvs.srv import Trigger
 
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.model.types import Model
+from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import replay as rp
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
@@ -58,13 +59,13 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "robot_description": ("", "robot description text (URDF, SDFormat, xacro): replay checks against it"),
     "model_file": ("", "path to a model file (instead of robot_description)"),
     "xacro_args": ("", "xacro arguments 'name:=value ...'"),
-    "output_dir": ("restart_files", "directory of restart files and recordings (must exist)"),
+    "output_dir": ("restart_files", "directory of restart files and recordings (created when missing)"),
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
     "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
     "record": (False, "record world_state and joint_states into an MCAP directory"),
     "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
                          "publisher) or reliable (nothing lost, reliable publishers only); read-only"),
-    "recording_dir": ("", "where recordings go (default: output_dir)"),
+    "recording_dir": ("", "where recordings go (default: output_dir; created when missing)"),
     "replay_file": ("", "restart file published by ~/replay"),
     "replay_on_start": (False, "replay replay_file once the node has started"),
     "publish_link_tf": (False, "on replay, also publish every joint's transform (no state_publisher running)"),
@@ -395,8 +396,11 @@ class StateStore(Node):
             why += " nor joint_states" if self._model is not None else " (and no model to build one from joint_states)"
             return False, why
         out = Path(str(self._p("output_dir"))).expanduser()
-        if not out.is_dir():
-            return False, f"output_dir {str(out)!r} does not exist or is not a directory"
+        created, why = ensure_directory(out, "output_dir")
+        if why is not None:
+            return False, why
+        if created:
+            self.get_logger().info(f"created output_dir {str(out)!r}")
         try:
             state = read_world_state(text, file="<world_state>")
         except Exception as exc:  # noqa: BLE001
@@ -462,8 +466,11 @@ class StateStore(Node):
             return True, f"already recording to {self._recorder.directory}"
         self._subscribe_inputs()
         base = Path(str(self._p("recording_dir") or self._p("output_dir"))).expanduser()
-        if not base.is_dir():
-            return False, f"recording directory {str(base)!r} does not exist or is not a directory"
+        created, why = ensure_directory(base, "recording directory")
+        if why is not None:
+            return False, why
+        if created:
+            self.get_logger().info(f"created recording directory {str(base)!r}")
         name = self._model.name if self._model is not None else "state"
         sec, nsec = divmod(time.time_ns(), 1_000_000_000)
         stem = f"{safe_name(name)}_recording_{format_stamp(sec, nsec)}"
