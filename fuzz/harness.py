@@ -17,7 +17,6 @@ Inputs come from a seed corpus (the bundled samples and test fixtures) mutated b
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 import time
 from collections.abc import Callable
