@@ -467,7 +467,10 @@ class StatePublisher(Node):
         if len(self._warned) > 1000:  # keys can hold joint names: keep the table bounded
             self._warned.clear()
         extra = f" ({suppressed} more like this in the last {WARN_PERIOD_S:.0f} s)" if suppressed else ""
-        log(problem.text + extra)
+        if getattr(log, "__name__", "") == "info":  # one call site per severity: rclpy refuses a change
+            self.get_logger().info(problem.text + extra)
+        else:
+            log(problem.text + extra)
         self._warned[problem.key] = (now, 0)
 
     # -- model pose from TF ----------------------------------------------------------------------
