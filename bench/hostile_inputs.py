@@ -78,6 +78,10 @@ CASES: dict[str, tuple[Callable[[object], object], Callable[[], object], str]] =
         read_world_state, lambda: _links(DECL + b'<world_state name="w" version="1.0"><model_state name="m">',
                                          b'<link_state name="l"/>', b"</model_state></world_state>", 1_000_000),
         "USDF_XML_TOO_MANY_ELEMENTS"),
+    "USDF 3000 joint_states of 5000 numbers (30 MB)": (
+        read_world_state, lambda: b'<world_state name="w" version="1.0"><model_state name="m">' + b"".join(
+            b'<joint_state name="j%d"><positions>' % i + b"0 " * 5000 + b"</positions></joint_state>"
+            for i in range(3000)) + b"</model_state></world_state>", "USDF_TOO_MANY_NUMBERS"),
     "lone surrogate in a str (SDFormat)": (
         read_sdf, lambda: '<sdf version="1.9"><model name="\ud800"/></sdf>', "XML_ENCODING"),
     "billion laughs (URDF)": (

@@ -163,7 +163,7 @@ class _Reader:
         text = el.get(attr)
         if text is None:
             return default
-        p = text.split() if len(text) < 400 else ()
+        p = text.split() if len(text) < 400 else []
         if len(p) == 3 and text.isascii() and "_" not in text:
             try:
                 x, y, z = float(p[0]), float(p[1]), float(p[2])
@@ -339,12 +339,13 @@ class _Reader:
             self.error("URDF_MISSING_INERTIA", "<inertial> needs an <inertia>", el)
         else:
             get = inertia_el.get
+            vals: tuple[float, float, float, float, float, float]
             try:
                 pf = numbers.plain_float
-                vals = (pf(get("ixx")), pf(get("ixy")), pf(get("ixz")),  # type: ignore[assignment]
-                        pf(get("iyy")), pf(get("iyz")), pf(get("izz")))
-                if None in vals or not math.isfinite(sum(vals)):  # type: ignore[arg-type]
+                got = (pf(get("ixx")), pf(get("ixy")), pf(get("ixz")), pf(get("iyy")), pf(get("iyz")), pf(get("izz")))
+                if None in got or not math.isfinite(sum(got)):  # type: ignore[arg-type]
                     raise ValueError  # the slow path tells which
+                vals = got  # type: ignore[assignment]
             except (TypeError, ValueError):
                 slow = [self.number(inertia_el, k, required=True)
                         for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]

@@ -61,7 +61,7 @@ def load_mujoco_model(path: str | os.PathLike[str], *, free_base: bool = False,
     try:
         text = read_input_file(p).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        raise ConversionError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        raise ConversionError(f"{p}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     from robot_state_format.model.xml import parse_xml
     from robot_state_format.errors import ModelError
 
