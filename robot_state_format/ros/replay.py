@@ -308,6 +308,8 @@ class RecordingTimeline:
         from mcap.reader import make_reader
 
         try:
+            if not Path(self.path).is_file():  # a FIFO would block
+                return None
             with open(self.path, "rb") as f:
                 summary = make_reader(f).get_summary()
         except Exception:  # noqa: BLE001 - no or torn summary: unknown
