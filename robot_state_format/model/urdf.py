@@ -341,11 +341,13 @@ class _Reader:
             get = inertia_el.get
             vals: tuple[float, float, float, float, float, float]
             try:
-                pf = numbers.plain_float
-                got = (pf(get("ixx")), pf(get("ixy")), pf(get("ixz")), pf(get("iyy")), pf(get("iyz")), pf(get("izz")))
-                if None in got or not math.isfinite(sum(got)):  # type: ignore[arg-type]
-                    raise ValueError  # the slow path tells which
-                vals = got  # type: ignore[assignment]
+                texts = (get("ixx"), get("ixy"), get("ixz"), get("iyy"), get("iyz"), get("izz"))
+                joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
+                if not joined.isascii() or "_" in joined:
+                    raise ValueError  # outside the number grammar: the slow path tells which
+                vals = tuple(map(float, texts))  # type: ignore[assignment,arg-type]
+                if not math.isfinite(sum(vals)) or (0.0 in vals and numbers.may_underflow(joined)):
+                    raise ValueError  # non-finite or underflowing: the slow path tells which
             except (TypeError, ValueError):
                 slow = [self.number(inertia_el, k, required=True)
                         for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
@@ -391,11 +393,11 @@ class _Reader:
         """The ``<limit>`` of a ``jtype`` joint, and whether lower and upper were both valid numbers."""
         get = el.get
         try:  # fast path: all four present and finite
-            pf = numbers.plain_float
-            lo, up = pf(get("lower", "0")), pf(get("upper", "0"))
-            eff, vel = pf(get("effort")), pf(get("velocity"))
-            if (lo is not None and up is not None and eff is not None and vel is not None
-                    and math.isfinite(lo + up + eff + vel) and lo <= up):
+            texts = (get("lower", "0"), get("upper", "0"), get("effort"), get("velocity"))
+            joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
+            lo, up, eff, vel = map(float, texts)  # type: ignore[arg-type]
+            if (joined.isascii() and "_" not in joined and math.isfinite(lo + up + eff + vel) and lo <= up
+                    and not (0.0 in (lo, up, eff, vel) and numbers.may_underflow(joined))):
                 return Limits(lo, up, eff, vel), True
         except (TypeError, ValueError):
             pass
