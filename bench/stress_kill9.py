@@ -6,7 +6,8 @@
 Each round starts state_store (output_dir shared by all rounds, a checkpoint every 10 ms, the last 5
 kept, recording on), publishes world_state snapshots (new stamp each) and JointState messages at
 ~200 Hz each, and sends SIGKILL after a random 0.05-2 s (sometimes before the node is even up).
-Afterwards every restart file in the directory must read as strict USDF and every recording must read
+After each kill every restart file in the directory must read as strict USDF (checked before the
+next start, whose checkpoints rotate the old ones away), and at the end every recording must read
 back (up to its last complete chunk; each JointState read back is one that was sent, in order).
 Figures in docs/robustness.md.
 """
@@ -39,6 +40,8 @@ def run(kills: int, out: Path, seed: int) -> dict[str, Any]:
     from std_msgs.msg import String
 
     from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
+    from robot_state_format.errors import RobotStateFormatError
+    from robot_state_format.usdf.reader import read_world_state_file
     from robot_state_format.usdf.types import JointState as UJoint, ModelState, Stamp, WorldState
     from robot_state_format.usdf.writer import write_world_state
 
@@ -51,6 +54,8 @@ def run(kills: int, out: Path, seed: int) -> dict[str, Any]:
     ws_pub = ros.node.create_publisher(String, "/k9/world_state", latched)
     js_pub = ros.node.create_publisher(JointState, "/k9/joint_states", 100)
     k = 0
+    checked = 0
+    bad_after_kill: list[str] = []
     sent_js: dict[int, float] = {}
     early = 0
     try:
@@ -92,11 +97,17 @@ def run(kills: int, out: Path, seed: int) -> dict[str, Any]:
             proc.proc.wait()
             if proc in ros.processes:  # closed already: nothing for ros.close() to stop
                 ros.processes.remove(proc)
+            for f in out.glob("*.usdf"):  # before the next start rotates the checkpoints
+                checked += 1
+                try:
+                    read_world_state_file(f)
+                except RobotStateFormatError as exc:
+                    bad_after_kill.append(f"round {i}: {f.name}: {str(exc)[:200]}")
     finally:
         ros.close()
         shutdown_context(context)
         del rclpy
-    return {"sent": k, "sent_js": sent_js, "early": early}
+    return {"sent": k, "sent_js": sent_js, "early": early, "checked": checked, "bad": bad_after_kill}
 
 
 def verify(out: Path, sent_js: dict[int, float]) -> dict[str, Any]:
@@ -150,9 +161,11 @@ def main() -> int:
     t0 = time.monotonic()
     r = run(args.kills, out, args.seed)
     v = verify(out, r["sent_js"])
+    v["bad"] = r["bad"] + v["bad"]
     print(f"{args.kills} kills in {time.monotonic() - t0:.0f} s ({r['early']} during start-up); "
           f"{r['sent']} snapshots and JointState sent")
-    print(f"restart files: {v['restart_files']}, all strict USDF: {not [b for b in v['bad'] if '.usdf' in b]}; "
+    print(f"restart files checked after each kill: {r['checked']}; left at the end: {v['restart_files']}; "
+          f"all strict USDF: {not [b for b in v['bad'] if '.usdf' in b]}; "
           f"stray temporaries (hidden, removed at the next start): {v['stray_temporaries']}")
     print(f"recordings: {v['recordings']} ({v['complete']} closed, {v['empty']} without a complete chunk), "
           f"{v['messages']} messages read back")
