@@ -194,10 +194,10 @@ def test_every_reader_uses_the_grammar_and_warns_on_underflow() -> None:
 
 def _best(fn: Callable[[], object], rounds: int = 3) -> float:
     best = float("inf")
-    for _ in range(rounds):
-        t0 = time.perf_counter()
+    for _ in range(rounds):  # CPU time of this process: other jobs on the machine do not count
+        t0 = time.process_time()
         fn()
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, time.process_time() - t0)
     return best
 
 
@@ -208,7 +208,10 @@ def _assert_linear(make: Callable[[int], object], run: Callable[[object], object
     small, large = make(n), make(2 * n)
     t1 = _best(lambda: run(small))
     t2 = _best(lambda: run(large))
-    if t2 > 3 * t1:  # a loaded machine: measure once more before concluding
+    for _ in range(2):
+        if t2 <= 3 * t1:
+            break
+        # a loaded machine (page faults, caches): measure again before concluding
         t1 = _best(lambda: run(small), 5)
         t2 = _best(lambda: run(large), 5)
     assert t1 > 0.002, f"input too small to measure ({t1 * 1e3:.2f} ms)"
@@ -244,7 +247,8 @@ def test_linear_sdf_prefix_scanning() -> None:
 
 
 def test_linear_usdf_number_lists() -> None:
-    # a <pose> of millions of numbers cost 550 MB per million in a regular expression
+    # a <pose> of millions of numbers cost 550 MB per million in a regular expression (2n stays under
+    # libxml2's 10 MB text node bound, past which another, also linear, path reports the error)
     _assert_linear(lambda n: " ".join(["1.5"] * n), lambda t: numbers.parse_numbers(t, max_count=10**8), 200_000)
     _assert_linear(lambda n: '<world_state name="w" version="1.0"><frame name="f"><pose>' + "1 " * n
                    + "</pose></frame></world_state>", _refused(read_world_state), 2_000_000)
