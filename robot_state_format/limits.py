@@ -14,6 +14,7 @@ attribute                      environment variable                default
 ``MAX_NUMBERS_PER_LIST``       ``RSF_MAX_NUMBERS_PER_LIST``        10 000 numbers per value
 ``MAX_XACRO_ELEMENTS``         ``RSF_MAX_XACRO_ELEMENTS``          15 000 elements expanded
 ``MAX_NUMBERS_PER_DOCUMENT``   ``RSF_MAX_NUMBERS_PER_DOCUMENT``    1 000 000 numbers (USDF)
+``MAX_SDF_INCLUDES``           ``RSF_MAX_SDF_INCLUDES``            1 000 files included
 =============================  ==================================  =========================
 
 :func:`read_input_file` opens only regular files: a FIFO, a device (``/dev/zero``), a socket or a
@@ -43,6 +44,8 @@ MAX_DOCUMENT_BYTES: int = _env_int("RSF_MAX_DOCUMENT_BYTES", 32 * 1024 * 1024)
 MAX_XML_ELEMENTS: int = _env_int("RSF_MAX_XML_ELEMENTS", 100_000)
 MAX_NUMBERS_PER_LIST: int = _env_int("RSF_MAX_NUMBERS_PER_LIST", 10_000)
 MAX_NUMBERS_PER_DOCUMENT: int = _env_int("RSF_MAX_NUMBERS_PER_DOCUMENT", 1_000_000)
+# files read by SDFormat <include>s in one read (a model including another twice per level doubles)
+MAX_SDF_INCLUDES: int = _env_int("RSF_MAX_SDF_INCLUDES", 1_000)
 # xacro (minidom) grows lists of siblings one insertion at a time: its cost is quadratic in the
 # expansion, so its bound is lower (a macro bomb is refused in under a second).
 MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 15_000)

@@ -269,3 +269,19 @@ def test_hostile_files_stay_within_a_second_and_200_mb() -> None:
     out = subprocess.run([sys.executable, str(HOSTILE_SCRIPT), "--check"], capture_output=True, text=True,
                          timeout=240)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_an_include_bomb_is_refused(tmp_path: Path) -> None:
+    """Each model includes the next twice: 2^19 links from 20 small files, unless the number of
+    included files is bounded."""
+    n = 20
+    for i in range(n):
+        body = (f'<include><uri>m{i + 1}.sdf</uri><name>a</name></include>'
+                f'<include><uri>m{i + 1}.sdf</uri><name>b</name></include>') if i < n - 1 else '<link name="l"/>'
+        (tmp_path / f"m{i}.sdf").write_text(f'<sdf version="1.9"><model name="m{i}">{body}</model></sdf>')
+    t0 = time.process_time()
+    with pytest.raises(ModelError) as exc:
+        load_model_file(tmp_path / "m0.sdf")
+    assert exc.value.code == "SDF_TOO_MANY_INCLUDES" and "more than 1000 files" in str(exc.value)
+    assert exc.value.diagnostics[0].line == 1
+    assert time.process_time() - t0 < 5.0  # about 0.15 s; the whole bomb would take hours

@@ -44,6 +44,7 @@ from robot_state_format.model.sdf.ir import (
     ShapeIR,
 )
 from robot_state_format.model.types import WORLD, Dynamics, Extension, JointType, Limits, Model, Shape, Source
+from robot_state_format import limits
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
 
@@ -65,6 +66,7 @@ class Parser:
         self.report = report
         self.search_paths = list(search_paths)
         self.include_stack: list[str] = []
+        self.includes_read = 0  # every file read by an <include>: bounded (an include bomb)
 
     # ----------------------------------------------------------------- documents
     def read_root(self, data: str | bytes, file: str) -> tuple[etree._Element, Version] | None:
@@ -457,6 +459,12 @@ class Parser:
             return
         if key in self.include_stack:
             self.report.error("SDF_INCLUDE_CYCLE", f"include {uri!r} includes itself ({path})", file, el)
+            return
+        self.includes_read += 1
+        if self.includes_read > limits.MAX_SDF_INCLUDES:
+            if self.includes_read == limits.MAX_SDF_INCLUDES + 1:
+                self.report.error("SDF_TOO_MANY_INCLUDES", f"more than {limits.MAX_SDF_INCLUDES} files included "
+                                  "(RSF_MAX_SDF_INCLUDES); includes that include each other more than once?", file, el)
             return
         try:
             data = read_input_file(path)
