@@ -285,3 +285,16 @@ def test_an_include_bomb_is_refused(tmp_path: Path) -> None:
     assert exc.value.code == "SDF_TOO_MANY_INCLUDES" and "more than 1000 files" in str(exc.value)
     assert exc.value.diagnostics[0].line == 1
     assert time.process_time() - t0 < 5.0  # about 0.15 s; the whole bomb would take hours
+
+
+@pytest.mark.timeout(20)
+def test_xacro_never_opens_a_fifo(fifo: Path) -> None:
+    from robot_state_format.model.loader import load_xacro
+
+    doc = (f'<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:property name="y" '
+           f'value="${{xacro.load_yaml(\'{fifo}\')}}"/><link name="${{y}}"/></robot>')
+    with pytest.raises(ModelError, match="not a regular file"):
+        load_xacro(doc)
+    inc = f'<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><xacro:include filename="{fifo}"/></robot>'
+    with pytest.raises(ModelError, match="not a regular file"):
+        load_xacro(inc)

@@ -16,6 +16,7 @@ import io
 import logging
 import os
 import re
+import stat
 import threading
 import xml.parsers.expat
 from collections.abc import Iterator, Mapping, Sequence
@@ -76,7 +77,16 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
         if spec.startswith(PACKAGE_URI):
             name, _, rel = spec[len(PACKAGE_URI):].partition("/")
             spec = os.path.join(eval_find(name), rel)
-        return str(saved[2](spec))
+        path = str(saved[2](spec))
+        try:  # xacro opens it itself (load_yaml): the input gate's checks, without reading
+            st = os.stat(path)
+        except OSError:
+            return path  # missing: xacro reports it
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limits.MAX_DOCUMENT_BYTES:
+            why = "not a regular file" if not stat.S_ISREG(st.st_mode) else \
+                f"{st.st_size} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte limit (RSF_MAX_DOCUMENT_BYTES)"
+            raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read {path}: {why}", file, None))
+        return path
 
     def parse(inp: Any, filename: str | None = None) -> Any:
         if inp is None and filename is not None:
