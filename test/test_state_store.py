@@ -98,16 +98,23 @@ def test_save_writes_what_was_published_and_failures_keep_it_running(ros: RosHar
     sent = pendulum_state(0.3, -0.5)
     _publish_world_state(ros, sent)
     ros.wait_for_subscriber("world_state")
-    # the snapshot is there, the directory is not
-    ros.spin_until(lambda: "does not exist" in _trigger(ros, "save").message, timeout=10,
-                   what="save refused for a missing directory")
-    out = tmp_path / "out"
-    out.mkdir()
-    assert _set_param(ros, "output_dir", str(out)).successful
+    # the snapshot is there; a directory that cannot be created (beneath a regular file) is refused
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a directory")
+    assert _set_param(ros, "output_dir", str(blocker / "out")).successful
+    ros.spin_until(lambda: "cannot be created" in _trigger(ros, "save").message, timeout=10,
+                   what="save refused for a directory that cannot be created")
+    assert not (blocker / "out").exists()
+    # a missing one is created, with its parents, and logged
+    assert not missing.exists()
+    assert _set_param(ros, "output_dir", str(missing / "deeper")).successful
+    out = missing / "deeper"
     r = _trigger(ros, "save")
     assert r.success, r.message
     path = Path(r.message)
     assert path.parent == out and path.exists()
+    ros.spin_until(lambda: f"created output_dir {str(out)!r}" in store.output(), timeout=10,
+                   what="the creation logged")
     got = _valid(path, model)
     ms, want = got.model("linkage"), sent.model("linkage")
     assert ms is not None and want is not None

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from robot_state_format.limits import read_input_file
 from robot_state_format.errors import (
     DiagnosticError,
     KinematicsError,
@@ -88,9 +89,11 @@ def json_mapping(text: str, option: str) -> dict[str, Any]:
         path = text
     if path is not None:
         try:
-            source = Path(path).read_text(encoding="utf-8")
+            source = read_input_file(path).decode("utf-8")
         except OSError as exc:
             raise ValueError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{option}: {path} is not UTF-8 text ({exc.reason})") from None
     try:
         value = json.loads(source)
     except json.JSONDecodeError as exc:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from robot_state_format.cli._common import json_mapping
+from robot_state_format.limits import read_input_file
 from robot_state_format.errors import (
     ConversionError,
     Diagnostic,
@@ -202,7 +203,7 @@ def _validate(args: argparse.Namespace) -> int:
     state = _read_state(args.file, args.lenient)
     diags: list[Diagnostic] = []
     if args.schema:
-        diags += validate_schema(Path(args.file).read_bytes(), file=args.file)
+        diags += validate_schema(read_input_file(args.file), file=args.file)
     if model is not None:
         diags += [Diagnostic(d.code, d.message, args.file, d.line, d.element, d.severity)
                   for d in validate_against_model(state, model, file=args.file, check_poses=args.check_poses,
@@ -302,7 +303,7 @@ def _import(args: argparse.Namespace) -> int:
     from robot_state_format.usdf.writer import write_world_state
 
     try:
-        data = Path(args.file).read_bytes()
+        data = read_input_file(args.file)
     except OSError as exc:
         raise _Usage(f"{args.file}: cannot read: {exc.strerror}") from None
     state, warnings = sdf_to_state_ex(data, file=args.file)

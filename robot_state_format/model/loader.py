@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from robot_state_format.errors import Diagnostic, ModelError, ModelIOError, Severity
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import Model
 
 
@@ -52,7 +53,7 @@ def _prolog_end(head: str) -> int:
             i = end + 2
         elif head.startswith("<!", i):  # <!DOCTYPE name ... [internal subset]>
             close = head.find(">", i)
-            bracket = head.find("[", i)
+            bracket = head.find("[", i, close if close >= 0 else n)  # never past this declaration
             if 0 <= bracket < close or (close < 0 and bracket >= 0):
                 end = head.find("]", bracket)
                 close = head.find(">", end) if end >= 0 else -1
@@ -168,7 +169,7 @@ def load_model_file(
     expands xacro whatever the file's name and content (see :func:`load_model`)."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_input_file(p)
     except OSError as exc:
         raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
     kind = "xacro" if xacro else detect_format(data, str(p))

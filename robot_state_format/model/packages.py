@@ -20,6 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from robot_state_format.errors import Diagnostic, ModelError
+from robot_state_format.limits import read_input_file
 
 PACKAGE_URI = "package://"
 _NAME_RE = re.compile(rb"<name>\s*([^<\s]+)\s*</name>")
@@ -32,7 +33,7 @@ def _split(value: str | None) -> tuple[str, ...]:
 
 def _package_name(directory: Path) -> str | None:
     try:
-        head = (directory / "package.xml").read_bytes()[:65536]
+        head = read_input_file(directory / "package.xml", limit=1 << 20)[:65536]
     except OSError:
         return None
     m = _NAME_RE.search(head)

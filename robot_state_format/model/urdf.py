@@ -19,6 +19,7 @@ from typing import TypeVar
 import numpy as np
 from lxml import etree
 
+from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, ModelError, Severity
 from robot_state_format.kinematics.transforms import Transform, quaternion_to_matrix
 from robot_state_format.model.types import (
@@ -95,13 +96,12 @@ class _Reader:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
         try:
-            value = float(text)
-        except ValueError:
-            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not a number", el)
+            value, under = numbers.parse_number(text)
+        except numbers.NumberError as exc:
+            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r}: {exc}", el)
             return default
-        if not math.isfinite(value):
-            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not a finite number", el)
-            return default
+        if under:
+            self.warn("URDF_NUMBER_UNDERFLOW", f"attribute {attr}={text!r} underflows to 0.0", el)
         return value
 
     def vector(self, el: etree._Element, attr: str, n: int, default: tuple[float, ...] | None = None,
@@ -111,36 +111,40 @@ class _Reader:
             if required:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
-        parts = text.split()
+        try:
+            parts = numbers.split_bounded(text)
+        except numbers.NumberError as exc:
+            self.error("URDF_BAD_VECTOR", f"attribute {attr}: {exc}", el)
+            return default
         if allow_one and len(parts) == 1:
             parts = parts * n
         if len(parts) != n:
             self.error("URDF_BAD_VECTOR", f"attribute {attr}={text!r} needs {n} numbers, found {len(parts)}", el)
             return default
         try:
-            values = tuple(float(p) for p in parts)
-        except ValueError:
-            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} holds a value that is not a number", el)
+            got = numbers.parse_words(parts)
+        except numbers.NumberError as exc:
+            self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r}: {exc}", el)
             return default
-        for v in values:
-            if not math.isfinite(v):
-                self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r} is not finite", el)
-                return default
-        return values
+        if got.underflows:
+            self.warn("URDF_NUMBER_UNDERFLOW", f"attribute {attr}={text!r}: {', '.join(got.underflows)} "
+                      "underflow(s) to 0.0", el)
+        return got.values
 
     def vec3(self, el: etree._Element, attr: str, default: tuple[float, ...] | None) -> tuple[float, ...] | None:
         """Fast path of :meth:`vector` for three finite numbers."""
         text = el.get(attr)
         if text is None:
             return default
-        p = text.split()
-        if len(p) == 3:
+        p = text.split() if len(text) < 400 else []
+        if len(p) == 3 and text.isascii() and "_" not in text:
             try:
                 x, y, z = float(p[0]), float(p[1]), float(p[2])
             except ValueError:
                 pass
             else:
-                if math.isfinite(x + y + z):  # all finite (an overflowing sum takes the slow path)
+                # all finite (an overflowing sum takes the slow path), no underflow
+                if math.isfinite(x + y + z) and ((x and y and z) or not numbers.may_underflow(text)):
                     return (x, y, z)
         return self.vector(el, attr, 3, default)
 
@@ -310,11 +314,15 @@ class _Reader:
             self.error("URDF_MISSING_INERTIA", "<inertial> needs an <inertia>", el)
         else:
             get = inertia_el.get
+            vals: tuple[float, float, float, float, float, float]
             try:
-                vals = (float(get("ixx")), float(get("ixy")), float(get("ixz")),  # type: ignore[arg-type]
-                        float(get("iyy")), float(get("iyz")), float(get("izz")))  # type: ignore[arg-type]
-                if not math.isfinite(vals[0] + vals[1] + vals[2] + vals[3] + vals[4] + vals[5]):
-                    raise ValueError  # a nan/inf (or an overflowing sum): the slow path tells which
+                texts = (get("ixx"), get("ixy"), get("ixz"), get("iyy"), get("iyz"), get("izz"))
+                joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
+                if not joined.isascii() or "_" in joined:
+                    raise ValueError  # outside the number grammar: the slow path tells which
+                vals = tuple(map(float, texts))  # type: ignore[assignment,arg-type]
+                if not math.isfinite(sum(vals)) or (0.0 in vals and numbers.may_underflow(joined)):
+                    raise ValueError  # non-finite or underflowing: the slow path tells which
             except (TypeError, ValueError):
                 slow = [self.number(inertia_el, k, required=True)
                         for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
@@ -358,10 +366,12 @@ class _Reader:
         """The ``<limit>`` of a ``jtype`` joint, and whether lower and upper were both valid numbers."""
         get = el.get
         try:  # fast path: all four present and finite
-            lo, up = float(get("lower", 0.0)), float(get("upper", 0.0))  # type: ignore[arg-type]
-            eff, vel = float(get("effort")), float(get("velocity"))  # type: ignore[arg-type]
-            if math.isfinite(lo + up + eff + vel) and lo <= up and (self.version < (1, 2) or (
-                    get("lower") is not None and get("upper") is not None)):
+            texts = (get("lower", "0"), get("upper", "0"), get("effort"), get("velocity"))
+            joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
+            lo, up, eff, vel = map(float, texts)  # type: ignore[arg-type]
+            if (joined.isascii() and "_" not in joined and math.isfinite(lo + up + eff + vel) and lo <= up
+                    and not (0.0 in (lo, up, eff, vel) and numbers.may_underflow(joined))
+                    and (self.version < (1, 2) or (get("lower") is not None and get("upper") is not None))):
                 return Limits(lo, up, eff, vel), True
         except (TypeError, ValueError):
             pass

@@ -16,6 +16,7 @@ import io
 import logging
 import os
 import re
+import stat
 import threading
 import xml.parsers.expat
 from collections.abc import Iterator, Mapping, Sequence
@@ -24,9 +25,11 @@ from pathlib import Path
 from typing import Any
 
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, RobotStateFormatError
+from robot_state_format import limits
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.packages import PACKAGE_URI, find_package
-from robot_state_format.model.xml import encode_text, parse_xml, tolerate
+from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
 _log = logging.getLogger(__name__)
@@ -53,6 +56,16 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     """Route xacro's package look-ups and file parsing through this package."""
     sa = xacro.substitution_args
     saved = (sa._eval_find, sa._eval_dict.get("find"), xacro.abs_filename_spec, xacro.parse)
+    saved_eval_all = xacro.eval_all
+    budget = [limits.MAX_XACRO_ELEMENTS]  # elements xacro may process (a macro bomb stops here)
+
+    def eval_all(node: Any, macros: Any, symbols: Any) -> Any:
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise ModelError(Diagnostic("XACRO_TOO_LARGE", f"the expansion processes more than "
+                                        f"{limits.MAX_XACRO_ELEMENTS} elements (RSF_MAX_XACRO_ELEMENTS); "
+                                        "a macro calling itself more than once per level?", file, None))
+        return saved_eval_all(node, macros, symbols)
 
     def eval_find(pkg: str) -> str:
         share = find_package(pkg, extra)
@@ -64,13 +77,22 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
         if spec.startswith(PACKAGE_URI):
             name, _, rel = spec[len(PACKAGE_URI):].partition("/")
             spec = os.path.join(eval_find(name), rel)
-        return str(saved[2](spec))
+        path = str(saved[2](spec))
+        try:  # xacro opens it itself (load_yaml): the input gate's checks, without reading
+            st = os.stat(path)
+        except OSError:
+            return path  # missing: xacro reports it
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limits.MAX_DOCUMENT_BYTES:
+            why = "not a regular file" if not stat.S_ISREG(st.st_mode) else \
+                f"{st.st_size} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte limit (RSF_MAX_DOCUMENT_BYTES)"
+            raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read {path}: {why}", file, None))
+        return path
 
     def parse(inp: Any, filename: str | None = None) -> Any:
         if inp is None and filename is not None:
             path = os.path.join(xacro.root_dir, filename)
             try:
-                data = Path(path).read_bytes()
+                data = read_input_file(path)
             except OSError as exc:
                 raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read included file {path}: "
                                             f"{exc.strerror or exc}", file, None)) from None
@@ -85,16 +107,19 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     sa._eval_dict["find"] = eval_find
     xacro.abs_filename_spec = abs_filename_spec
     xacro.parse = parse
+    xacro.eval_all = eval_all
     try:
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stderr):
             yield
     finally:
         sa._eval_find, find_fn, xacro.abs_filename_spec, xacro.parse = saved[0], saved[1], saved[2], saved[3]
+        xacro.eval_all = saved_eval_all
         if find_fn is not None:
             sa._eval_dict["find"] = find_fn
 
 
-_XACRO_NS_RE = re.compile(r"""\s+xmlns:xacro\s*=\s*(["'])[^"']*\1""")
+# starts only at the first blank of a run and never backtracks: linear on any input
+_XACRO_NS_RE = re.compile(r"""(?<!\s)\s++xmlns:xacro\s*+=\s*+(["'])[^"']*+\1""")
 
 
 def _uses_xacro(source: str) -> bool:
@@ -104,9 +129,9 @@ def _uses_xacro(source: str) -> bool:
 
 
 SOURCE_ATTRIBUTE = "_rsf_src"  # marks each element during expansion with its source line (then removed)
-_SOURCE_ATTRIBUTE_RE = re.compile(r'\s_rsf_src="(\d+)"')
+_SOURCE_ATTRIBUTE_RE = re.compile(r'\s_rsf_src="([0-9]++)"')
 _XACRO_NS_MARK = "xacro"
-_LINE_REF_RE = re.compile(r"\(line (\d+)\)")
+_LINE_REF_RE = re.compile(r"\(line ([0-9]++)\)")
 
 
 def _annotate(text: str, file: str, table: list[tuple[str, int]],
@@ -208,9 +233,7 @@ def _expression_site(msg: str, at: tuple[str, int | None], main: str, main_text:
 
 
 def _annotation_parser() -> Any:
-    from lxml import etree
-
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False)
+    return safe_parser()
 
 
 @dataclass
@@ -365,7 +388,7 @@ def expand_xacro_file(path: str | os.PathLike[str], *, args: Mapping[str, str] |
     """Expand the xacro file at ``path``; relative includes resolve against its directory."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = read_input_file(p)
     except OSError as exc:
         raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
     return expand_xacro(data, file=str(p), args=args, search_paths=search_paths)

@@ -12,29 +12,85 @@ naming file and line; lxml's own exceptions never escape.
 from __future__ import annotations
 
 import re
+import threading
 
 from lxml import etree
 
+from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, Diagnostic, ModelError, Severity
 
-MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+# The bound in force when this module was imported; limits.MAX_DOCUMENT_BYTES is read at each call.
+MAX_DOCUMENT_BYTES = limits.MAX_DOCUMENT_BYTES
 
-_DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*\?>")  # not <?xml-stylesheet ...?>
-_ENCODING_RE = re.compile(rb"""encoding\s*=\s*(["'])([^"']*)\1""")
-_COMMENT_RE = re.compile(rb"<!--.*?-->", re.S)
-_VERSION_RE = re.compile(rb"""version\s*=\s*(["'])([^"']*)\1""")
+# Matched only at a "<?xml" found by str.find: [^?]*+ stops at the next '?', so scans never overlap.
+_DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*+\?>")  # not <?xml-stylesheet ...?>
+_ENCODING_RE = re.compile(rb"""encoding\s*+=\s*+(["'])([^"']*+)\1""")
+_VERSION_RE = re.compile(rb"""version\s*+=\s*+(["'])([^"']*+)\1""")
+_LOCAL = threading.local()
 
 
-def _parser() -> etree.XMLParser:
+def _new_parser() -> etree.XMLParser:
     return etree.XMLParser(
         resolve_entities=False,
         no_network=True,
         load_dtd=False,
         dtd_validation=False,
-        huge_tree=False,
+        huge_tree=False,  # libxml2's own bounds: depth 256, text node 10 MB, no entity amplification
         remove_comments=False,
         remove_pis=False,
     )
+
+
+def safe_parser() -> etree.XMLParser:
+    """The one parser configuration of every reader (one instance per thread: lxml parsers are not
+    shared between threads): entities unresolved, no DTD, no network, libxml2's size bounds."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        parser = _LOCAL.parser = _new_parser()
+    return parser
+
+
+def check_size(raw: bytes | str, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
+               code_prefix: str = "XML") -> None:
+    """Refuse a document over :data:`~robot_state_format.limits.MAX_DOCUMENT_BYTES`
+    (``{code_prefix}_TOO_LARGE``)."""
+    if len(raw) > limits.MAX_DOCUMENT_BYTES:
+        raise error_type(Diagnostic(f"{code_prefix}_TOO_LARGE",
+                                    f"document is {len(raw)} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte "
+                                    "limit (RSF_MAX_DOCUMENT_BYTES)", file, None))
+
+
+def check_element_count(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
+                        code_prefix: str = "XML") -> None:
+    """Refuse a document of more than :data:`~robot_state_format.limits.MAX_XML_ELEMENTS` elements
+    (``{code_prefix}_TOO_MANY_ELEMENTS``, naming the first element past the bound and its line)
+    before any tree is built.  Each element starts with ``<``, so a document with fewer ``<`` than
+    the bound passes at C speed; otherwise the elements are counted by a streaming parse that keeps
+    no tree and stops at the bound."""
+    bound = limits.MAX_XML_ELEMENTS
+    if raw.count(b"<") <= bound:
+        return
+    parser = etree.XMLPullParser(events=("end",), resolve_entities=False, no_network=True, load_dtd=False,
+                                 huge_tree=False, remove_comments=True, remove_pis=True)
+    seen = 0
+    step = 1 << 16
+    try:
+        for at in range(0, len(raw), step):
+            parser.feed(raw[at:at + step])
+            for _, el in parser.read_events():
+                seen += 1
+                if seen > bound:
+                    raise error_type(Diagnostic(
+                        f"{code_prefix}_TOO_MANY_ELEMENTS",
+                        f"the document holds more than {bound} elements (RSF_MAX_XML_ELEMENTS); "
+                        "no real model or state comes near", file, el.sourceline, describe(el)))
+                el.clear()  # keep no tree: drop what was read
+                parent = el.getparent()
+                if parent is not None:
+                    parent.remove(el)
+        parser.close()
+    except (etree.LxmlError, ValueError):
+        return  # malformed: the real parse reports it, with its line
 
 
 def describe(element: etree._Element) -> str:
@@ -57,7 +113,8 @@ def parse_xml(
         else bytes(data)
     raw, warnings = tolerate(raw, file, error_type=error_type, code_prefix=code_prefix, decoded=is_text)
     try:
-        root = etree.fromstring(raw, _parser())
+        check_element_count(raw, file, error_type=error_type, code_prefix=code_prefix)
+        root = etree.fromstring(raw, safe_parser())
     except etree.XMLSyntaxError as exc:
         err_line: int | None = exc.position[0] if exc.position else getattr(exc, "lineno", None)
         msg = exc.msg if getattr(exc, "msg", None) else str(exc)
@@ -67,6 +124,14 @@ def parse_xml(
         raise error_type(Diagnostic(f"{code_prefix}_SYNTAX", f"malformed XML: {exc}", file, None)) from None
     if root is None:
         raise error_type(Diagnostic(f"{code_prefix}_EMPTY", "empty document", file, None))
+    check_entities(root, raw, file, error_type=error_type, code_prefix=code_prefix)
+    return root, warnings
+
+
+def check_entities(root: etree._Element, raw: bytes, file: str = "<string>", *,
+                   error_type: type[DiagnosticError] = ModelError, code_prefix: str = "XML") -> None:
+    """The entity policy of every format: an entity reference or an entity declaration (libxml2
+    would still expand internal ones inside attribute values) is refused, never silently altered."""
     # Entities are not resolved; an unresolved entity reference is an error, not silent loss.
     for node in root.iter(etree.Entity):
         if isinstance(node, etree._Entity):
@@ -79,12 +144,11 @@ def parse_xml(
     if dtd is not None:
         declared = [e.name for e in dtd.iterentities()]
         if declared:
-            decl = re.search(rb"<!ENTITY", raw)
-            decl_at = raw.count(b"\n", 0, decl.start()) + 1 if decl else 1
+            decl = raw.find(b"<!ENTITY")
+            decl_at = raw.count(b"\n", 0, decl) + 1 if decl >= 0 else 1
             raise error_type(Diagnostic(f"{code_prefix}_ENTITY",
                                         f"entity declarations are not allowed: {', '.join(declared)}",
                                         file, decl_at))
-    return root, warnings
 
 
 def encode_text(text: str, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
@@ -101,8 +165,34 @@ def encode_text(text: str, file: str = "<string>", *, error_type: type[Diagnosti
                                     "encoded as UTF-8 (a lone surrogate)", file, line)) from None
 
 
-def _comment_spans(raw: bytes) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in _COMMENT_RE.finditer(raw)]
+def _declarations(raw: bytes) -> list[re.Match[bytes]]:
+    """Every ``<?xml ...?>`` declaration outside comments, in one linear pass (each byte is looked
+    at a bounded number of times whatever the input: no regular expression spans comments)."""
+    out: list[re.Match[bytes]] = []
+    pos = 0
+    n = len(raw)
+    next_comment = raw.find(b"<!--")
+    next_decl = raw.find(b"<?xml")
+    while pos < n and next_decl >= 0:
+        if 0 <= next_comment < next_decl:
+            end = raw.find(b"-->", next_comment + 4)
+            if end < 0:
+                break  # an unterminated comment runs to the end: the parser reports it
+            pos = end + 3
+            next_comment = raw.find(b"<!--", pos)
+            if next_decl < pos:
+                next_decl = raw.find(b"<?xml", pos)
+            continue
+        m = _DECL_RE.match(raw, next_decl)
+        if m is not None:
+            out.append(m)
+            pos = m.end()
+        else:
+            pos = next_decl + 5
+        next_decl = raw.find(b"<?xml", pos)
+        if 0 <= next_comment < pos:
+            next_comment = raw.find(b"<!--", pos)
+    return out
 
 
 def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
@@ -118,10 +208,7 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
       unless ``decoded`` (``raw`` was encoded from text already decoded).
     """
     warnings: list[Diagnostic] = []
-    if len(raw) > MAX_DOCUMENT_BYTES:
-        raise error_type(Diagnostic(f"{code_prefix}_TOO_LARGE",
-                                    f"document is {len(raw)} bytes, over the {MAX_DOCUMENT_BYTES} limit",
-                                    file, None))
+    check_size(raw, file, error_type=error_type, code_prefix=code_prefix)
     utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff")) and not raw.startswith(b"\xff\xfe\x00\x00")
     if utf16:
         try:
@@ -145,20 +232,16 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
         warnings.append(Diagnostic(f"{code_prefix}_TRAILING_NUL", msg, file, line, None, Severity.WARNING))
         raw = head
 
-    comments: list[tuple[int, int]] | None = None
-    decls = []
-    for m in _DECL_RE.finditer(raw):
-        if m.start() != 0 and b"<!--" in raw[:m.start()]:
-            if comments is None:
-                comments = _comment_spans(raw)
-            if any(a < m.start() < b for a, b in comments):
-                continue  # a declaration quoted inside a comment is just text
-        decls.append(m)
+    decls = _declarations(raw)  # a declaration quoted inside a comment is just text
     encoding = None
+    first_line = decl_line = 1
+    counted = 0  # lines are counted incrementally: each byte once, however many declarations
     for i, m in enumerate(decls):
-        decl_line = raw.count(b"\n", 0, m.start()) + 1
-        if i > 0:
-            first_line = raw.count(b"\n", 0, decls[0].start()) + 1
+        decl_line += raw.count(b"\n", counted, m.start())
+        counted = m.start()
+        if i == 0:
+            first_line = decl_line
+        else:
             warnings.append(Diagnostic(f"{code_prefix}_DUPLICATE_DECLARATION",
                                        f"another XML declaration (the first is on line {first_line}); ignored",
                                        file, decl_line, None, Severity.WARNING))

@@ -44,6 +44,8 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
     ``complete=[]`` to learn whether the file ended properly (``complete[0]``).
     """
     p = mcap_file(path)
+    if p.exists() and not p.is_file():  # a FIFO or device would block or never end
+        raise RecordingError(f"{p}: cannot read recording: not a regular file")
     try:
         stream = open(p, "rb")  # noqa: SIM115 - closed below
     except OSError as exc:

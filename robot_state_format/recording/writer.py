@@ -56,6 +56,10 @@ class _UnbufferedFile:
     def fsync(self) -> None:
         os.fsync(self._fd)
 
+    def removed(self) -> bool:
+        """Whether the file was deleted (its directory removed) while open: writes would be lost."""
+        return self._fd >= 0 and os.fstat(self._fd).st_nlink == 0
+
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
@@ -169,6 +173,8 @@ class RecordingWriter:
             self._writer.flush()
             self._pending = False
         self._last_flush = time.monotonic()
+        if self._file.removed():
+            raise RecordingError(f"{self.path} was removed while recording (its directory vanished?)")
 
     @property
     def message_count(self) -> int:

@@ -35,6 +35,7 @@ from numpy.typing import NDArray
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 
@@ -314,6 +315,8 @@ class RecordingTimeline:
         from mcap.reader import make_reader
 
         try:
+            if not Path(self.path).is_file():  # a FIFO would block
+                return None
             with open(self.path, "rb") as f:
                 summary = make_reader(f).get_summary()
         except Exception:  # noqa: BLE001 - no or torn summary: unknown
@@ -460,7 +463,7 @@ def timeline_from_directory(directory: str | os.PathLike[str], model: Model | No
     out: list[Event] = []
     for i, p in enumerate(files):
         try:
-            text = p.read_text(encoding="utf-8")
+            text = read_input_file(p).decode("utf-8")
             state = read_world_state(text, file=str(p))
         except (OSError, UnicodeDecodeError, RobotStateFormatError) as exc:
             if notes is not None:

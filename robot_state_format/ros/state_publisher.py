@@ -38,6 +38,7 @@ from std_msgs.msg import String
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.kinematics import transforms as tfm
 from robot_state_format.log_throttle import LogThrottle, throttled
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import WORLD, JointType, Model
 from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
 from robot_state_format.ros.messages import (
@@ -111,7 +112,7 @@ def load_description(description: str, model_file: str, xacro_args: str) -> Load
     if model_file.strip():
         path = Path(model_file).expanduser()
         try:
-            data = path.read_bytes()
+            data = read_input_file(path)
         except OSError as exc:
             what = "is a directory, expected a model file" if path.is_dir() else f"cannot read: {exc.strerror or exc}"
             raise ModelIOError(f"model_file {str(path)!r}: {what}") from None

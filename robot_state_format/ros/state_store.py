@@ -41,6 +41,7 @@ from std_srvs.srv import Trigger
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
+from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import replay as rp
 from robot_state_format.ros.store_saving import SnapshotSaving
 from robot_state_format.ros.store_saving import error_text as _error_text
@@ -67,7 +68,7 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "robot_description": ("", "robot description text (URDF, SDFormat, xacro): replay checks against it"),
     "model_file": ("", "path to a model file (instead of robot_description)"),
     "xacro_args": ("", "xacro arguments 'name:=value ...'"),
-    "output_dir": ("restart_files", "directory of restart files and recordings (must exist)"),
+    "output_dir": ("restart_files", "directory of restart files and recordings (created when missing)"),
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
     "allow_partial": (False, "save and checkpoint also when some moving joints were never reported: only the "
                       "measured joints (and the links they place) are written, never zeros"),
@@ -79,7 +80,7 @@ PARAMS: dict[str, tuple[Any, str]] = {
                       "topics recorded (relative names resolve in the node's namespace)"),
     "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
                          "publisher) or reliable (nothing lost, reliable publishers only); read-only"),
-    "recording_dir": ("", "where recordings go (default: output_dir)"),
+    "recording_dir": ("", "where recordings go (default: output_dir; created when missing)"),
     "replay_file": ("", "restart file published by ~/replay"),
     "replay_on_start": (False, "replay replay_file once the node has started"),
     "publish_link_tf": (False, "on replay, also publish every joint's transform (no state_publisher running)"),
@@ -433,8 +434,11 @@ class StateStore(SnapshotSaving, Node):
             return True, f"already recording to {self._recorder.directory}"
         self._subscribe_inputs()
         base = Path(str(self._p("recording_dir") or self._p("output_dir"))).expanduser()
-        if not base.is_dir():
-            return False, f"recording directory {str(base)!r} does not exist or is not a directory"
+        created, why = ensure_directory(base, "recording directory")
+        if why is not None:
+            return False, why
+        if created:
+            self.get_logger().info(f"created recording directory {str(base)!r}")
         try:
             topics = [self.resolve_topic_name(str(t).strip()) for t in self._p("record_topics")]
         except Exception as exc:  # noqa: BLE001 - an invalid name

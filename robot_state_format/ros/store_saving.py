@@ -18,6 +18,7 @@ from std_srvs.srv import Trigger
 from robot_state_format import snapshot_checks as sc
 from robot_state_format.errors import DiagnosticError
 from robot_state_format.log_throttle import throttled
+from robot_state_format.output_dirs import ensure_directory
 
 
 def error_text(exc: BaseException) -> str:
@@ -168,8 +169,11 @@ class SnapshotSaving:
         if state is None:
             return False, reason, why
         out = Path(str(self._p("output_dir"))).expanduser()
-        if not out.is_dir():
-            return False, f"output_dir {str(out)!r} does not exist or is not a directory", "error"
+        created, why_not = ensure_directory(out, "output_dir")
+        if why_not is not None:
+            return False, why_not, "error"
+        if created:
+            self.get_logger().info(f"created output_dir {str(out)!r}")
         name = state.model_states[0].name if state.model_states and self._world is None else state.name
         try:
             path = restart_file_path(out, name, state.stamp.sec, state.stamp.nanosec, kind=kind)

@@ -27,7 +27,8 @@ from pathlib import Path
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
-from robot_state_format.model.xml import MAX_DOCUMENT_BYTES, describe, parse_xml
+from robot_state_format import limits, numbers
+from robot_state_format.model.xml import describe, parse_xml, safe_parser
 from robot_state_format.usdf.extension import extension_element
 from robot_state_format.usdf.types import (
     FrameState,
@@ -42,12 +43,10 @@ SUPPORTED_MAJOR = "1"
 _XML_SPACE = " \t\n\r"
 MAX_DIAGNOSTICS = 200
 
-# The number grammar of the spec (also the XSD's): no nan/inf, no underscores, ASCII digits.
-_NUM = r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
-_NUM_LIST_RE = re.compile(rf"[ \t\r\n]*(?:{_NUM}(?:[ \t\r\n]+{_NUM})*)?[ \t\r\n]*")
-_NUM_RE = re.compile(_NUM)
-_NONFINITE_RE = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
-_INT_RE = re.compile(r"[ \t\r\n]*[+]?[0-9]+[ \t\r\n]*")
+# The number grammar of the spec (also the XSD's) is robot_state_format.numbers': no nan/inf, no
+# underscores, ASCII digits.  Texts longer than this skip the inline fast paths (bounded splitting).
+_FAST_TEXT = 2 * limits.MAX_NUMBERS_PER_LIST
+_INT_RE = re.compile(r"[ \t\r\n]*+[+]?[0-9]++[ \t\r\n]*+")
 
 _MODEL_SINGLE = ("parent", "pose", "twist")
 _MODEL_MULTI = ("link_state", "joint_state", "model_state")
@@ -107,7 +106,7 @@ def read_world_state_file(path: str | os.PathLike[str], *, lenient: bool = False
 def read_world_state_file_ex(path: str | os.PathLike[str], *, lenient: bool = False) -> ReadResult:
     p = Path(path)
     try:
-        data = p.read_bytes()
+        data = limits.read_input_file(p)
     except OSError as exc:
         raise UsdfError(Diagnostic("USDF_IO", f"cannot read: {exc.strerror or exc}", str(p), None)) from None
     return read_world_state_ex(data, file=str(p), lenient=lenient)
@@ -128,6 +127,7 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
             if more:
                 raise UsdfError(more) from None
         raise
+    _check_number_count(data, root, file)
     ctx = _Ctx(file, lenient)
     ctx.warnings.extend(xml_warnings)
     # the bulk reading of _fast_model relies on a tree of elements and text only
@@ -144,6 +144,31 @@ def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: b
     return ReadResult(state, ctx.warnings)
 
 
+def _check_number_count(data: str | bytes, root: etree._Element, file: str) -> None:
+    """Refuse a document holding more than :data:`~robot_state_format.limits.MAX_NUMBERS_PER_DOCUMENT`
+    numbers (``USDF_TOO_MANY_NUMBERS``) before any is converted.  White space bounds the count from
+    above at C speed; only past the bound are the texts counted, without splitting more than a
+    list's bound at a time."""
+    bound = limits.MAX_NUMBERS_PER_DOCUMENT
+    if isinstance(data, str):
+        blanks = data.count(" ") + data.count("\n") + data.count("\t") + data.count("\r")
+    else:
+        blanks = data.count(b" ") + data.count(b"\n") + data.count(b"\t") + data.count(b"\r")
+    if blanks + 2 * limits.MAX_XML_ELEMENTS <= bound:  # words <= blanks + text nodes
+        return
+    cap = limits.MAX_NUMBERS_PER_LIST + 1
+    total = 0
+    for el in root.iter():
+        for text in (el.text, el.tail):
+            if text:
+                total += len(text.split(None, cap))
+        if total > bound:
+            raise UsdfError(Diagnostic("USDF_TOO_MANY_NUMBERS",
+                                       f"the document holds more than {bound} numbers "
+                                       "(RSF_MAX_NUMBERS_PER_DOCUMENT); no real state comes near",
+                                       file, el.sourceline, describe(el)))
+
+
 _PLAIN_DECL = b'<?xml version="1.0" encoding="UTF-8"?>'
 
 
@@ -151,14 +176,15 @@ def _fast_parse(data: str | bytes) -> etree._Element | None:
     """The common case of :func:`parse_xml` (same parser settings), or None to take the full path.
 
     Plain documents (UTF-8, no BOM, no NUL, the writer's declaration or none, within the size
-    bound) parse directly; entity references are looked for in C.  Anything else, and any
-    failure, goes through ``parse_xml`` for its tolerance rules and diagnostics.
+    and element-count bounds, no DOCTYPE) parse directly with the same parser; entity references
+    are looked for in C.  Anything else, and any failure, goes through ``parse_xml`` for its
+    tolerance rules, its XML policy and diagnostics.
     """
     try:
         raw = data.encode("utf-8") if isinstance(data, str) else data
     except UnicodeEncodeError:  # a lone surrogate: parse_xml reports it
         return None
-    if len(raw) > MAX_DOCUMENT_BYTES or b"\x00" in raw:
+    if len(raw) > limits.MAX_DOCUMENT_BYTES or b"\x00" in raw or raw.count(b"<") > limits.MAX_XML_ELEMENTS:
         return None
     if raw.startswith(_PLAIN_DECL):
         after_decl = len(_PLAIN_DECL)
@@ -169,16 +195,13 @@ def _fast_parse(data: str | bytes) -> etree._Element | None:
     # another "<?xml" (its '?' lies past the declaration): one-byte search first, it is much faster
     if raw.find(b"?", after_decl) != -1 and raw.find(b"<?xml", 1) != -1:
         return None
-    parser = getattr(_LOCAL, "parser", None)
-    if parser is None:  # lxml parsers are not shared between threads
-        parser = _LOCAL.parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
-                                                 dtd_validation=False, huge_tree=False, remove_comments=False,
-                                                 remove_pis=False)
     try:
-        root = etree.fromstring(raw, parser)
+        root = etree.fromstring(raw, safe_parser())
     except (etree.LxmlError, ValueError):
         return None
     if root is None or next(root.iter(etree.Entity), None) is not None:
+        return None
+    if root.getroottree().docinfo.internalDTD is not None:  # the entity policy is parse_xml's
         return None
     return root
 
@@ -250,7 +273,7 @@ def _read_stamp(el: etree._Element, ctx: _Ctx) -> Stamp | None:
                 ctx.error("USDF_BAD_STAMP", "<stamp> needs a sec attribute", el)
                 return None
             text = "0"
-        if not _INT_RE.fullmatch(text):
+        if not _INT_RE.fullmatch(text) or len(text.strip(_XML_SPACE)) > 30:
             ctx.error("USDF_BAD_STAMP", f"{attr}={text!r} is not a non-negative integer", el)
             return None
         v = int(text)
@@ -297,14 +320,15 @@ def _read_leaves(el: etree._Element, ctx: _Ctx, obj: FrameState | LinkState | Jo
         text = child.text
         if text is None:
             text = ""
-        if text.isascii() and "_" not in text:
+        if len(text) <= _FAST_TEXT and text.isascii() and "_" not in text:
             try:
                 vals = tuple(map(float, text.split()))
             except ValueError:
                 pass
             else:
                 total = sum(vals)
-                if total - total == 0.0 and (arity is None or len(vals) == arity):
+                if (total - total == 0.0 and (arity is None or len(vals) == arity)
+                        and (0.0 not in vals or not numbers.may_underflow(text))):
                     setattr(obj, ctag, vals)
                     continue
         setattr(obj, ctag, _vector_slow(child, ctx, arity, text))
@@ -433,6 +457,8 @@ def _bulk_vectors(texts: list[str | None]) -> tuple[list[float], list[int]] | No
     (the test of :func:`_vector`: ASCII, no '_', float() accepts it, finite); None otherwise."""
     if None in texts:
         texts = ["" if t is None else t for t in texts]
+    if texts and max(map(len, texts)) > _FAST_TEXT:  # type: ignore[arg-type]
+        return None
     joined = "".join(texts)  # type: ignore[arg-type]
     if not joined.isascii() or "_" in joined:
         return None
@@ -444,6 +470,10 @@ def _bulk_vectors(texts: list[str | None]) -> tuple[list[float], list[int]] | No
     total = sum(vals)
     if total - total != 0.0:
         return None
+    if 0.0 in vals and numbers.may_underflow(joined):  # the detailed path warns, or finds none
+        flat = list(chain.from_iterable(splits))
+        if numbers.zero_underflows(flat, vals):
+            return None
     return vals, list(map(len, splits))
 
 
@@ -598,35 +628,38 @@ def _vector(el: etree._Element, ctx: _Ctx, arity: int | None) -> tuple[float, ..
         text = ""
     # Fast path: ASCII without '_' that float() accepts and that sums finite is exactly the
     # spec grammar (float() alone would also take nan/inf, '1_0' and non-ASCII digits).
-    if text.isascii() and "_" not in text:
+    if len(text) <= _FAST_TEXT and text.isascii() and "_" not in text:
         try:
             vals = tuple(map(float, text.split()))
         except ValueError:
             vals = None
         if vals is not None:
             total = sum(vals)
-            if total - total == 0.0 and (arity is None or len(vals) == arity):
+            if (total - total == 0.0 and (arity is None or len(vals) == arity)
+                    and (0.0 not in vals or not numbers.may_underflow(text))):
                 return vals
     return _vector_slow(el, ctx, arity, text)
 
 
 def _vector_slow(el: etree._Element, ctx: _Ctx, arity: int | None, text: str) -> tuple[float, ...] | None:
-    if not _NUM_LIST_RE.fullmatch(text):
-        bad = [t for t in text.split() if not _NUM_RE.fullmatch(t)]
-        if any(_NONFINITE_RE.fullmatch(t) for t in bad):
-            ctx.error("USDF_NON_FINITE", f"<{el.tag}> holds a non-finite value ({', '.join(bad)})", el)
-        else:
-            ctx.error("USDF_NOT_A_NUMBER", f"<{el.tag}> holds non-numbers: {', '.join(repr(b) for b in bad)}", el)
-        return None
-    vals = tuple(map(float, text.split()))
-    if arity is not None and len(vals) != arity:
-        ctx.error("USDF_ARITY", f"<{el.tag}> needs {arity} numbers, got {len(vals)}", el)
-        return None
-    for v in vals:
-        if v - v != 0.0:  # overflow to inf, e.g. 1e999
-            ctx.error("USDF_NON_FINITE", f"<{el.tag}> holds a value that overflows a double", el)
+    """:func:`robot_state_format.numbers.parse_numbers`, its refusals as diagnostics."""
+    try:
+        words = numbers.split_bounded(text)
+        if arity is not None and len(words) != arity:
+            ctx.error("USDF_ARITY", f"<{el.tag}> needs {arity} numbers, got {len(words)}", el)
             return None
-    return vals
+        got = numbers.parse_words(words)
+    except numbers.NumberError as exc:
+        if exc.kind == numbers.TOO_MANY:
+            ctx.error("USDF_ARITY", f"<{el.tag}> holds {exc}", el)
+        elif exc.kind in (numbers.NON_FINITE, numbers.OVERFLOW):
+            ctx.error("USDF_NON_FINITE", f"<{el.tag}> holds a value that is not finite: {exc}", el)
+        else:
+            ctx.error("USDF_NOT_A_NUMBER", f"<{el.tag}> holds non-numbers: {exc}", el)
+        return None
+    if got.underflows:
+        ctx.warn("USDF_NUMBER_UNDERFLOW", f"<{el.tag}>: {', '.join(got.underflows[:5])} underflow(s) to 0.0", el)
+    return got.values
 
 
 def _name(el: etree._Element, ctx: _Ctx, *, scoped_ok: bool) -> str:
@@ -714,8 +747,7 @@ _MISMATCH_RE = re.compile(r"Opening and ending tag mismatch: (\S+) line (\d+) an
 
 
 def _syntax_parser() -> etree.XMLParser:
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                           huge_tree=False)
+    return safe_parser()
 
 
 def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Diagnostic]:
@@ -768,7 +800,7 @@ def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Di
     return faults
 
 
-_DECL_BLANK = re.compile(rb"<\?xml\b[^?]*\?>")
+_DECL_BLANK = re.compile(rb"<\?xml\b[^?]*+\?>")
 
 
 def _offset(raw: bytes, line: int, col: int) -> int:
@@ -781,16 +813,17 @@ def _offset(raw: bytes, line: int, col: int) -> int:
     return min(pos + max(col - 1, 0), len(raw))
 
 
+_QUOTE_WINDOW = 1 << 16
+
+
 def _open_quote_before(raw: bytes, offset: int) -> int | None:
-    """Offset of the opening quote of the attribute value running into ``offset``."""
-    lt = raw.rfind(b"<", 0, offset)
-    # the start tag holding the runaway value is the last '<' before which an '=' + quote opened
-    while lt != -1:
-        seg = raw[lt:offset]
-        m = None
-        for m in re.finditer(rb"=\s*([\"'])", seg):
-            pass
-        if m is not None and seg.count(m.group(1), m.end()) == 0:
-            return lt + m.start(1)
-        lt = raw.rfind(b"<", 0, lt)
-    return None
+    """Offset of the opening quote of the attribute value running into ``offset``: the last
+    ``=`` + quote before it (within a bounded window, scanned once) whose quote never closes."""
+    start = max(0, offset - _QUOTE_WINDOW)
+    seg = raw[start:offset]
+    m = None
+    for m in re.finditer(rb"=\s*+([\"'])", seg):
+        pass
+    if m is None or seg.count(m.group(1), m.end()) or raw.rfind(b"<", 0, start + m.start()) == -1:
+        return None
+    return start + m.start(1)

@@ -24,7 +24,7 @@ from lxml import etree
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
 from robot_state_format.kinematics.transforms import Transform, pose6_to_transform
 from robot_state_format.model.types import JointType, Limits, Model
-from robot_state_format.model.xml import parse_xml
+from robot_state_format.model.xml import parse_xml, safe_parser
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 
@@ -35,8 +35,7 @@ def schema() -> etree.XMLSchema:
     path = resources.files("robot_state_format.usdf") / "schema" / "usdf.xsd"
     data = path.read_bytes()
     # base_url: the xs:import of the simulator-state schema (usdf-simulator.xsd) resolves beside it
-    return etree.XMLSchema(etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True),
-                                            base_url=str(path)))
+    return etree.XMLSchema(etree.fromstring(data, safe_parser(), base_url=str(path)))
 
 
 def validate_schema(data: str | bytes, *, file: str = "<string>") -> list[Diagnostic]:

@@ -8,6 +8,7 @@ import re
 import numpy as np
 from lxml import etree
 
+from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.kinematics.transforms import (
     Transform,
@@ -100,7 +101,7 @@ def text_of(el: etree._Element | None) -> str | None:
 def parse_version(text: str | None) -> Version | None:
     if text is None:
         return None
-    m = re.fullmatch(r"\s*(\d+)\.(\d+)\s*", text)
+    m = re.fullmatch(r"\s*+([0-9]{1,9})\.([0-9]{1,9})\s*+", text)
     if m is None:
         return None
     return (int(m.group(1)), int(m.group(2)))
@@ -115,27 +116,33 @@ class ValueParser:
 
     def floats(self, el: etree._Element, text: str | None, count: int | None, what: str,
                allow_infinite: bool = False) -> list[float] | None:
-        parts = (text or "").split()
-        if count == 3 and len(parts) > 3:  # libsdformat reads a vector3's first three values
-            self.report.warn("SDF_EXTRA_VALUES", f"{what}: expected 3 numbers, got {len(parts)}; the first three "
-                             "are read (as libsdformat does)", self.file, el)
-            parts = parts[:3]
-        vals: list[float] = []
-        for p in parts:
-            try:
-                v = float(p)
-            except ValueError:
-                self.report.error("SDF_BAD_VALUE", f"{what}: {p!r} is not a number", self.file, el)
+        """The numbers of ``text`` in the grammar of :mod:`robot_state_format.numbers`; an error
+        (``SDF_BAD_VALUE``) and None when one is not a number, not finite (``allow_infinite``: +-inf
+        is read, as libsdformat reads joint limits), or the count is wrong. A vector3 with more values
+        reads the first three with a warning, as libsdformat does."""
+        try:
+            words = numbers.split_bounded(text or "")
+            if count == 3 and len(words) > 3:
+                self.report.warn("SDF_EXTRA_VALUES", f"{what}: expected 3 numbers, got {len(words)}; the first "
+                                 "three are read (as libsdformat does)", self.file, el)
+                words = words[:3]
+            if count is not None and len(words) != count:
+                self.report.error("SDF_BAD_VALUE", f"{what}: expected {count} numbers, got {len(words)}",
+                                  self.file, el)
                 return None
-            if not math.isfinite(v) and not (allow_infinite and not math.isnan(v)):
-                self.report.error("SDF_BAD_VALUE", f"{what}: {p!r} is not finite", self.file, el)
-                return None
-            vals.append(v)
-        if count is not None and len(vals) != count:
-            self.report.error("SDF_BAD_VALUE", f"{what}: expected {count} numbers, got {len(vals)}",
-                              self.file, el)
+            if allow_infinite and any(w.lstrip("+-").lower() in ("inf", "infinity") for w in words):
+                finite = [w for w in words if w.lstrip("+-").lower() not in ("inf", "infinity")]
+                numbers.parse_words(finite)  # the others still follow the grammar
+                got = numbers.Numbers(tuple(float(w) for w in words))
+            else:
+                got = numbers.parse_words(words)
+        except numbers.NumberError as exc:
+            self.report.error("SDF_BAD_VALUE", f"{what}: {exc}", self.file, el)
             return None
-        return vals
+        if got.underflows:
+            self.report.warn("SDF_NUMBER_UNDERFLOW", f"{what}: {', '.join(got.underflows[:5])} "
+                             "underflow(s) to 0.0", self.file, el)
+        return list(got.values)
 
     def float_child(self, parent: etree._Element, name: str, default: float | None,
                     allow_infinite: bool = False) -> float | None:

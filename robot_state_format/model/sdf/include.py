@@ -15,6 +15,7 @@ from pathlib import Path
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.sdf.elements import children, parse_version, tag
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.xml import parse_xml
 
 ENV_VARS = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF_PATH", "GAZEBO_MODEL_PATH")
@@ -116,7 +117,7 @@ def model_file(path: Path) -> tuple[Path | None, str | None]:
     config = path / "model.config"
     if config.is_file():
         try:
-            root, _ = parse_xml(config.read_bytes(), str(config))
+            root, _ = parse_xml(read_input_file(config), str(config))
         except (RobotStateFormatError, OSError) as exc:
             return None, f"cannot read {config}: {exc}"
         best: tuple[tuple[int, int], str] | None = None

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,8 +21,8 @@ from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.kinematics.transforms import Transform, inverse
 from robot_state_format.model.sdf import drake, include
 from robot_state_format.model.sdf.joint_parts import JointParts
+from robot_state_format.model.sdf.prefixes import declare_prefixes
 from robot_state_format.model.sdf.elements import (
-    DRAKE_NS,
     Report,
     ValueParser,
     Version,
@@ -45,7 +44,9 @@ from robot_state_format.model.sdf.ir import (
     ShapeIR,
 )
 from robot_state_format.model.types import WORLD, Extension, JointType, Model, Shape, Source
-from robot_state_format.model.xml import parse_xml
+from robot_state_format import limits
+from robot_state_format.limits import read_input_file
+from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
 
 MIN_VERSION: Version = (1, 0)
 MAX_VERSION: Version = (1, 11)
@@ -57,28 +58,6 @@ _JOINT_TYPES = {
 }
 _ONE_AXIS = {JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW}
 _TWO_AXES = {JointType.UNIVERSAL, JointType.REVOLUTE2, JointType.GEARBOX}
-_PREFIX_RE = re.compile(rb"<\s*/?\s*([A-Za-z_][\w.-]*):[A-Za-z_]")
-_XMLNS_RE = re.compile(rb"xmlns:([A-Za-z_][\w.-]*)\s*=")
-_ATTR_PREFIX_RE = re.compile(rb"\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=\s*[\"']")
-
-
-def _declare_prefixes(raw: bytes) -> tuple[bytes, list[str]]:
-    """libsdformat accepts undeclared prefixes (``drake:``); declare them on the root element."""
-    used = {m.group(1) for m in _PREFIX_RE.finditer(raw)} | {m.group(1) for m in _ATTR_PREFIX_RE.finditer(raw)}
-    used -= {b"xml", b"xmlns"}
-    declared = {m.group(1) for m in _XMLNS_RE.finditer(raw)}
-    missing = sorted(used - declared)
-    if not missing:
-        return raw, []
-    m = re.search(rb"<\s*sdf\b", raw)
-    if m is None:
-        return raw, []
-    decl = b"".join(
-        b" xmlns:" + p + b'="' + (DRAKE_NS.encode() if p == b"drake" else b"urn:undeclared:" + p) + b'"'
-        for p in missing)
-    return raw[: m.end()] + decl + raw[m.end():], [p.decode() for p in missing]
-
-
 class Parser(JointParts):
     """Reads SDFormat files (and their includes) into scopes, collecting diagnostics."""
 
@@ -86,11 +65,14 @@ class Parser(JointParts):
         self.report = report
         self.search_paths = list(search_paths)
         self.include_stack: list[str] = []
+        self.includes_read = 0  # every file read by an <include>: bounded (an include bomb)
 
     # ----------------------------------------------------------------- documents
     def read_root(self, data: str | bytes, file: str) -> tuple[etree._Element, Version] | None:
-        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
-        raw, declared = _declare_prefixes(raw)
+        raw = encode_text(data, file) if isinstance(data, str) else bytes(data)
+        check_size(raw, file)  # the bounds before any scan
+        check_element_count(raw, file)
+        raw, declared = declare_prefixes(raw)
         root, warns = parse_xml(raw, file)
         self.report.diagnostics.extend(warns)
         if declared:
@@ -421,8 +403,14 @@ class Parser(JointParts):
         if key in self.include_stack:
             self.report.error("SDF_INCLUDE_CYCLE", f"include {uri!r} includes itself ({path})", file, el)
             return
+        self.includes_read += 1
+        if self.includes_read > limits.MAX_SDF_INCLUDES:
+            if self.includes_read == limits.MAX_SDF_INCLUDES + 1:
+                self.report.error("SDF_TOO_MANY_INCLUDES", f"more than {limits.MAX_SDF_INCLUDES} files included "
+                                  "(RSF_MAX_SDF_INCLUDES); includes that include each other more than once?", file, el)
+            return
         try:
-            data = path.read_bytes()
+            data = read_input_file(path)
         except OSError as exc:
             self.report.error("SDF_INCLUDE_NOT_FOUND", f"cannot read {path}: {exc.strerror or exc}", file, el)
             return

@@ -38,6 +38,7 @@ import numpy as np
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.transforms import matrix_to_quaternion, quaternion_to_matrix
+from robot_state_format.limits import read_input_file
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 
@@ -63,9 +64,9 @@ def load_mujoco_model(path: str | os.PathLike[str], *, free_base: bool = False,
     mujoco = _mujoco()
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConversionError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        text = read_input_file(p).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConversionError(f"{p}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
     from robot_state_format.model.xml import parse_xml
     from robot_state_format.errors import ModelError
 

@@ -1,0 +1,107 @@
+"""The bounds every reader applies to untrusted input, and the one gate that reads input files.
+
+Real robot descriptions and USDF states stay far below each bound (the largest real models in the
+test corpus are under 1 MB, a few thousand elements, and no list of more than 16 numbers); a document
+past one is refused with a clear error instead of costing minutes or gigabytes.  Each bound can be
+changed by an environment variable read at import time, or by assigning the module attribute
+(e.g. ``robot_state_format.limits.MAX_DOCUMENT_BYTES = 256 << 20``) before reading:
+
+=============================  ==================================  =========================
+attribute                      environment variable                default
+=============================  ==================================  =========================
+``MAX_DOCUMENT_BYTES``         ``RSF_MAX_DOCUMENT_BYTES``          32 MiB per document/file
+``MAX_XML_ELEMENTS``           ``RSF_MAX_XML_ELEMENTS``            100 000 elements
+``MAX_NUMBERS_PER_LIST``       ``RSF_MAX_NUMBERS_PER_LIST``        10 000 numbers per value
+``MAX_XACRO_ELEMENTS``         ``RSF_MAX_XACRO_ELEMENTS``          15 000 elements expanded
+``MAX_NUMBERS_PER_DOCUMENT``   ``RSF_MAX_NUMBERS_PER_DOCUMENT``    1 000 000 numbers (USDF)
+``MAX_SDF_INCLUDES``           ``RSF_MAX_SDF_INCLUDES``            1 000 files included
+=============================  ==================================  =========================
+
+:func:`read_input_file` opens only regular files: a FIFO, a device (``/dev/zero``), a socket or a
+directory is an :class:`OSError` at once, never a blocking or endless read; the size is checked
+with ``fstat`` before reading, and the read itself never takes more than the bound.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+
+
+def _env_int(name: str, default: int) -> int:
+    text = os.environ.get(name)
+    if text is None or not text.strip():
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+MAX_DOCUMENT_BYTES: int = _env_int("RSF_MAX_DOCUMENT_BYTES", 32 * 1024 * 1024)
+MAX_XML_ELEMENTS: int = _env_int("RSF_MAX_XML_ELEMENTS", 100_000)
+MAX_NUMBERS_PER_LIST: int = _env_int("RSF_MAX_NUMBERS_PER_LIST", 10_000)
+MAX_NUMBERS_PER_DOCUMENT: int = _env_int("RSF_MAX_NUMBERS_PER_DOCUMENT", 1_000_000)
+# files read by SDFormat <include>s in one read (a model including another twice per level doubles)
+MAX_SDF_INCLUDES: int = _env_int("RSF_MAX_SDF_INCLUDES", 1_000)
+# xacro (minidom) grows lists of siblings one insertion at a time: its cost is quadratic in the
+# expansion, so its bound is lower (a macro bomb is refused in under a second).
+MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 15_000)
+
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+class InputTooLarge(OSError):
+    """A file over :data:`MAX_DOCUMENT_BYTES` (an ``OSError`` with ``errno.EFBIG``)."""
+
+
+def _kind(mode: int) -> str:
+    for test, name in _KINDS:
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def read_input_file(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` (default :data:`MAX_DOCUMENT_BYTES`).
+
+    Raises :class:`OSError` whose ``strerror`` says what went wrong: the usual open errors, "is a
+    directory" / "is a FIFO (named pipe), not a regular file" (opened non-blocking, so a FIFO
+    without a writer never blocks), or :class:`InputTooLarge` naming the size and the bound.
+    """
+    bound = MAX_DOCUMENT_BYTES if limit is None else limit
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a regular file", str(path)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"is {_kind(st.st_mode)}, not a regular file", str(path))
+        if st.st_size > bound:
+            raise InputTooLarge(errno.EFBIG, f"is {st.st_size} bytes, over the {bound}-byte limit "
+                                "(RSF_MAX_DOCUMENT_BYTES)", str(path))
+        os.set_blocking(fd, True)
+        chunks: list[bytes] = []
+        total = 0
+        while True:  # the file may grow after fstat: never read past the bound
+            chunk = os.read(fd, min(bound + 1 - total, 1 << 20) or 1)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > bound:
+                raise InputTooLarge(errno.EFBIG, f"grew past the {bound}-byte limit while being read "
+                                    "(RSF_MAX_DOCUMENT_BYTES)", str(path))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
