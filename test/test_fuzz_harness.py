@@ -21,7 +21,7 @@ SAMPLE = (ROOT / "robot_state_format" / "samples" / "double_pendulum.urdf").read
 
 def test_outcome_classes() -> None:
     assert harness.classify("urdf", SAMPLE).kind == harness.SUCCESS
-    refused = harness.classify("urdf", b"<robot name='r'><link/></robot>")
+    refused = harness.classify("urdf", b"<robot><link name='a'/></robot>")  # urdfdom refuses a nameless robot
     assert (refused.kind, refused.detail) == (harness.DOMAIN_ERROR, "URDF_MISSING_NAME")
     assert harness.classify("urdf", SAMPLE, deadline=0.0).detail.startswith("past the 0 s deadline")
     assert harness.classify("usdf-writer", "not a state").kind == harness.FINDING  # a TypeError
