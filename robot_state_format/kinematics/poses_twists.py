@@ -1,0 +1,32 @@
+"""Link poses and twists of one configuration with one pose pass (for snapshots).
+
+``poses_and_twists(tree, q, v)`` returns exactly ``(forward(tree, q), link_twists(tree, q, v))``
+(the same arithmetic, bit for bit: the tests check it) while computing the poses once.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_format.kinematics import fk
+from robot_state_format.kinematics.tree import CompiledTree
+
+FloatArray = NDArray[np.float64]
+
+__all__ = ["poses_and_twists"]
+
+
+def poses_and_twists(tree: CompiledTree, q: object, v: object | None) -> tuple[FloatArray, FloatArray | None]:
+    """``(forward(tree, q), link_twists(tree, q, v))``; twists None when ``v`` is None."""
+    qa = fk._qa_single(tree, fk._check_single(tree, q))
+    nl = tree.nlinks
+    w = fk._poses_single(tree, qa)
+    poses = fk._tf_constants(tree).link_template.copy()
+    poses[:, :3, :] = w[:nl, ..., 0].transpose(0, 2, 1)
+    if v is None:
+        return poses, None
+    vv = fk.check_v(tree, v, single=True)
+    vat = tree.expand_v(vv[0])[:, None]
+    twists = np.ascontiguousarray(fk._twists(tree, w, qa[:, None], vat, False)[..., 0])
+    return poses, twists
