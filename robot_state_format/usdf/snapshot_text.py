@@ -107,9 +107,12 @@ class SnapshotTemplate:
             text = orjson.dumps(g, option=_OPTION)[1:-1].decode("ascii").replace(",", " ")
             groups = text.split(_SEP)
             a = np.abs(g)
-            odd = np.flatnonzero(((a < 1e-4) & (a != 0.0)) | (a >= 1e16))
+            m = a < 1e-4
+            m ^= a == 0.0
+            m |= a >= 1e16
+            odd = np.flatnonzero(m)
             if odd.size:
-                for k in np.unique(self.owner[odd]).tolist():
+                for k in set(self.owner[odd].tolist()):
                     s0 = int(self.starts[k])
                     groups[k] = " ".join(map(_frepr, g[s0:s0 + int(self.counts[k])].tolist()))
         else:  # pragma: no cover - without orjson
