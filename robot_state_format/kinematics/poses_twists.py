@@ -17,8 +17,12 @@ FloatArray = NDArray[np.float64]
 __all__ = ["poses_and_twists"]
 
 
-def poses_and_twists(tree: CompiledTree, q: object, v: object | None) -> tuple[FloatArray, FloatArray | None]:
-    """``(forward(tree, q), link_twists(tree, q, v))``; twists None when ``v`` is None."""
+def poses_and_twists(tree: CompiledTree, q: object, v: object | None, *,
+                     va: FloatArray | None = None) -> tuple[FloatArray, FloatArray | None]:
+    """``(forward(tree, q), link_twists(tree, q, v))``; twists None when ``v`` is None.
+
+    ``va``: ``tree.expand_v(v)`` when the caller has it already (saves recomputing it).
+    """
     qa = fk._qa_single(tree, fk._check_single(tree, q))
     nl = tree.nlinks
     w = fk._poses_single(tree, qa)
@@ -27,6 +31,6 @@ def poses_and_twists(tree: CompiledTree, q: object, v: object | None) -> tuple[F
     if v is None:
         return poses, None
     vv = fk.check_v(tree, v, single=True)
-    vat = tree.expand_v(vv[0])[:, None]
+    vat = (tree.expand_v(vv[0]) if va is None else va)[:, None]
     twists = np.ascontiguousarray(fk._twists(tree, w, qa[:, None], vat, False)[..., 0])
     return poses, twists

@@ -194,10 +194,12 @@ class SnapshotBuilder:
                link_poses: FloatArray | None = None, link_twists_: FloatArray | None = None) -> _Values:
         t = self.tree
         q = np.asarray(q, dtype=np.float64)
+        va = None
         if v is not None:
             v = np.asarray(v, dtype=np.float64)
+            va = t.expand_v(v)
         if link_poses is None:
-            poses, tw = poses_and_twists(t, q, v if link_twists_ is None else None)
+            poses, tw = poses_and_twists(t, q, v if link_twists_ is None else None, va=va)
             if link_twists_ is not None:
                 tw = np.asarray(link_twists_, dtype=np.float64)
         else:
@@ -206,7 +208,6 @@ class SnapshotBuilder:
             if v is not None:
                 tw = link_twists(t, q, v) if link_twists_ is None else np.asarray(link_twists_, dtype=np.float64)
         qa = t.expand_q(q)
-        va = t.expand_v(v) if v is not None else None
         k = len(self.slot_paths)
         eff = None if efforts is None else np.asarray(efforts, dtype=np.float64).reshape(t.nv)
         if self.trivial:  # one model_state, the model frame is the root frame
