@@ -64,7 +64,7 @@ def test_text_equals_writer_on_random_states(name: str, model: Model) -> None:
         nm = len(t.moving_joint_names)
         for trial in range(40):
             # tiny and huge magnitudes too: those values are written through repr (orjson's exponents differ)
-            scale = [1.0, 1e-6, 1e-9, 3e16, 1e-300][trial % 5]
+            scale = [1.0, 1e-6, 1e-9, 3e16, 1e-300, 1e-12][trial % 6]
             q = _random_q(b, rng, scale)
             quat_cols = {c + i for _n, c in t.quat_q_cols for i in range(4)}
             plain = [i for i in range(t.nq) if i not in quat_cols]

@@ -5,9 +5,11 @@ names, indentation: escaped and laid out once) and which values go into each gro
 gathers the values in document order and formats them all in one call:
 
 * with ``orjson`` (requirements/core.txt) the gathered array is written by its shortest round-trip
-  float formatter (Ryu-style, the same digits as Python's ``repr``).  ``orjson`` writes exponents
-  differently (``1e-5`` where ``repr`` writes ``1e-05``; plain ``0.00001`` in places): the groups
-  holding a value with ``0 < |x| < 1e-4`` or ``|x| >= 1e16`` are written again with ``repr``;
+  float formatter (Ryu-style, the same digits as Python's ``repr``).  ``orjson`` writes some
+  magnitudes differently (``1e-9`` where ``repr`` writes ``1e-09``, ``0.00001`` for ``1e-05``,
+  ``1e16`` for ``1e+16``): exactly those with ``1e-9 <= |x| < 1e-4`` or ``|x| >= 1e16`` (checked on
+  millions of values across the whole double range); the groups holding one are written again with
+  ``repr``.  Rounding noise such as ``1.2e-16`` (two-digit exponents) is spelled alike;
 * without it, every value goes through ``float.__repr__``.
 
 Either way the text equals :func:`robot_state_format.usdf.writer.write_world_state` of the same
@@ -32,7 +34,8 @@ except ImportError:  # pragma: no cover - orjson is in requirements/core.txt
 __all__ = ["SnapshotTemplate", "TextLayout"]
 
 FloatArray = NDArray[np.float64]
-_SEP = " null "  # a NaN sentinel between two groups: orjson writes it ``null``, then ``,`` -> `` ``
+_SEP = " null "
+CHUNK_VALUES = 2048  # gathered values formatted per orjson call (see SnapshotTemplate.chunks)  # a NaN sentinel between two groups: orjson writes it ``null``, then ``,`` -> `` ``
 _frepr = float.__repr__
 
 
@@ -95,6 +98,15 @@ class SnapshotTemplate:
         self.owner = owner
         # group k's text goes to parts[2k + 1]
         self._parts = [p for piece in pieces for p in (piece, "")][:-1]
+        # gathered positions formatted per call, cut between groups: buffers stay small (a large world's
+        # single buffer would cost page faults and cache misses on every call: growth stops being linear)
+        self.chunks: list[tuple[int, int]] = []
+        p0 = 0
+        for k in range(1, len(starts) + 1):
+            end = starts[k] - 1 if k < len(starts) else len(idx)  # before group k's sentinel
+            if k == len(starts) or end - p0 >= CHUNK_VALUES:
+                self.chunks.append((p0, end))
+                p0 = end + 1
 
     def render(self, values: FloatArray, stamp_text: str = "") -> str:
         """The document for ``values`` (``(nvalues + 1,)``: the last entry is scratch, set to NaN here)."""
@@ -104,11 +116,15 @@ class SnapshotTemplate:
         if self.ngroups == 0:
             return head
         if orjson is not None:
-            text = orjson.dumps(g, option=_OPTION)[1:-1].decode("ascii").replace(",", " ")
-            groups = text.split(_SEP)
+            if len(self.chunks) == 1:
+                groups = orjson.dumps(g, option=_OPTION)[1:-1].decode("ascii").replace(",", " ").split(_SEP)
+            else:
+                groups = []
+                for c0, c1 in self.chunks:
+                    groups += orjson.dumps(g[c0:c1], option=_OPTION)[1:-1].decode("ascii").replace(",", " ").split(_SEP)
             a = np.abs(g)
             m = a < 1e-4
-            m ^= a == 0.0
+            m &= a >= 1e-9
             m |= a >= 1e16
             odd = np.flatnonzero(m)
             if odd.size:
