@@ -79,9 +79,17 @@ def timeit(fn: Callable[[], object], repeat: int) -> float:
 def ratio(fn: Callable[[], object], anchor: Callable[[], object], repeat: int, rounds: int = 15) -> float:
     """Median over rounds of time(fn) / time(anchor), the two batches run back to back each round
     (so load from other processes on a shared machine hits both alike)."""
+    return measured(fn, anchor, repeat, rounds)[0]
+
+
+def measured(fn: Callable[[], object], anchor: Callable[[], object], repeat: int,
+             rounds: int = 15) -> tuple[float, float, float]:
+    """(median ratio, median us of fn, median us of anchor) over interleaved rounds (see :func:`ratio`)."""
     fn()
     anchor()
     out = []
+    t_fn: list[float] = []
+    t_an: list[float] = []
     for _ in range(rounds):
         t0 = time.perf_counter()
         for _ in range(repeat):
@@ -91,7 +99,9 @@ def ratio(fn: Callable[[], object], anchor: Callable[[], object], repeat: int, r
             fn()
         t2 = time.perf_counter()
         out.append((t2 - t1) / (t1 - t0))
-    return statistics.median(out)
+        t_fn.append((t2 - t1) / repeat * 1e6)
+        t_an.append((t1 - t0) / repeat * 1e6)
+    return statistics.median(out), statistics.median(t_fn), statistics.median(t_an)
 
 
 def lxml_build(state: WorldState) -> bytes:
@@ -226,19 +236,19 @@ def main() -> int:
 
     rounds = 3 if args.smoke else 15
     figs = Figures()
-    t_snap, t_snap_lx = timeit(snap_q, n), timeit(snap_q_lxml, n)
-    figs.add("usdf snapshot romeo from joint values (FK+twists+text)", t_snap * 1e6, t_snap_lx * 1e6, "us",
-             anchor_is="same values + lxml build+tostring", goal="<= 100 us and <= 0.1",
-             ratio=ratio(snap_q, snap_q_lxml, r, rounds))
-    t_pos, t_pos_lx = timeit(snap_q_pos, n), timeit(snap_q_pos_lxml, n)
-    figs.add("usdf snapshot romeo, positions only (FK+text)", t_pos * 1e6, t_pos_lx * 1e6, "us",
-             anchor_is="same values + lxml build+tostring", ratio=ratio(snap_q_pos, snap_q_pos_lxml, r, rounds))
-    figs.add("usdf write_world_state (from WorldState)", timeit(lambda: write_world_state(state, pretty=False), n) * 1e6,
-             timeit(lambda: lxml_build(state), n) * 1e6, "us", anchor_is="lxml build+tostring", goal="<= 1.5",
-             ratio=ratio(lambda: write_world_state(state, pretty=False), lambda: lxml_build(state), r, rounds))
-    figs.add("usdf read_world_state", timeit(lambda: read_world_state(data), n) * 1e6,
-             timeit(lambda: lxml_parse_walk(data), n) * 1e6, "us", anchor_is="lxml fromstring + floats walk",
-             goal="<= 1.5", ratio=ratio(lambda: read_world_state(data), lambda: lxml_parse_walk(data), r, rounds))
+    # ours and anchor: medians of the interleaved rounds; ratio: median of the per-round ratios
+    rr, t_a, t_b = measured(snap_q, snap_q_lxml, r, rounds)
+    figs.add("usdf snapshot romeo from joint values (FK+twists+text)", t_a, t_b, "us",
+             anchor_is="same values + lxml build+tostring", goal="<= 100 us and <= 0.1", ratio=rr)
+    rr, t_a, t_b = measured(snap_q_pos, snap_q_pos_lxml, r, rounds)
+    figs.add("usdf snapshot romeo, positions only (FK+text)", t_a, t_b, "us",
+             anchor_is="same values + lxml build+tostring", ratio=rr)
+    rr, t_a, t_b = measured(lambda: write_world_state(state, pretty=False), lambda: lxml_build(state), r, rounds)
+    figs.add("usdf write_world_state (from WorldState)", t_a, t_b, "us", anchor_is="lxml build+tostring",
+             goal="<= 1.5", ratio=rr)
+    rr, t_a, t_b = measured(lambda: read_world_state(data), lambda: lxml_parse_walk(data), r, rounds)
+    figs.add("usdf read_world_state", t_a, t_b, "us", anchor_is="lxml fromstring + floats walk", goal="<= 1.5",
+             ratio=rr)
     figs.add("usdf restart file write incl. fsync", t_f * 1e3, t_raw * 1e3, "ms", anchor_is="plain write + fsync",
              goal="< 5 ms")
     if args.smoke or args.json:

@@ -12,7 +12,8 @@ is and the goal), the anchor measured in the same process run as ``ours``.  The 
      "benches": {bench: {"seconds": ..., "returncode": ..., "error": ...}}}
 
 With ``--repeat N`` a figure holds the run with the median ratio and ``runs`` every run's ratio.
-Without ``--json`` a table is printed instead.  ``--only fk,usdf`` runs some benches.
+Without ``--json`` a table is printed instead (``--markdown``: the table of docs/performance.md;
+``--from FILE`` formats a saved JSON result instead of running).  ``--only fk,usdf`` runs some benches.
 """
 
 from __future__ import annotations
@@ -69,6 +70,20 @@ def run_bench(name: str, smoke: bool, timeout: float) -> tuple[dict[str, Any], d
     return figures, info
 
 
+def markdown(result: dict[str, Any]) -> str:
+    """The figures as the Markdown table of docs/performance.md."""
+    m = result["machine"]
+    lines = [f"Machine: {m['description'].split(', load average')[0]}; load average {m['load_average_at_start']} at "
+             f"the start, {m.get('load_average_at_end')} at the end.", "",
+             "| figure | ours | anchor | unit | ratio | all runs | anchor is | goal |", "|---|---|---|---|---|---|---|---|"]
+    for n, f in result["figures"].items():
+        r = "-" if f["ratio"] is None else f"{f['ratio']:.3g}"
+        runs = ", ".join("-" if x is None else f"{x:.3g}" for x in f.get("runs", []))
+        lines.append(f"| {n} | {f['ours']:.4g} | {'-' if f['anchor'] is None else format(f['anchor'], '.4g')} | "
+                     f"{f['unit']} | **{r}** | {runs} | {f.get('anchor_is', '')} | {f.get('goal', '')} |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--json", action="store_true", help="print one JSON object (else a table)")
@@ -76,7 +91,12 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=1, help="runs of each bench (median ratio kept)")
     ap.add_argument("--only", default="", help="comma-separated bench names (default: all)")
     ap.add_argument("--timeout", type=float, default=1800.0, help="seconds per bench run")
+    ap.add_argument("--markdown", action="store_true", help="print the result as a Markdown table")
+    ap.add_argument("--from", dest="from_file", type=Path, help="format this saved --json result (no run)")
     args = ap.parse_args()
+    if args.from_file is not None:
+        print(markdown(json.loads(args.from_file.read_text())))
+        return 0
     names = [n for n in args.only.split(",") if n] or list(BENCHES)
     unknown = [n for n in names if n not in BENCHES]
     if unknown:
@@ -97,6 +117,8 @@ def main() -> int:
     result["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     if args.json:
         print(json.dumps(result, indent=1))
+    elif args.markdown:
+        print(markdown(result))
     else:
         print(f"machine: {result['machine']['description']}")
         print(f"{'figure':64s} {'ours':>12s} {'anchor':>12s} {'unit':6s} {'ratio':>8s}  goal")

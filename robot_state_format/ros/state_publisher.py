@@ -4,7 +4,7 @@ A drop-in for robot_state_publisher (see docs/state_publisher.md for the differe
 path (:meth:`StatePublisher._on_joint_state`) merges the JointState into a
 :class:`~robot_state_format.state_cache.JointStateCache`, computes every joint transform with one
 array call and writes the TFMessage bytes directly (:class:`~robot_state_format.ros.messages.TfEncoder`).
-Snapshots (``world_state``) are built on a timer, never in the joint-state callback.
+Snapshots (``world_state``) are built on a timer, or after every JointState (``snapshot_frequency`` -1).
 """
 
 from __future__ import annotations

@@ -174,7 +174,7 @@ class SnapshotBuilder:
             return None
         if self._deps is None:
             self._deps = self._dependencies()
-        ok = ~self._deps[:, ~kn].any(axis=1)
+        ok: NDArray[np.bool_] = ~np.any(self._deps[:, ~kn], axis=1)
         nl = self.tree.nlinks
         links, joints = ok[:nl], ok[nl:]
         k = len(self.slot_paths)
