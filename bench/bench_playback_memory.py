@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="tiny recordings (checks the bench runs)")
     args = parser.parse_args()
     if args.smoke:
-        args.messages, args.duration = 3000, 2.0
+        args.messages, args.duration = 1000, 1.0
     figs = Figures()
     sys.path.insert(0, str(ROOT))
     from rclpy.serialization import serialize_message

@@ -303,7 +303,7 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true", help="few calls and a 1 s DDS run (checks the bench runs)")
     args = ap.parse_args()
     if args.smoke:
-        args.calls, args.seconds = 100, 1.0
+        args.calls, args.seconds = 100, 0.5
     model = args.model or find_romeo()
     print(f"machine: {describe_machine()}")
     part1(model, args.calls)

@@ -84,14 +84,16 @@ def main() -> int:
         contenders["ours compile"] = lambda: compile_model(model)
         contenders["ours read+compile"] = lambda: compile_model(read_urdf(data, file=str(path)))
     try:
+        if args.smoke:  # its import (trimesh, networkx) is most of a smoke run
+            raise ImportError("skipped in --smoke")
         import yourdfpy
 
         contenders["yourdfpy"] = lambda: yourdfpy.URDF.load(io.StringIO(text), load_meshes=False,
                                                              load_collision_meshes=False)
         contenders["yourdfpy (no scene graph)"] = lambda: yourdfpy.URDF.load(
             io.StringIO(text), load_meshes=False, load_collision_meshes=False, build_scene_graph=False)
-    except ImportError:
-        print("yourdfpy: not installed (pip install yourdfpy)")
+    except ImportError as exc:
+        print(f"yourdfpy: not measured ({exc or 'pip install yourdfpy'})")
     try:
         import pinocchio as pin
 
