@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import KinematicsError
+from robot_state_format.kinematics import compiled
 from robot_state_format.kinematics.plan import LevelPlan, PosePlan, build_single_form
 from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTree
 
@@ -526,6 +527,10 @@ def forward_batch(
     full: FloatArray | None = None
     if out is None:
         full = np.empty((nl + 1, 4, 4, n))  # [link (+ the root frame), column j, row i, configuration]
+        if compiled.kernel() is not None:
+            res = full[:nl].transpose(3, 0, 2, 1)
+            _set_bottom_row(res)
+            return _k_poses(tree, qq, res, world)[0]
     else:
         if out.shape != shape or out.dtype != np.float64:
             raise KinematicsError(f"out must be a float64 array of shape {shape}")
@@ -534,6 +539,10 @@ def forward_batch(
                 and out.transpose(1, 3, 2, 0).flags.c_contiguous
                 and out.__array_interface__["data"][0] == base.__array_interface__["data"][0]):
             full = base  # an earlier result: computed in place again
+    if compiled.kernel() is not None:
+        assert out is not None
+        _set_bottom_row(out)
+        return _k_poses(tree, qq, out, world)[0]
     if full is None:  # an ordinary array: compute by chunks and copy each into it
         assert out is not None
         _set_bottom_row(out)
@@ -551,10 +560,12 @@ def forward_batch(
 
 def forward(tree: CompiledTree, q: object, *, world: bool = False) -> FloatArray:
     """Link poses ``(nlinks, 4, 4)`` for one configuration ``q`` of shape ``(nq,)``."""
+    if compiled.kernel() is not None:
+        return _k_poses(tree, _k_q(tree, q), _k_consts(tree).link_template.copy()[None], world)[0][0]
     qa = _qa_single(tree, _check_single(tree, q))
     nl = tree.nlinks
-    w = _poses_single(tree, qa)[:nl]
     out = _tf_constants(tree).link_template.copy()
+    w = _poses_single(tree, qa)[:nl]
     if world:
         out[:, :3, :] = _world_t(tree, w)[..., 0].transpose(0, 2, 1)
     else:
@@ -837,6 +848,9 @@ def link_twists_batch(
     if vv.shape[0] != qq.shape[0]:
         raise KinematicsError(f"q and v hold different numbers of configurations ({qq.shape[0]}, {vv.shape[0]})")
     n = qq.shape[0]
+    if compiled.kernel() is not None:
+        x, qa = _k_poses(tree, qq, np.empty((n, tree.nlinks, 4, 4)), False)
+        return _k_twists(tree, x, qa, qq, tree.expand_v(vv), body)
     out = np.empty((n, tree.nlinks, 6))
     for a, b in _chunks(n, chunk):
         qat = _qat(tree, qq[a:b])
@@ -848,8 +862,83 @@ def link_twists_batch(
 def link_twists(tree: CompiledTree, q: object, v: object, *, frame: str = "root") -> FloatArray:
     """Link twists ``(nlinks, 6)``: ``[linear, angular]`` of each link origin (see module doc)."""
     body = _check_frame(frame)
+    if compiled.kernel() is not None:
+        q1 = _k_q(tree, q)
+        vv = check_v(tree, v, single=True)
+        x, qa = _k_poses(tree, q1, np.empty((1, tree.nlinks, 4, 4)), False)
+        return _k_twists(tree, x, qa, q1, tree.expand_v(vv), body)[0]
     qa = _qa_single(tree, _check_single(tree, q))
     vv = check_v(tree, v, single=True)
     vat = tree.expand_v(vv[0])[:, None]
     qat = qa[:, None]
     return np.ascontiguousarray(_twists(tree, _poses_single(tree, qa), qat, vat, body)[..., 0])
+
+
+# ---- the compiled path (see kinematics/kernel.py) --------------------------------------------
+
+
+def _k_consts(tree: CompiledTree) -> compiled.KernelConstants:
+    cached = tree._cache.get("kernel")
+    if isinstance(cached, compiled.KernelConstants):
+        return cached
+    kern = _twist_kernel(tree)
+    return compiled.constants(tree, kern.s, kern.col, _tf_constants(tree).affine)
+
+
+def _k_q(tree: CompiledTree, q: object) -> FloatArray:
+    """``(1, nq)`` for one configuration: shape checked (finiteness: by the kernel), quaternions normalised."""
+    if tree.quat_q_cols:
+        return check_q(tree, q, single=True)
+    try:
+        a = np.asarray(q, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise KinematicsError("q must be an array of numbers") from None
+    if a.shape != (tree.nq,):
+        raise KinematicsError(f"q must have shape ({tree.nq},), got {a.shape}")
+    return a.reshape(1, tree.nq)
+
+
+def _k_poses(tree: CompiledTree, q: FloatArray, out: FloatArray, world: bool) -> tuple[FloatArray, FloatArray]:
+    """Rows 0-2 of ``out`` ``(C, nlinks, 4, 4)`` from ``q`` ``(C, nq)`` by the compiled kernel; and ``qa``
+    ``(C, nqa)`` (for twists: None unless numpy computed it)."""
+    k, cons = compiled.kernel(), _k_consts(tree)
+    assert k is not None
+    gen, qa = cons.no_gen, None
+    if cons.affine:
+        ok = k.poses(q, cons.src, cons.mo, cons.f, cons.ij, cons.root, gen, cons.pose, world, out)
+    else:
+        qa = _qa_single(tree, q[0])[None] if q.shape[0] == 1 else np.ascontiguousarray(_qat(tree, q).T)
+        if cons.has_generic:  # universal, revolute2, planar, ball, floating: numpy, as (C, nlinks, 3, 4)
+            loc = _local(tree, np.ascontiguousarray(qa.T), np.zeros((3, 4, tree.nlinks, q.shape[0])),
+                         generic_only=True)
+            gen = np.ascontiguousarray(loc.transpose(3, 2, 0, 1))
+        ok = k.poses(qa, cons.id_src, cons.id_mo, cons.f, cons.ij, cons.root, gen, cons.pose, world, out)
+    if not ok:
+        _check_finite(tree, q, False)
+    return out, qa
+
+
+def _k_twists(tree: CompiledTree, x: FloatArray, qa: FloatArray | None, q: FloatArray, va: FloatArray,
+              body: bool) -> FloatArray:
+    """Twists ``(C, nlinks, 6)`` from the poses ``x`` of :func:`_k_poses` and ``va`` ``(C, nva)``."""
+    k, cons = compiled.kernel(), _k_consts(tree)
+    assert k is not None
+    xg = cons.no_xg
+    if cons.has_generic:
+        assert qa is not None
+        xg = _generic_twists(tree, np.ascontiguousarray(qa.T), np.ascontiguousarray(va.T))
+    out = np.empty((x.shape[0], tree.nlinks, 6))
+    k.twists(x, np.ascontiguousarray(va, dtype=np.float64), cons.s, cons.it, tree.nroot, xg, body, out)
+    return out
+
+
+def _generic_twists(tree: CompiledTree, qat: FloatArray, vat: FloatArray) -> FloatArray:
+    """Child-frame twists ``(C, njoints, 6)`` of the generic joints (zero elsewhere), as :func:`_twists`."""
+    cons = tree._twist_constants()
+    g = _twist_kernel(tree).generic
+    wj, vj = _joint_rates(tree, qat, vat)
+    uj = vj[g] + _cross(wj[g], cons.offset_t[g])
+    xg = np.zeros((qat.shape[1], tree.njoints, 6))
+    xg[:, g, :3] = _rotate_t_const(cons.offset_r[g], uj).transpose(2, 0, 1)
+    xg[:, g, 3:] = _rotate_t_const(cons.offset_r[g], wj[g]).transpose(2, 0, 1)
+    return xg

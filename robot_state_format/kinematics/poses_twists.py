@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.kinematics import fk
+from robot_state_format.kinematics import compiled, fk
 from robot_state_format.kinematics.tree import CompiledTree
 
 FloatArray = NDArray[np.float64]
@@ -23,6 +23,13 @@ def poses_and_twists(tree: CompiledTree, q: object, v: object | None, *,
 
     ``va``: ``tree.expand_v(v)`` when the caller has it already (saves recomputing it).
     """
+    if compiled.kernel() is not None:
+        q1 = fk._k_q(tree, q)
+        x, qa = fk._k_poses(tree, q1, fk._k_consts(tree).link_template.copy()[None], False)
+        if v is None:
+            return x[0], None
+        vk = tree.expand_v(fk.check_v(tree, v, single=True)[0]) if va is None else va
+        return x[0], fk._k_twists(tree, x, qa, q1, np.asarray(vk, dtype=np.float64)[None], False)[0]
     qa = fk._qa_single(tree, fk._check_single(tree, q))
     nl = tree.nlinks
     w = fk._poses_single(tree, qa)
