@@ -8,6 +8,9 @@ they run once more on the numpy path.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -101,3 +104,20 @@ def test_kernel_rejects_non_finite_naming_the_joint(which: str) -> None:
         fk.forward(tree, q)
     with pytest.raises(KinematicsError, match="non-finite position"):
         fk.forward_batch(tree, np.stack([np.zeros(tree.nq), q]))
+
+
+def test_cli_uses_the_numpy_path_and_restores_the_default() -> None:
+    """The one-shot CLI never loads numba (1-3 s); in-process callers get their default back."""
+    code = (
+        "import sys\n"
+        "from robot_state_format.cli import main\n"
+        "from robot_state_format.kinematics import compiled\n"
+        f"rc = main(['fk', {str(SAMPLES / 'arm7_gripper.urdf')!r}, '--velocities', '{{}}'])\n"
+        "print(rc, 'numba' in sys.modules, compiled.kernel() is not None)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != compiled.ENV}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    # the fk output, then: exit 0, numba not imported by the command, the default (kernels) restored
+    assert proc.stdout.splitlines()[-1] == "0 False True"

@@ -92,12 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help(sys.stderr)
         return 2
+    from robot_state_format.kinematics import compiled  # light (numpy); numba stays unloaded
+
+    before = compiled.set_default(False)  # one-shot: numpy kinematics (ROBOT_STATE_FORMAT_KERNEL=numba overrides)
     try:
         return int(func(args))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        compiled.set_default(before)
 
 
 def entry_point() -> None:

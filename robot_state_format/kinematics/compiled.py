@@ -11,34 +11,71 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.kinematics.tree import ROOT, CompiledTree
+if TYPE_CHECKING:  # the CLI imports this module: keep it to numpy
+    from robot_state_format.kinematics.tree import CompiledTree
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 ENV = "ROBOT_STATE_FORMAT_KERNEL"
-"""``numpy``: never use the compiled kernels (``numba`` or unset: use them when numba imports)."""
+"""``numpy``: never use the compiled kernels; ``numba``: use them whenever numba imports; unset: the
+process's default (:func:`set_default`: the kernels, except in the one-shot CLI)."""
 
 _state: dict[str, ModuleType | None] = {}
+_default = {"kernel": True}
 
-__all__ = ["ENV", "KernelConstants", "constants", "kernel", "use_kernel"]
+__all__ = ["ENV", "KernelConstants", "constants", "kernel", "set_default", "use_kernel", "warm"]
+
+
+def set_default(enabled: bool) -> bool:
+    """Whether this process uses the kernels when ``ROBOT_STATE_FORMAT_KERNEL`` is unset.
+
+    The CLI turns them off: it computes a configuration or two, for which loading numba (about
+    1-3 s) costs far more than the numpy path (tens of microseconds per configuration).  Returns
+    the previous default.
+    """
+    before = _default["kernel"]
+    _default["kernel"] = enabled
+    _state.clear()
+    return before
 
 
 def kernel() -> ModuleType | None:
     """The kernel module (numba imported and the kernels loaded from the cache or compiled), or None."""
     if "k" not in _state:
         mod: ModuleType | None = None
-        if os.environ.get(ENV, "").strip().lower() != "numpy":
+        env = os.environ.get(ENV, "").strip().lower()
+        if env == "numba" or (env != "numpy" and _default["kernel"]):
             try:  # optional heavy dependency: imported on the first kinematics call only
                 from robot_state_format.kinematics import kernel as mod
             except ImportError:
                 mod = None
         _state["k"] = mod
     return _state["k"]
+
+
+def warm() -> bool:
+    """Load (or compile, the first time) every kernel signature fk uses, so that no kinematics call
+    pays for it later; True when the kernels are in use.  Long-running processes (the nodes) call it
+    at start-up: loading from numba's cache costs about 1-3 s (numba's import, and scipy's when
+    installed, which numba probes for BLAS), compiling without a cache about 5-10 s."""
+    k = kernel()
+    if k is None:
+        return False
+    q, src, mo = np.zeros((1, 1)), np.zeros(1, dtype=np.int64), np.array([[1.0], [0.0]])
+    f, ij = np.zeros((1, 4, 3, 4)), np.array([[k.ROTARY, 0, -1]], dtype=np.int64)
+    root, gen, pose = np.zeros((0, 3, 4)), np.zeros((1, 1, 3, 4)), np.eye(4)
+    out = np.zeros((1, 1, 4, 4))
+    k.poses(q, src, mo, f, ij, root, gen, pose, False, out)  # C-ordered result (forward, twists)
+    k.poses(q, src, mo, f, ij, root, gen, pose, False, np.zeros((1, 4, 4, 1)).transpose(3, 0, 2, 1))  # batch
+    it = np.array([[0, -1]], dtype=np.int64)
+    k.twists(out, np.zeros((1, 1)), np.zeros((1, 6)), it, 0, np.zeros((1, 1, 6)), False, np.zeros((1, 1, 6)))
+    return True
 
 
 def use_kernel(enabled: bool | None) -> None:
@@ -80,7 +117,7 @@ def constants(tree: CompiledTree, twist_s: FloatArray, twist_col: IntArray,
     f = np.zeros((nj, 4, 3, 4))
     ij = np.zeros((nj, 3), dtype=np.int64)
     ij[:, 0] = k.GENERIC
-    ij[:, 2] = np.where(tree.joint_parent == ROOT, -1, tree.joint_parent)
+    ij[:, 2] = np.where(tree.joint_parent < 0, -1, tree.joint_parent)  # tree.ROOT: the root frame
     if tree.fixed_joints.size:
         f[tree.fixed_joints, 0] = tree.fixed_x[..., 0].transpose(2, 0, 1)
         ij[tree.fixed_joints, 0] = k.FIXED

@@ -192,6 +192,10 @@ class Runtime:
             from robot_state_format.usdf.build import SnapshotBuilder
 
             self._snapshots = SnapshotBuilder(self.model, self.tree)
+            from robot_state_format.kinematics import compiled
+
+            compiled.set_default(True)  # a long-running process (ROBOT_STATE_FORMAT_KERNEL=numpy still wins)
+            compiled.warm()  # load the compiled kinematics now (1-3 s once), not in a snapshot
         return self._snapshots
 
     def static_transforms(self) -> tuple[list[tuple[str, str]], NDArray[np.float64]]:
@@ -410,6 +414,8 @@ class StatePublisher(Node):
         old = self._rt
         if old is not None:  # keep values and sent stamps of the joints the new model still has
             rt.cache.adopt(old.cache)
+        if self._snapshot_timer is not None or self._snapshot_every:
+            rt.snapshots()
         self._rt = rt
         frames, x = rt.static_transforms()
         stamp = self.get_clock().now().nanoseconds
@@ -552,6 +558,8 @@ class StatePublisher(Node):
         self._snapshot_every = freq == EVERY_JOINT_STATE
         if freq > 0:
             self._snapshot_timer = self.create_timer(1.0 / freq, self._on_snapshot_timer)
+        if (freq > 0 or self._snapshot_every) and self._rt is not None:
+            self._rt.snapshots()  # built (and the compiled kinematics loaded) now, not in the first snapshot
 
     def _on_snapshot_timer(self) -> None:
         rt = self._rt
