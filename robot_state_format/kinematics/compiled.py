@@ -79,10 +79,17 @@ def warm() -> bool:
 
 
 def use_kernel(enabled: bool | None) -> None:
-    """Force the numpy path (False), the kernels if importable (True), or decide again on next use (None)."""
+    """Force the numpy path (False), the kernels if numba imports (True), or decide again on next use (None)."""
     _state.clear()
     if enabled is False:
         _state["k"] = None
+    elif enabled:
+        mod: ModuleType | None = None
+        try:
+            from robot_state_format.kinematics import kernel as mod
+        except ImportError:
+            pass
+        _state["k"] = mod
 
 
 @dataclass
