@@ -29,7 +29,8 @@ from robot_state_format.kinematics import fk  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
 from robot_state_format.model.urdf import read_urdf  # noqa: E402
 
-from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
+from figures import Figures  # noqa: E402  (bench/ is on sys.path)
+from machine import describe_machine  # noqa: E402
 
 
 def find_romeo() -> Path:
@@ -46,7 +47,10 @@ def main() -> int:
     ap.add_argument("--urdf", type=Path, default=None)
     ap.add_argument("--quick", action="store_true", help="smaller batches, fewer repeats")
     ap.add_argument("--wall", action="store_true", help="time with the wall clock instead of CPU time")
+    ap.add_argument("--json", action="store_true", help="also print the figures as one BENCH_JSON line")
+    ap.add_argument("--smoke", action="store_true", help="tiny batches, one round (checks the bench runs)")
     args = ap.parse_args()
+    args.quick = args.quick or args.smoke
     global WALL
     WALL = args.wall
     import pinocchio as pin
@@ -98,7 +102,7 @@ def main() -> int:
         return out
 
     quick = args.quick
-    repeat = 5 if quick else 9
+    repeat = 1 if args.smoke else 5 if quick else 9
 
     q1 = random_q(1)[0]
     pq1 = pin_q(q1)
@@ -111,7 +115,7 @@ def main() -> int:
     print(f"check: max |pose difference| vs Pinocchio over all links = {err:.2e}")
 
     # one configuration; every case is timed in turn in each round (the machine may be shared)
-    n1 = 300 if quick else 2000
+    n1 = 20 if args.smoke else 300 if quick else 2000
     v1 = rng.uniform(-1.0, 1.0, tree.nv)
     pv1 = pin_v(v1)
     text = data.decode()
@@ -137,7 +141,7 @@ def main() -> int:
         ("compile_model", load["compile"], load["pin_load"], "buildModelFromXML"),
         ("read_urdf + compile_model", load["read"] + load["compile"], load["pin_load"], "buildModelFromXML"),
     ]
-    for n in ((1000, 10000) if quick else (1000, 100000)):
+    for n in ((100,) if args.smoke else (1000, 10000) if quick else (1000, 100000)):
         qs = random_q(n)
         npin = min(n, 20000)
         pqs = [pin_q(q) for q in qs[:npin]]
@@ -152,7 +156,7 @@ def main() -> int:
                 pin.updateFramePlacements(pmodel, pdata)
 
         reused = fk.forward_batch(tree, qs)
-        if n == 1000:
+        if n <= 1000:
             ok = np.array_equal(reused[:50], np.stack([fk.forward(tree, q) for q in qs[:50]]))
             print(f"check: batch == single bit for bit: {ok}")
         res = interleaved({
@@ -173,6 +177,18 @@ def main() -> int:
     print("ratio = ours / Pinocchio (below 1: faster).  'fk' = pin.forwardKinematics (joint placements only);")
     print("'fk+frames' adds pin.updateFramePlacements, needed for the links attached by fixed joints.")
     print(f"goal: joint_transforms well under 50 us: {single['tf'] * 1e6:.1f} us")
+    figs = Figures()
+    figs.add("fk forward romeo, 1 configuration", single["forward"] * 1e6, single["pin_frames"] * 1e6, "us",
+             anchor_is="pinocchio forwardKinematics + updateFramePlacements", goal="<= 3")
+    figs.add("fk link_twists romeo, 1 configuration", single["twists"] * 1e6, single["pin_vel"] * 1e6, "us",
+             anchor_is="pinocchio forwardKinematics(q, v) + updateFramePlacements", goal="<= 4")
+    figs.add("fk joint_transforms romeo (TF), 1 configuration", single["tf"] * 1e6, single["pin"] * 1e6, "us",
+             anchor_is="pinocchio forwardKinematics")
+    figs.add("model load romeo: read_urdf + compile_model", (load["read"] + load["compile"]) * 1e3,
+             load["pin_load"] * 1e3, "ms", anchor_is="pinocchio buildModelFromXML", goal="<= 1.0")
+    label, ours_t, pin_t, _ = rows[5]
+    figs.add(f"fk {label} per configuration", ours_t * 1e6, pin_t * 1e6, "us", anchor_is="pinocchio fk loop")
+    figs.emit(args.json)
     return 0
 
 

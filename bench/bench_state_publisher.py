@@ -4,16 +4,19 @@
     .venv/bin/python bench/bench_state_publisher.py --soak     # the 60 s soak of the issue
 
 Part 1, in process: the joint-state callback (merge, joint transforms, TFMessage bytes, publish) per
-message, and the snapshot (world_state) cost amortised over the messages at 1 kHz with snapshots at
-10 Hz.  Anchors measured in the same run: rclpy ``serialize_message`` of the same TFMessage, and
-building + serialising that TFMessage the usual Python way.
-Part 2, over DDS: the node as a separate process; JointState published at 1 kHz, /tf received here;
-end-to-end latency, lost TF messages, and the node's resident memory growth.
+message, and the snapshot (world_state) cost, alone and with the callback (snapshot_frequency -1: one
+snapshot per JointState).  Anchors measured in the same run: rclpy ``serialize_message`` of the same
+TFMessage, building + serialising that TFMessage the usual Python way, and lxml building the same
+world_state (from the same values).
+Part 2, over DDS: the node as a separate process (``snapshot_frequency`` -1 by default: a world_state
+per JointState); JointState published at 1 kHz, /tf and world_state received here; end-to-end
+latency of both (p50/p99), lost TF messages, world_states received, and the node's memory growth.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import struct
 import sys
@@ -22,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
+from figures import Figures  # noqa: E402  (bench/ is on sys.path)
+from machine import describe_machine  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -78,6 +82,9 @@ def rss_kb(pid: int) -> int:
     return -1
 
 
+FIGS = Figures()
+
+
 def part1(model_path: Path, n: int) -> None:
     import rclpy
     from rclpy.serialization import serialize_message
@@ -122,6 +129,30 @@ def part1(model_path: Path, n: int) -> None:
     snap, r_snap = interleaved(node.snapshot_text, anchor, max(10, n // 50))
     amortised = cb + snap * 10 / 1000
     r_amortised = r_cb + r_snap * 10 / 1000
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_usdf import lxml_build
+
+    cache = rt.cache
+    stamp = divmod(int(cache.stamp_ns), 10**9)
+
+    def lxml_snapshot() -> bytes:
+        return lxml_build(rt.snapshots().state(cache.q, cache.v, cache.effort, stamp=stamp))
+
+    _, r_snap_lx = interleaved(node.snapshot_text, lxml_snapshot, max(10, n // 50))
+    lx = per_call_us(lxml_snapshot, max(5, n // 100))
+
+    def both() -> None:
+        callback()
+        node.snapshot_text()
+
+    every, r_every = interleaved(both, anchor, max(10, n // 20))
+    FIGS.add("state_publisher snapshot_text romeo (FK+twists+text)", snap, lx, "us",
+             anchor_is="lxml build of the same world_state (values included)", goal="<= 100 us, <= 0.1",
+             ratio=r_snap_lx)
+    FIGS.add("state_publisher callback romeo", cb, ser, "us", anchor_is="rclpy serialize_message(TFMessage)",
+             ratio=r_cb)
+    FIGS.add("state_publisher callback + snapshot per JointState", every, ser, "us",
+             anchor_is="rclpy serialize_message(TFMessage)", goal="<= 150 us", ratio=r_every)
     print(f"model: {model_path.name}: {len(rt.tree.link_names)} links, {len(names)} moving joints, "
           f"{len(send)} transforms per /tf message")
     print("times: medians of interleaved rounds; ratios: median of per-round ratios to the anchor")
@@ -132,11 +163,13 @@ def part1(model_path: Path, n: int) -> None:
     print(f"snapshot (world_state text):                         {snap:8.1f} us  ({r_snap:.2f} x anchor)")
     print(f"callback + snapshot amortised (1 kHz in, 10 Hz out): {amortised:8.1f} us  ({r_amortised:.2f} x anchor; "
           f"goal <= 300 us: {'met' if amortised <= 300 else 'NOT met'} here)")
+    print(f"callback + snapshot, every JointState (-1):          {every:8.1f} us  ({r_every:.2f} x anchor; "
+          f"goal <= 150 us); snapshot / lxml of the same state = {r_snap_lx:.3f}")
     node.destroy_node()
     rclpy.shutdown()
 
 
-def part2(model_path: Path, seconds: float, rate: float, qos_name: str) -> None:
+def part2(model_path: Path, seconds: float, rate: float, qos_name: str, snapshot_frequency: float) -> None:
     import rclpy
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
     from sensor_msgs.msg import JointState
@@ -154,7 +187,8 @@ def part2(model_path: Path, seconds: float, rate: float, qos_name: str) -> None:
     ros = RosHarness(context, Path(tempfile.mkdtemp(prefix="bench_sp_")))
     try:
         proc = ros.start_node("state_publisher", {"model_file": str(model_path), "publish_frequency": 0.0,
-                                                  "snapshot_frequency": 10.0, "joint_states_qos": qos_name},
+                                                  "snapshot_frequency": snapshot_frequency,
+                                                  "joint_states_qos": qos_name},
                               ros_args=["-r", "__ns:=/bench"])
         recv: dict[int, int] = {}
 
@@ -165,6 +199,17 @@ def part2(model_path: Path, seconds: float, rate: float, qos_name: str) -> None:
 
         tf_qos = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
         ros.node.create_subscription(TFMessage, "/tf", on_tf, tf_qos, raw=True)
+        from std_msgs.msg import String
+
+        snaps: dict[int, int] = {}
+
+        def on_world(raw: bytes) -> None:
+            now = time.monotonic_ns()
+            m = STAMP_RE.search(raw, 0, 400)
+            if m:
+                snaps[int(m.group(1)) * 10**9 + int(m.group(2))] = now
+
+        ros.node.create_subscription(String, "/bench/world_state", on_world, tf_qos, raw=True)
         js_qos = qos_profile_sensor_data if qos_name == "sensor_data" else \
             QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
         pub = ros.node.create_publisher(JointState, "/bench/joint_states", js_qos)
@@ -180,6 +225,7 @@ def part2(model_path: Path, seconds: float, rate: float, qos_name: str) -> None:
                                       setattr(msg.header, "stamp", _stamp(base)), pub.publish(msg)))
         ros.spin_for(1.0)
         recv.clear()
+        snaps.clear()
         rss0 = rss_kb(proc.pid)
         sent: dict[int, int] = {}
         period = 1e9 / rate
@@ -204,6 +250,7 @@ def part2(model_path: Path, seconds: float, rate: float, qos_name: str) -> None:
         rss1 = rss_kb(proc.pid)
         lat = sorted((recv[s] - t) / 1e6 for s, t in sent.items() if s in recv)
         lost = len([s for s in sent if s not in recv])
+        wlat = sorted((snaps[s] - t) / 1e6 for s, t in sent.items() if s in snaps)
         achieved = len(sent) / seconds
         print(f"DDS run: {seconds:.0f} s, {len(sent)} JointState sent ({achieved:.0f} Hz achieved), "
               f"joint_states QoS {qos_name}")
@@ -211,12 +258,27 @@ def part2(model_path: Path, seconds: float, rate: float, qos_name: str) -> None:
             print(f"latency JointState -> /tf received: p50 {lat[len(lat) // 2]:.2f} ms, "
                   f"p99 {lat[int(len(lat) * 0.99)]:.2f} ms, max {lat[-1]:.2f} ms")
         print(f"lost /tf messages: {lost} of {len(sent)}")
+        if wlat and lat:
+            w50, w99 = wlat[len(wlat) // 2], wlat[min(len(wlat) - 1, int(len(wlat) * 0.99))]
+            t50, t99 = lat[len(lat) // 2], lat[min(len(lat) - 1, int(len(lat) * 0.99))]
+            print(f"latency JointState -> world_state received (snapshot_frequency {snapshot_frequency:g}): "
+                  f"p50 {w50:.2f} ms, p99 {w99:.2f} ms; {len(wlat)} of {len(sent)} states received")
+            FIGS.add("DDS latency JointState -> world_state p50", w50, t50, "ms",
+                     anchor_is="JointState -> /tf p50, same run")
+            FIGS.add("DDS latency JointState -> world_state p99", w99, t99, "ms",
+                     anchor_is="JointState -> /tf p99, same run")
+            FIGS.add("DDS world_states received at 1 kHz", len(wlat), len(sent), "msgs",
+                     anchor_is="JointStates sent (world_state QoS: latched depth 1)")
+        FIGS.add("DDS /tf lost at 1 kHz", lost, len(sent), "msgs", anchor_is="JointStates sent", goal="0")
         print(f"node RSS: {rss0 / 1024:.1f} MB -> {rss1 / 1024:.1f} MB (growth {(rss1 - rss0) / 1024:.2f} MB; "
               f"goal < 5 MB over 60 s)")
     finally:
         ros.close()
         shutdown_context(context)
         del rclpy
+
+
+STAMP_RE = re.compile(rb'<stamp sec="([0-9]+)" nanosec="([0-9]+)"')
 
 
 def _stamp(ns: int):  # type: ignore[no-untyped-def]
@@ -235,12 +297,19 @@ def main() -> None:
     ap.add_argument("--qos", choices=("reliable", "sensor_data"), default="reliable",
                     help="joint_states QoS of the node in the DDS run")
     ap.add_argument("--skip-dds", action="store_true")
+    ap.add_argument("--snapshot-frequency", type=float, default=-1.0,
+                    help="of the node in the DDS run (-1: a world_state per JointState)")
+    ap.add_argument("--json", action="store_true", help="also print the figures as one BENCH_JSON line")
+    ap.add_argument("--smoke", action="store_true", help="few calls and a 1 s DDS run (checks the bench runs)")
     args = ap.parse_args()
+    if args.smoke:
+        args.calls, args.seconds = 100, 0.5
     model = args.model or find_romeo()
     print(f"machine: {describe_machine()}")
     part1(model, args.calls)
     if not args.skip_dds:
-        part2(model, args.seconds, args.rate, args.qos)
+        part2(model, args.seconds, args.rate, args.qos, args.snapshot_frequency)
+    FIGS.emit(args.json)
 
 
 if __name__ == "__main__":

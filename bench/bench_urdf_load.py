@@ -30,7 +30,8 @@ sys.path.insert(0, str(ROOT / "test"))
 
 from robot_state_format.model.urdf import read_urdf  # noqa: E402
 
-from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
+from figures import Figures  # noqa: E402  (bench/ is on sys.path)
+from machine import describe_machine  # noqa: E402
 
 
 
@@ -52,7 +53,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--urdf", type=Path, help="URDF file (default: romeo from example-robot-data)")
     ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--json", action="store_true", help="also print the figures as one BENCH_JSON line")
+    ap.add_argument("--smoke", action="store_true", help="two rounds only (checks the bench runs)")
     args = ap.parse_args()
+    if args.smoke:
+        args.repeat = 2
     path = args.urdf
     if path is None:
         from real_robots import romeo_urdf
@@ -79,14 +84,16 @@ def main() -> int:
         contenders["ours compile"] = lambda: compile_model(model)
         contenders["ours read+compile"] = lambda: compile_model(read_urdf(data, file=str(path)))
     try:
+        if args.smoke:  # its import (trimesh, networkx) is most of a smoke run
+            raise ImportError("skipped in --smoke")
         import yourdfpy
 
         contenders["yourdfpy"] = lambda: yourdfpy.URDF.load(io.StringIO(text), load_meshes=False,
                                                              load_collision_meshes=False)
         contenders["yourdfpy (no scene graph)"] = lambda: yourdfpy.URDF.load(
             io.StringIO(text), load_meshes=False, load_collision_meshes=False, build_scene_graph=False)
-    except ImportError:
-        print("yourdfpy: not installed (pip install yourdfpy)")
+    except ImportError as exc:
+        print(f"yourdfpy: not measured ({exc or 'pip install yourdfpy'})")
     try:
         import pinocchio as pin
 
@@ -112,6 +119,12 @@ def main() -> int:
     if "pinocchio buildModelFromXML" in results:
         ok = ours <= 2.0 * results["pinocchio buildModelFromXML"]
         print(f"goal within 2x of Pinocchio: {'met' if ok else 'NOT met'}")
+    figs = Figures()
+    for ref, key in (("pinocchio buildModelFromXML", "pinocchio"), ("yourdfpy", "yourdfpy")):
+        if ref in results:
+            figs.add(f"urdf load romeo ({label}) vs {key}", ours * 1e3, results[ref] * 1e3, "ms", anchor_is=ref,
+                     goal="<= 1.0" if key == "pinocchio" else "< 1")
+    figs.emit(args.json)
     return 0
 
 

@@ -36,7 +36,8 @@ from robot_state_format.usdf.reader import read_world_state  # noqa: E402
 from robot_state_format.usdf.types import WorldState  # noqa: E402
 from robot_state_format.usdf.writer import write_world_state, write_world_state_file  # noqa: E402
 
-from machine import describe_machine  # noqa: E402  (bench/ is on sys.path)
+from figures import Figures  # noqa: E402  (bench/ is on sys.path)
+from machine import describe_machine  # noqa: E402
 
 
 def load_humanoid() -> tuple[Model, str]:
@@ -78,9 +79,17 @@ def timeit(fn: Callable[[], object], repeat: int) -> float:
 def ratio(fn: Callable[[], object], anchor: Callable[[], object], repeat: int, rounds: int = 15) -> float:
     """Median over rounds of time(fn) / time(anchor), the two batches run back to back each round
     (so load from other processes on a shared machine hits both alike)."""
+    return measured(fn, anchor, repeat, rounds)[0]
+
+
+def measured(fn: Callable[[], object], anchor: Callable[[], object], repeat: int,
+             rounds: int = 15) -> tuple[float, float, float]:
+    """(median ratio, median us of fn, median us of anchor) over interleaved rounds (see :func:`ratio`)."""
     fn()
     anchor()
     out = []
+    t_fn: list[float] = []
+    t_an: list[float] = []
     for _ in range(rounds):
         t0 = time.perf_counter()
         for _ in range(repeat):
@@ -90,7 +99,9 @@ def ratio(fn: Callable[[], object], anchor: Callable[[], object], repeat: int, r
             fn()
         t2 = time.perf_counter()
         out.append((t2 - t1) / (t1 - t0))
-    return statistics.median(out)
+        t_fn.append((t2 - t1) / repeat * 1e6)
+        t_an.append((t1 - t0) / repeat * 1e6)
+    return statistics.median(out), statistics.median(t_fn), statistics.median(t_an)
 
 
 def lxml_build(state: WorldState) -> bytes:
@@ -140,7 +151,11 @@ def lxml_parse_walk(data: bytes) -> int:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--json", action="store_true", help="also print the figures as one BENCH_JSON line")
+    ap.add_argument("--smoke", action="store_true", help="a few iterations only (checks the bench runs)")
     args = ap.parse_args()
+    if args.smoke:
+        args.repeat = 3
     model, label = load_humanoid()
     tree = compile_model(model)
     rng = np.random.default_rng(1)
@@ -175,14 +190,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as d:
         path = Path(d) / "restart.usdf"
         fs = []
-        for _ in range(40):
+        for _ in range(5 if args.smoke else 40):
             t0 = time.perf_counter()
             write_world_state_file(state, path)
             fs.append(time.perf_counter() - t0)
         t_f = statistics.median(fs)
         t_f95 = sorted(fs)[int(len(fs) * 0.95) - 1]
         raw = []  # anchor: the same bytes written to one file and fsynced, nothing else
-        for _ in range(40):
+        for _ in range(5 if args.smoke else 40):
             t0 = time.perf_counter()
             fd = os.open(Path(d) / "raw.bin", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             os.write(fd, data)
@@ -207,6 +222,38 @@ def main() -> int:
     def snap_lxml() -> bytes:
         return lxml_build(builder.state(q, v, eff, link_poses=poses, link_twists=twists, stamp=stamp))
 
+    def snap_q() -> str:  # from joint values: the kinematics included (what the node does per snapshot)
+        return builder.build(q, v, eff, stamp=stamp)
+
+    def snap_q_lxml() -> bytes:
+        return lxml_build(builder.state(q, v, eff, stamp=stamp))
+
+    def snap_q_pos() -> str:  # positions only (a JointState without velocities): poses, no twists
+        return builder.build(q, stamp=stamp)
+
+    def snap_q_pos_lxml() -> bytes:
+        return lxml_build(builder.state(q, stamp=stamp))
+
+    rounds = 3 if args.smoke else 15
+    figs = Figures()
+    # ours and anchor: medians of the interleaved rounds; ratio: median of the per-round ratios
+    rr, t_a, t_b = measured(snap_q, snap_q_lxml, r, rounds)
+    figs.add("usdf snapshot romeo from joint values (FK+twists+text)", t_a, t_b, "us",
+             anchor_is="same values + lxml build+tostring", goal="<= 100 us and <= 0.1", ratio=rr)
+    rr, t_a, t_b = measured(snap_q_pos, snap_q_pos_lxml, r, rounds)
+    figs.add("usdf snapshot romeo, positions only (FK+text)", t_a, t_b, "us",
+             anchor_is="same values + lxml build+tostring", ratio=rr)
+    rr, t_a, t_b = measured(lambda: write_world_state(state, pretty=False), lambda: lxml_build(state), r, rounds)
+    figs.add("usdf write_world_state (from WorldState)", t_a, t_b, "us", anchor_is="lxml build+tostring",
+             goal="<= 1.5", ratio=rr)
+    rr, t_a, t_b = measured(lambda: read_world_state(data), lambda: lxml_parse_walk(data), r, rounds)
+    figs.add("usdf read_world_state", t_a, t_b, "us", anchor_is="lxml fromstring + floats walk", goal="<= 1.5",
+             ratio=rr)
+    figs.add("usdf restart file write incl. fsync", t_f * 1e3, t_raw * 1e3, "ms", anchor_is="plain write + fsync",
+             goal="< 5 ms")
+    if args.smoke or args.json:
+        figs.emit(args.json)
+        return 0
     print("ratios, interleaved (median of 15 rounds; goal <= 1.5 for write and read; fsync write < 5 ms):")
     print(f"  write_world_state / lxml build+tostring            = "
           f"{ratio(lambda: write_world_state(state, pretty=False), lambda: lxml_build(state), r):5.2f}")

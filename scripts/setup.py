@@ -497,6 +497,9 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
         install_editable(mode, logfile)
         ensure_venv_pip(logfile)  # users and tools expect .venv/bin/pip
         ament_index_entry()
+        # compile the numba kinematics kernels into numba's on-disk cache (5-10 s once, not in a test)
+        run([str(venv_python()), "-c", "from robot_state_format.kinematics.compiled import warm; warm()"],
+            "compiling the kinematics kernels (numba cache)", logfile)
     done["pkg"] = stages["pkg"]
     write_stamp(done, mode)
     logfile.unlink(missing_ok=True)

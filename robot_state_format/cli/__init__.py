@@ -2,8 +2,13 @@
 
 Each command group lives in its own module under ``robot_state_format/cli/`` and exposes
 ``register(subparsers) -> None``, adding its sub-command(s) with ``set_defaults(func=...)``;
-``func(args) -> int`` returns the exit code.  Modules are discovered here, so adding a
-command never edits a shared file.
+``func(args) -> int`` returns the exit code.
+
+Commands are loaded lazily: :data:`COMMANDS` names each command's module and one-line help, so
+``--help`` imports no command module and a command imports only its own module (``check`` does not
+pay for numpy-heavy kinematics or rclpy).  A new command module joins with one line in
+:data:`COMMANDS`; until then it is still found (every module of this package not listed is imported
+when the command line names no listed command: slower, but never missing).
 
 Exit codes (a contract): 0 success/valid, 1 invalid input document, 2 usage or I/O error.
 """
@@ -12,32 +17,76 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import pkgutil
 import sys
 from collections.abc import Sequence
 
 from robot_state_format import __version__
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    # command: (module in robot_state_format/cli/, the help line shown by --help)
+    "check": ("check", "validate robot descriptions (URDF, xacro, SDFormat)"),
+    "convert": ("convert", "convert a model between URDF and SDFormat"),
+    "fk": ("fk", "poses (and twists) of every link and frame at a configuration"),
+    "frames": ("frames", "poses of every model, link, joint and frame (zero configuration)"),
+    "state": ("state", "USDF world_state files: validate, build, export, import, plot"),
+    "save": ("store", "write one restart file from the live state"),
+    "record": ("store", "record a session (TF, model, joint states, snapshots) into MCAP"),
+    "replay": ("store", "publish a restart file, or play a recording"),
+    "reindex": ("reindex", "rebuild metadata.yaml of a recording from its MCAP files"),
+    "joint-states": ("joint_states", "publish joint states: fixed values, a sweep, or a file"),
+    "sim": ("sim", "simulate a model (MuJoCo, Drake) with USDF restart files"),
+}
 
-def build_parser() -> argparse.ArgumentParser:
+
+def _unlisted_modules() -> list[str]:
+    """Command modules of this package that :data:`COMMANDS` does not name (``_*`` skipped)."""
+    import pkgutil
+
+    listed = {m for m, _ in COMMANDS.values()}
+    return sorted(i.name for i in pkgutil.iter_modules(__path__) if not i.name.startswith("_") and i.name not in listed)
+
+
+def _register(sub: argparse._SubParsersAction, module: str) -> None:  # type: ignore[type-arg]
+    register = getattr(importlib.import_module(f"{__name__}.{module}"), "register", None)
+    if register is not None:
+        register(sub)
+
+
+def _command_word(argv: Sequence[str]) -> str | None:
+    """The command named on the command line (the first word not starting with ``-``)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return word
+    return None
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The parser, with the full sub-parser of the command ``argv`` names (all of them when None).
+
+    The other commands get a placeholder (name and help line) so that ``--help`` lists them.
+    """
     parser = argparse.ArgumentParser(
         prog="robot-state-format",
         description="Read robot models, compute their frames and share their state as USDF.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(sub)
+    if argv is None:
+        modules = sorted({m for m, _ in COMMANDS.values()}) + _unlisted_modules()
+    else:
+        word = _command_word(argv)
+        modules = [COMMANDS[word][0]] if word in COMMANDS else _unlisted_modules()
+    for module in modules:
+        _register(sub, module)
+    for name, (_module, help_line) in COMMANDS.items():
+        if name not in sub.choices:
+            sub.add_parser(name, help=help_line, add_help=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
@@ -46,12 +95,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help(sys.stderr)
         return 2
+    from robot_state_format.kinematics import compiled  # light (numpy); numba stays unloaded
+
+    before = compiled.set_default(False)  # one-shot: numpy kinematics (ROBOT_STATE_FORMAT_KERNEL=numba overrides)
     try:
         return int(func(args))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
+    finally:
+        compiled.set_default(before)
 
 
 def entry_point() -> None:

@@ -53,7 +53,7 @@ class LevelPlan:
     # prismatic runs: (first, stop, parent, (m + 1, 4) rotated-axis rows and a zero row, qa columns)
     prismatic: list[tuple[int, int, int, FloatArray, IntArray]]
     generic: tuple[int, int]
-    # one-configuration form (see fk._poses_single): per child, its constant and the constant with the
+    # one-configuration form (see fk_numpy._poses_single): per child, its constant and the constant with the
     # mixed rows swapped (and signed), stacked ``(k, 8, 4)``; and ``(k, 8, 1)`` indices into
     # ``[1, 0, cos..., sin...]`` giving the factors of those 8 rows (1 and 0 for rows left alone)
     g_stack: FloatArray | None = None  # (k, 4, 4)
@@ -62,7 +62,7 @@ class LevelPlan:
     # the same cut into blocks with a contiguous parent range (see tree._blocks): (first, stop,
     # first parent, stop parent, (8m, 4) constants, (8, m, 3) indices)
     blocks: list[tuple[int, int, int, int, FloatArray, IntArray]] = field(default_factory=list)
-    rest: bool = False  # any general, prismatic or generic child (see fk._level_rest)
+    rest: bool = False  # any general, prismatic or generic child (see fk_numpy._level_rest)
     ge_dp: FloatArray | None = None  # (3, 4, g, 1): parents' pending D for generic children (None: all I)
 
 

@@ -1077,7 +1077,7 @@ def _compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[_Joi
                 gr_runs.append((link, end, p, np.ascontiguousarray(np.concatenate(extra)),
                                 np.array([rot_index[k] for k in ks], dtype=np.intp), cols, screw))
             elif kd == KIND_PRISMATIC:
-                e1 = np.zeros((end - link + 1, 4))  # a zero last row keeps the product a gemm (see fk._poses_t)
+                e1 = np.zeros((end - link + 1, 4))  # a zero last row keeps the product a gemm (see fk_numpy._poses_t)
                 for i, k in enumerate(ks):
                     e1[i, :3] = amat[k][:3, :3] @ np.array(infos[k].axis)
                 pr_runs.append((link, end, p, e1, cols))

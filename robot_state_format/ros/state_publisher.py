@@ -4,7 +4,7 @@ A drop-in for robot_state_publisher (see docs/state_publisher.md for the differe
 path (:meth:`StatePublisher._on_joint_state`) merges the JointState into a
 :class:`~robot_state_format.state_cache.JointStateCache`, computes every joint transform with one
 array call and writes the TFMessage bytes directly (:class:`~robot_state_format.ros.messages.TfEncoder`).
-Snapshots (``world_state``) are built on a timer, never in the joint-state callback.
+Snapshots (``world_state``) are built on a timer, or after every JointState (``snapshot_frequency`` -1).
 """
 
 from __future__ import annotations
@@ -68,13 +68,18 @@ JOINT_STATES_QOS = {
 
 
 FREQUENCY_PARAMS = ("publish_frequency", "snapshot_frequency")
+EVERY_JOINT_STATE = -1.0  # snapshot_frequency: a world_state after every JointState that changed the state
 
 
 def _check_frequency(key: str, value: Any) -> str | None:
-    """Why ``value`` is not a valid rate for ``key`` (a number in 0..1000 Hz), or None."""
+    """Why ``value`` is not a valid rate for ``key`` (a number in 0..1000 Hz; snapshot_frequency
+    also -1: every JointState), or None."""
+    if key == "snapshot_frequency" and not isinstance(value, bool) and value == EVERY_JOINT_STATE:
+        return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
             or not 0.0 <= value <= 1000.0:
-        return f"{key} must be a number in 0..1000 Hz, got {value!r}"
+        extra = ", or -1 (every JointState)" if key == "snapshot_frequency" else ""
+        return f"{key} must be a number in 0..1000 Hz{extra}, got {value!r}"
     return None
 
 
@@ -188,6 +193,10 @@ class Runtime:
             from robot_state_format.usdf.build import SnapshotBuilder
 
             self._snapshots = SnapshotBuilder(self.model, self.tree)
+            from robot_state_format.kinematics import compiled
+
+            compiled.set_default(True)  # a long-running process (ROBOT_STATE_FORMAT_KERNEL=numpy still wins)
+            compiled.warm()  # load the compiled kinematics now (1-3 s once), not in a snapshot
         return self._snapshots
 
     def static_transforms(self) -> tuple[list[tuple[str, str]], NDArray[np.float64]]:
@@ -239,6 +248,7 @@ class StatePublisher(Node):
         self._pending: Runtime | None = None
         self._dirty = False
         self._snapshot_timer: Any = None
+        self._snapshot_every = False  # snapshot_frequency -1: a snapshot per JointState
         self._last_model_pose: tuple[float, ...] | None = None
         self._own_tf_gids: set[bytes] = set()
         self._foreign_tf_gids: set[bytes] = set()
@@ -307,7 +317,8 @@ class StatePublisher(Node):
                                              hi=1000.0)),
             ("ignore_timestamp", False, desc("publish every joint state (no publish_frequency throttle); stamps stay the messages'", b)),
             ("frame_prefix", "", desc("prefix of every published frame id", s)),
-            ("snapshot_frequency", 10.0, desc("rate (Hz) of world_state snapshots; 0 = off", d, lo=0.0, hi=1000.0)),
+            ("snapshot_frequency", 10.0, desc("rate (Hz) of world_state snapshots; 0 = off; -1 = after every "
+                                              "JointState", d, lo=EVERY_JOINT_STATE, hi=1000.0)),
             ("model_parent_frame", "world", desc("frame the world_state model pose is given in", s)),
             ("use_robot_description_topic", False,
              desc("read the description from the robot_description topic instead of publishing it", b,
@@ -409,6 +420,8 @@ class StatePublisher(Node):
         old = self._rt
         if old is not None:  # keep values and sent stamps of the joints the new model still has
             rt.cache.adopt(old.cache)
+        if self._snapshot_timer is not None or self._snapshot_every:
+            rt.snapshots()
         self._rt = rt
         frames, x = rt.static_transforms()
         stamp = self.get_clock().now().nanoseconds
@@ -459,6 +472,8 @@ class StatePublisher(Node):
                 self._warn(problem)
         if up.changed:
             self._dirty = True
+            if self._snapshot_every:
+                self._on_snapshot_timer()
 
     def _warn(self, problem: Problem) -> None:
         self._log("warning", problem)
@@ -539,8 +554,11 @@ class StatePublisher(Node):
         if self._snapshot_timer is not None:
             self.destroy_timer(self._snapshot_timer)
             self._snapshot_timer = None
+        self._snapshot_every = freq == EVERY_JOINT_STATE
         if freq > 0:
             self._snapshot_timer = self.create_timer(1.0 / freq, self._on_snapshot_timer)
+        if (freq > 0 or self._snapshot_every) and self._rt is not None:
+            self._rt.snapshots()  # built (and the compiled kinematics loaded) now, not in the first snapshot
 
     def _on_snapshot_timer(self) -> None:
         rt = self._rt

@@ -3,8 +3,8 @@
 * :func:`state_from_model` — a :class:`WorldState` (every link's pose and twist, every moving
   joint's positions and velocities, mimic followers included) from joint-value mappings.
 * :class:`SnapshotBuilder` — the same document as ``write_world_state(state_from_model(...))``,
-  serialised straight from numpy arrays with one gather and one ``str.format`` per call
-  (for the state_publisher's periodic snapshots).
+  serialised straight from numpy arrays through a precompiled text template (usdf/snapshot_text.py:
+  one gather, one float formatting call, one join), for the state_publisher's snapshots.
 * :func:`world_poses` — every frame/model/link pose of any state in the world frame.
 
 Conventions (docs/usdf-spec.md): a link_state's pose and twist are relative to, and expressed in,
@@ -21,12 +21,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, UsdfError
-from robot_state_format.kinematics.fk import forward, link_twists
+from robot_state_format.kinematics.fk import link_twists
+from robot_state_format.kinematics.poses_twists import poses_and_twists
 from robot_state_format.kinematics.transforms import matrices_to_rpy
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import Model
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.resolve import world_poses
+from robot_state_format.usdf.snapshot_text import SnapshotTemplate, TextLayout, check_finite
 from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, WorldState
 from robot_state_format.usdf.writer import XML_DECLARATION, escape_name
 
@@ -122,7 +124,69 @@ class SnapshotBuilder:
         self.trivial = (len(self.slot_paths) == 1 and self.slot_link[0] == -1
                         and bool(np.array_equal(self.slot_offset[0], np.eye(4))))
         self._world_pose = np.asarray(model.pose, dtype=float) if not model.is_world else np.eye(4)
-        self._templates: dict[tuple[bool, bool, bool], tuple[str, NDArray[np.intp]]] = {}
+        self._templates: dict[tuple[object, ...], SnapshotTemplate] = {}
+        self._deps: NDArray[np.bool_] | None = None
+        self._nl = "\n" if pretty else ""
+        self._ind = "  " if pretty else ""
+        self._trivial_pose6 = poses_to_pose6((self._world_pose @ self.slot_offset[0])[None])
+
+    # ---- what is known ---------------------------------------------------------------------
+
+    def _dependencies(self) -> NDArray[np.bool_]:
+        """``(nlinks + njoints_moving_entries, n_moving)``: which moving joints each link pose and each
+        joint_state depends on (a mimic follower on its leaders, transitively)."""
+        t, model = self.tree, self.model
+        mi = {n: i for i, n in enumerate(t.moving_joint_names)}
+        nm = len(mi)
+
+        def roots(name: str, depth: int = 0) -> set[int]:
+            out: set[int] = set()
+            if name in mi:
+                out.add(mi[name])
+            joint = model.joints.get(name)
+            if joint is not None and depth <= len(t.joint_names):
+                for m in joint.mimic:
+                    out |= roots(m.joint, depth + 1)
+            return out
+
+        link_dep = np.zeros((t.nlinks, nm), dtype=bool)
+        for j, name in enumerate(t.joint_names):  # child link nroot + j; parents come first
+            link = t.nroot + j
+            par = int(t.link_parent[link])
+            if par >= 0:
+                link_dep[link] = link_dep[par]
+            for r in roots(name):
+                link_dep[link, r] = True
+        joint_dep = np.zeros((len(self.joints), nm), dtype=bool)
+        for k, name in enumerate(self.joint_model_names):
+            for r in roots(name):
+                joint_dep[k, r] = True
+        return np.concatenate([link_dep, joint_dep])
+
+    def known_masks(self, known: NDArray[np.bool_] | None) -> tuple[NDArray[np.bool_], NDArray[np.bool_],
+                                                                    NDArray[np.bool_]] | None:
+        """``(slot, link, joint_state)`` known masks from ``known`` (per moving joint, in
+        ``tree.moving_joint_names`` order), or None when everything is known."""
+        if known is None:
+            return None
+        kn = np.asarray(known, dtype=bool).reshape(len(self.tree.moving_joint_names))
+        if kn.all():
+            return None
+        if self._deps is None:
+            self._deps = self._dependencies()
+        ok: NDArray[np.bool_] = ~np.any(self._deps[:, ~kn], axis=1)
+        nl = self.tree.nlinks
+        links, joints = ok[:nl], ok[nl:]
+        k = len(self.slot_paths)
+        slots = np.ones(k, dtype=bool)
+        for s in range(k):  # parents come before children (ModelLayout sorts by depth)
+            a = int(self.slot_link[s])
+            if a >= 0 and not links[a]:
+                slots[s] = False
+            par = int(self.slot_parent[s])
+            if par >= 0 and not slots[par]:
+                slots[s] = False
+        return slots, links & slots[self.link_slot], joints
 
     # ---- numbers ------------------------------------------------------------------------------
 
@@ -130,15 +194,25 @@ class SnapshotBuilder:
                link_poses: FloatArray | None = None, link_twists_: FloatArray | None = None) -> _Values:
         t = self.tree
         q = np.asarray(q, dtype=np.float64)
-        poses = forward(t, q) if link_poses is None else np.asarray(link_poses, dtype=np.float64)
-        qa = t.expand_q(q)
         va = None
-        tw = None
         if v is not None:
             v = np.asarray(v, dtype=np.float64)
             va = t.expand_v(v)
-            tw = link_twists(t, q, v) if link_twists_ is None else np.asarray(link_twists_, dtype=np.float64)
+        if link_poses is None:
+            poses, tw = poses_and_twists(t, q, v if link_twists_ is None else None, va=va)
+            if link_twists_ is not None:
+                tw = np.asarray(link_twists_, dtype=np.float64)
+        else:
+            poses = np.asarray(link_poses, dtype=np.float64)
+            tw = None
+            if v is not None:
+                tw = link_twists(t, q, v) if link_twists_ is None else np.asarray(link_twists_, dtype=np.float64)
+        qa = t.expand_q(q)
         k = len(self.slot_paths)
+        eff = None if efforts is None else np.asarray(efforts, dtype=np.float64).reshape(t.nv)
+        if self.trivial:  # one model_state, the model frame is the root frame
+            return _Values(self._trivial_pose6, np.zeros((1, 6)), poses_to_pose6(poses),
+                           tw if tw is not None else np.zeros((t.nlinks, 6)), qa, va, eff)
         # model frames in the root frame, and their twists
         xm = np.empty((k, 4, 4))
         vm = np.zeros((k, 6))
@@ -152,23 +226,19 @@ class SnapshotBuilder:
                     vm[s, 3:] = w
             else:
                 xm[s] = self.slot_offset[s]
-        if self.trivial:
-            lpose = poses
-            ltw = tw
-        else:
-            m = xm[self.link_slot]
-            rt = np.transpose(m[:, :3, :3], (0, 2, 1))
-            lpose = np.zeros_like(poses)
-            lpose[:, :3, :3] = rt @ poses[:, :3, :3]
-            d = poses[:, :3, 3] - m[:, :3, 3]
-            lpose[:, :3, 3] = np.einsum("nij,nj->ni", rt, d)
-            lpose[:, 3, 3] = 1.0
-            ltw = None
-            if tw is not None:
-                mv = vm[self.link_slot]
-                ltw = np.empty_like(tw)
-                ltw[:, 3:] = np.einsum("nij,nj->ni", rt, tw[:, 3:] - mv[:, 3:])
-                ltw[:, :3] = np.einsum("nij,nj->ni", rt, tw[:, :3] - mv[:, :3] - np.cross(mv[:, 3:], d))
+        m = xm[self.link_slot]
+        rt = np.transpose(m[:, :3, :3], (0, 2, 1))
+        lpose = np.zeros_like(poses)
+        lpose[:, :3, :3] = rt @ poses[:, :3, :3]
+        d = poses[:, :3, 3] - m[:, :3, 3]
+        lpose[:, :3, 3] = np.einsum("nij,nj->ni", rt, d)
+        lpose[:, 3, 3] = 1.0
+        ltw = None
+        if tw is not None:
+            mv = vm[self.link_slot]
+            ltw = np.empty_like(tw)
+            ltw[:, 3:] = np.einsum("nij,nj->ni", rt, tw[:, 3:] - mv[:, 3:])
+            ltw[:, :3] = np.einsum("nij,nj->ni", rt, tw[:, :3] - mv[:, :3] - np.cross(mv[:, 3:], d))
         # model_state poses/twists in their parents
         mpose = np.empty((k, 4, 4))
         mtw = np.zeros((k, 6))
@@ -185,7 +255,6 @@ class SnapshotBuilder:
                 mpose[s, :3, 3] = rt @ d
                 mtw[s, 3:] = rt @ (vm[s, 3:] - vm[par, 3:])
                 mtw[s, :3] = rt @ (vm[s, :3] - vm[par, :3] - np.cross(vm[par, 3:], d))
-        eff = None if efforts is None else np.asarray(efforts, dtype=np.float64).reshape(t.nv)
         return _Values(poses_to_pose6(mpose), mtw, poses_to_pose6(lpose),
                        ltw if ltw is not None else np.zeros((t.nlinks, 6)), qa, va, eff)
 
@@ -193,33 +262,46 @@ class SnapshotBuilder:
 
     def build(self, q: FloatArray, v: FloatArray | None = None, efforts: FloatArray | None = None, *,
               link_poses: FloatArray | None = None, link_twists: FloatArray | None = None,
-              stamp: Stamp | tuple[int, int] | None = None) -> str:
-        """The world_state document for these joint values (see the class docstring)."""
+              stamp: Stamp | tuple[int, int] | None = None, known: NDArray[np.bool_] | None = None) -> str:
+        """The world_state document for these joint values (see the class docstring).
+
+        ``known`` (per moving joint, ``tree.moving_joint_names`` order; None: all) leaves out what
+        depends on an unmeasured joint: its joint_state, the link_states below it, and the pose and
+        twist of a model_state fixed to such a link (absent, never zero).
+        """
         vals = self.values(q, v, efforts, link_poses=link_poses, link_twists_=link_twists)
         has_v = vals.va is not None
         has_e = vals.efforts is not None
-        template, order = self._template(has_v, has_e, stamp is not None)
-        parts = [vals.model_pose.ravel(), vals.model_twist.ravel(), vals.link_pose.ravel(),
-                 vals.link_twist.ravel(), vals.qa]
-        if has_v:
-            parts.append(vals.va)  # type: ignore[arg-type]
-        if has_e:
-            parts.append(vals.efforts)  # type: ignore[arg-type]
-        flat = np.concatenate(parts)[order]
-        if not np.isfinite(flat).all():
-            raise UsdfError(Diagnostic("USDF_NON_FINITE", "NaN or infinity in the snapshot values", "<output>",
-                                       None, "world_state"))
-        strs = list(map(float.__repr__, flat.tolist()))
+        stamp_text = ""
         if stamp is not None:
             sec, nsec = stamp
             if not (isinstance(sec, (int, np.integer)) and isinstance(nsec, (int, np.integer))
                     and sec >= 0 and 0 <= nsec < 10**9):
                 raise UsdfError(Diagnostic("USDF_BAD_STAMP", f"bad stamp {stamp!r}", "<output>", None, "stamp"))
-            return template.format(int(sec), int(nsec), *strs)
-        return template.format(*strs)
+            stamp_text = f'{self._ind}<stamp sec="{int(sec)}" nanosec="{int(nsec)}"/>{self._nl}'
+        template = self._template(has_v, has_e, self.known_masks(known))
+        t = self.tree
+        k, n = len(self.slot_paths), t.nlinks
+        buf = np.zeros(template.nvalues + 1)
+        o = 0
+        for arr in (vals.model_pose, vals.model_twist, vals.link_pose, vals.link_twist):
+            size = arr.size
+            buf[o:o + size] = arr.reshape(size)
+            o += size
+        assert o == 12 * (k + n)
+        buf[o:o + t.nqa] = vals.qa
+        o += t.nqa
+        if vals.va is not None:
+            buf[o:o + t.nva] = vals.va
+            o += t.nva
+        if vals.efforts is not None:
+            buf[o:o + t.nv] = vals.efforts
+        check_finite(buf[:template.nvalues])
+        return template.render(buf, stamp_text)
 
-    def _template(self, has_v: bool, has_e: bool, has_stamp: bool) -> tuple[str, NDArray[np.intp]]:
-        key = (has_v, has_e, has_stamp)
+    def _template(self, has_v: bool, has_e: bool,
+                  masks: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]] | None) -> SnapshotTemplate:
+        key = (has_v, has_e) if masks is None else (has_v, has_e, *(m.tobytes() for m in masks))
         cached = self._templates.get(key)
         if cached is not None:
             return cached
@@ -230,21 +312,13 @@ class SnapshotBuilder:
         base_qa = base_ltw + n * 6
         base_va = base_qa + t.nqa
         base_e = base_va + (t.nva if has_v else 0)
-        nl = "\n" if self.pretty else ""
-        ind = "  " if self.pretty else ""
-        out: list[str] = [XML_DECLARATION.replace("{", "{{").replace("}", "}}")]
-        order: list[int] = []
-
-        def esc(name: str) -> str:
-            return escape_name(name).replace("{", "{{").replace("}", "}}")
-
-        def ph(start: int, count: int) -> str:
-            order.extend(range(start, start + count))
-            return " ".join(["{}"] * count)
-
-        out.append(f'<world_state name="{esc(self.name)}" version="1.0">{nl}')
-        if has_stamp:
-            out.append(f'{ind}<stamp sec="{{}}" nanosec="{{}}"/>{nl}')
+        nvalues = base_e + (t.nv if has_e else 0)
+        slot_ok, link_ok, joint_ok = masks if masks is not None else (None, None, None)
+        nl, ind = self._nl, self._ind
+        out = TextLayout()
+        out.text(XML_DECLARATION)
+        out.text(f'<world_state name="{escape_name(self.name)}" version="1.0">{nl}')
+        out.stamp()
         children: dict[int, list[int]] = {s: [] for s in range(k)}
         for s in range(k):
             if self.slot_parent[s] >= 0:
@@ -253,36 +327,55 @@ class SnapshotBuilder:
         def model(s: int, depth: int) -> None:
             pad, inner = ind * depth, ind * (depth + 1)
             name = self.layout.slots[self.slot_paths[s]].usdf_path[-1]
-            out.append(f'{pad}<model_state name="{esc(name)}">{nl}')
-            out.append(f"{inner}<pose>{ph(s * 6, 6)}</pose>{nl}")
-            if has_v:
-                out.append(f"{inner}<twist>{ph(base_mtw + s * 6, 6)}</twist>{nl}")
+            links = [li for li in np.flatnonzero(self.link_slot == s).tolist() if link_ok is None or link_ok[li]]
+            joints = [ji for ji, jt in enumerate(self.joints) if jt[0] == s and (joint_ok is None or joint_ok[ji])]
+            if not (slot_ok is None or slot_ok[s]) and not links and not joints and not children[s]:
+                out.text(f'{pad}<model_state name="{escape_name(name)}"/>{nl}')  # as the writer: empty
+                return
+            out.text(f'{pad}<model_state name="{escape_name(name)}">{nl}')
+            if slot_ok is None or slot_ok[s]:
+                out.text(f"{inner}<pose>")
+                out.numbers(s * 6, 6)
+                out.text(f"</pose>{nl}")
+                if has_v:
+                    out.text(f"{inner}<twist>")
+                    out.numbers(base_mtw + s * 6, 6)
+                    out.text(f"</twist>{nl}")
             i3 = inner + ind
-            for li in np.flatnonzero(self.link_slot == s):
-                out.append(f'{inner}<link_state name="{esc(self.link_local[li])}">{nl}')
-                out.append(f"{i3}<pose>{ph(base_lp + int(li) * 6, 6)}</pose>{nl}")
+            for li in links:
+                out.text(f'{inner}<link_state name="{escape_name(self.link_local[li])}">{nl}{i3}<pose>')
+                out.numbers(base_lp + li * 6, 6)
+                out.text(f"</pose>{nl}")
                 if has_v:
-                    out.append(f"{i3}<twist>{ph(base_ltw + int(li) * 6, 6)}</twist>{nl}")
-                out.append(f"{inner}</link_state>{nl}")
-            for slot, local, qa, nq, va, nv, ev in self.joints:
-                if slot != s:
-                    continue
-                out.append(f'{inner}<joint_state name="{esc(local)}">{nl}')
-                out.append(f"{i3}<positions>{ph(base_qa + qa, nq)}</positions>{nl}")
+                    out.text(f"{i3}<twist>")
+                    out.numbers(base_ltw + li * 6, 6)
+                    out.text(f"</twist>{nl}")
+                out.text(f"{inner}</link_state>{nl}")
+            for ji in joints:
+                _slot, local, qa, nq, va, nv, ev = self.joints[ji]
+                out.text(f'{inner}<joint_state name="{escape_name(local)}">{nl}{i3}<positions>')
+                out.numbers(base_qa + qa, nq)
+                out.text(f"</positions>{nl}")
                 if has_v:
-                    out.append(f"{i3}<velocities>{ph(base_va + va, nv)}</velocities>{nl}")
+                    out.text(f"{i3}<velocities>")
+                    out.numbers(base_va + va, nv)
+                    out.text(f"</velocities>{nl}")
                 if has_e and ev >= 0:
-                    out.append(f"{i3}<torques>{ph(base_e + ev, nv)}</torques>{nl}")
-                out.append(f"{inner}</joint_state>{nl}")
+                    out.text(f"{i3}<torques>")
+                    out.numbers(base_e + ev, nv)
+                    out.text(f"</torques>{nl}")
+                out.text(f"{inner}</joint_state>{nl}")
             for c in children[s]:
                 model(c, depth + 1)
-            out.append(f"{pad}</model_state>{nl}")
+            out.text(f"{pad}</model_state>{nl}")
 
         for s in range(k):
             if self.slot_parent[s] < 0:
                 model(s, 1)
-        out.append(f"</world_state>{nl}")
-        result = ("".join(out), np.asarray(order, dtype=np.intp))
+        out.text(f"</world_state>{nl}")
+        result = out.compile(nvalues)
+        if len(self._templates) >= 32:  # known-joint patterns vary: keep the cache bounded
+            self._templates.clear()
         self._templates[key] = result
         return result
 
@@ -290,21 +383,30 @@ class SnapshotBuilder:
 
     def state(self, q: FloatArray, v: FloatArray | None = None, efforts: FloatArray | None = None, *,
               link_poses: FloatArray | None = None, link_twists: FloatArray | None = None,
-              stamp: Stamp | tuple[int, int] | None = None) -> WorldState:
-        """The same snapshot as a :class:`WorldState`."""
+              stamp: Stamp | tuple[int, int] | None = None, known: NDArray[np.bool_] | None = None) -> WorldState:
+        """The same snapshot as a :class:`WorldState` (``known`` as in :meth:`build`)."""
         vals = self.values(q, v, efforts, link_poses=link_poses, link_twists_=link_twists)
         has_v = vals.va is not None
+        masks = self.known_masks(known)
+        slot_ok, link_ok, joint_ok = masks if masks is not None else (None, None, None)
         k = len(self.slot_paths)
         states = []
         for s in range(k):
             name = self.layout.slots[self.slot_paths[s]].usdf_path[-1]
+            if slot_ok is not None and not slot_ok[s]:
+                states.append(ModelState(name))
+                continue
             states.append(ModelState(name, None, _t6(vals.model_pose[s]),
                                      _t6(vals.model_twist[s]) if has_v else None))
         for li in range(self.tree.nlinks):
+            if link_ok is not None and not link_ok[li]:
+                continue
             s = int(self.link_slot[li])
             states[s].link_states.append(LinkState(self.link_local[li], _t6(vals.link_pose[li]),
                                                    _t6(vals.link_twist[li]) if has_v else None))
-        for slot, local, qa, nq, va, nv, ev in self.joints:
+        for ji, (slot, local, qa, nq, va, nv, ev) in enumerate(self.joints):
+            if joint_ok is not None and not joint_ok[ji]:
+                continue
             vel = tuple(vals.va[va:va + nv].tolist()) if vals.va is not None else None
             tor = tuple(vals.efforts[ev:ev + nv].tolist()) if vals.efforts is not None and ev >= 0 else None
             states[slot].joint_states.append(JointState(local, tuple(vals.qa[qa:qa + nq].tolist()), vel, tor))

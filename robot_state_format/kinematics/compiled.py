@@ -1,0 +1,163 @@
+"""Access to the compiled kinematics kernels (:mod:`robot_state_format.kinematics.kernel`) and their constants.
+
+numba is an optional, heavy import: :func:`kernel` imports it on first use only (the CLI's ``--help``
+and ``check`` never reach it) and returns None without numba or when the environment variable
+``ROBOT_STATE_FORMAT_KERNEL`` is ``numpy`` (then :mod:`~robot_state_format.kinematics.fk` runs its
+numpy path).  :func:`constants` lays a tree's joint constants out for the kernels (once per tree).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import NDArray
+
+if TYPE_CHECKING:  # the CLI imports this module: keep it to numpy
+    from robot_state_format.kinematics.tree import CompiledTree
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+ENV = "ROBOT_STATE_FORMAT_KERNEL"
+"""``numpy``: never use the compiled kernels; ``numba``: use them whenever numba imports; unset: the
+process's default (:func:`set_default`: the kernels, except in the one-shot CLI)."""
+
+_state: dict[str, ModuleType | None] = {}
+_default = {"kernel": True}
+
+__all__ = ["ENV", "KernelConstants", "constants", "kernel", "set_default", "use_kernel", "warm"]
+
+
+def set_default(enabled: bool) -> bool:
+    """Whether this process uses the kernels when ``ROBOT_STATE_FORMAT_KERNEL`` is unset.
+
+    The CLI turns them off: it computes a configuration or two, for which loading numba (about
+    1-3 s) costs far more than the numpy path (tens of microseconds per configuration).  Returns
+    the previous default.
+    """
+    before = _default["kernel"]
+    _default["kernel"] = enabled
+    _state.clear()
+    return before
+
+
+def kernel() -> ModuleType | None:
+    """The kernel module (numba imported and the kernels loaded from the cache or compiled), or None."""
+    if "k" not in _state:
+        mod: ModuleType | None = None
+        env = os.environ.get(ENV, "").strip().lower()
+        if env == "numba" or (env != "numpy" and _default["kernel"]):
+            try:  # optional heavy dependency: imported on the first kinematics call only
+                from robot_state_format.kinematics import kernel as mod
+            except ImportError:
+                mod = None
+        _state["k"] = mod
+    return _state["k"]
+
+
+def warm() -> bool:
+    """Load (or compile, the first time) every kernel signature fk uses, so that no kinematics call
+    pays for it later; True when the kernels are in use.  Long-running processes (the nodes) call it
+    at start-up: loading from numba's cache costs about 1-3 s (numba's import, and scipy's when
+    installed, which numba probes for BLAS), compiling without a cache about 5-10 s."""
+    k = kernel()
+    if k is None:
+        return False
+    q, src, mo = np.zeros((1, 1)), np.zeros(1, dtype=np.int64), np.array([[1.0], [0.0]])
+    f, ij = np.zeros((1, 4, 3, 4)), np.array([[k.ROTARY, 0, -1]], dtype=np.int64)
+    root, gen, pose = np.zeros((0, 3, 4)), np.zeros((1, 1, 3, 4)), np.eye(4)
+    out = np.zeros((1, 1, 4, 4))
+    k.poses(q, src, mo, f, ij, root, gen, pose, False, out)  # C-ordered result (forward, twists)
+    k.poses(q, src, mo, f, ij, root, gen, pose, False, np.zeros((1, 4, 4, 1)).transpose(3, 0, 2, 1))  # batch
+    it = np.array([[0, -1]], dtype=np.int64)
+    k.twists(out, np.zeros((1, 1)), np.zeros((1, 6)), it, 0, np.zeros((1, 1, 6)), False, np.zeros((1, 1, 6)))
+    return True
+
+
+def use_kernel(enabled: bool | None) -> None:
+    """Force the numpy path (False), the kernels if numba imports (True), or decide again on next use (None)."""
+    _state.clear()
+    if enabled is False:
+        _state["k"] = None
+    elif enabled:
+        mod: ModuleType | None = None
+        try:
+            from robot_state_format.kinematics import kernel as mod
+        except ImportError:
+            pass
+        _state["k"] = mod
+
+
+@dataclass
+class KernelConstants:
+    f: FloatArray  # (njoints, 4, 3, 4)
+    ij: IntArray  # (njoints, 3): kind, qa column, parent link
+    root: FloatArray  # (nroot, 3, 4)
+    pose: FloatArray  # (4, 4) X_world_root
+    has_generic: bool
+    no_gen: FloatArray  # (1, 1, 3, 4) placeholder when there is no generic joint
+    s: FloatArray  # (njoints, 6): child-frame twist per unit rate
+    it: IntArray  # (njoints, 2): va column (-1 fixed, -2 generic), parent link
+    no_xg: FloatArray  # (1, 1, 6) placeholder
+    src: IntArray  # (nqa,) the q column of each qa entry ...
+    mo: FloatArray  # (2, nqa) ... times mo[0] plus mo[1] (mimic); None below: qa computed by numpy
+    affine: bool  # src/mo hold the mimic arithmetic (no mimic chain, no generic joint)
+    id_src: IntArray  # (nqa,) identity: for a qa computed by numpy
+    id_mo: FloatArray  # (2, nqa) ones, zeros
+    link_template: FloatArray  # (nlinks, 4, 4) zeros and the bottom rows [0, 0, 0, 1]
+
+
+def constants(tree: CompiledTree, twist_s: FloatArray, twist_col: IntArray,
+              affine: tuple[NDArray[np.intp], FloatArray, FloatArray] | None) -> KernelConstants:
+    """The kernels' constants of ``tree`` (cached on it); ``twist_s`` ``(2, 3, njoints, 1)`` and
+    ``twist_col`` (``nva``: no rate) are the one-coordinate joints' twists (``fk._twist_kernel``)."""
+    cached = tree._cache.get("kernel")
+    if isinstance(cached, KernelConstants):
+        return cached
+    from robot_state_format.kinematics import kernel as k  # the kind codes (numba is importable here)
+
+    nj = tree.njoints
+    f = np.zeros((nj, 4, 3, 4))
+    ij = np.zeros((nj, 3), dtype=np.int64)
+    ij[:, 0] = k.GENERIC
+    ij[:, 2] = np.where(tree.joint_parent < 0, -1, tree.joint_parent)  # tree.ROOT: the root frame
+    if tree.fixed_joints.size:
+        f[tree.fixed_joints, 0] = tree.fixed_x[..., 0].transpose(2, 0, 1)
+        ij[tree.fixed_joints, 0] = k.FIXED
+    for g in tree.rotary:
+        for n, m in enumerate((g.m02, g.m1, g.m2) + (() if g.m3 is None else (g.m3,))):
+            f[g.joints, n] = m[..., 0].transpose(2, 0, 1)
+        ij[g.joints, 0] = k.ROTARY if g.m3 is None else k.SCREW
+        ij[g.joints, 1] = g.col
+    if tree.prismatic is not None:
+        p = tree.prismatic
+        f[p.joints, 0, :, :3] = p.rot[..., 0].transpose(2, 0, 1)
+        f[p.joints, 0, :, 3] = p.t0[..., 0].T
+        f[p.joints, 1, :, 3] = p.d[..., 0].T
+        ij[p.joints, 0] = k.PRISMATIC
+        ij[p.joints, 1] = p.col
+    has_generic = bool(np.any(ij[:, 0] == k.GENERIC))
+    root = np.ascontiguousarray(tree.root_poses[:, :3, :]) if tree.nroot else np.zeros((0, 3, 4))
+    s = np.ascontiguousarray(twist_s[..., 0].transpose(2, 0, 1).reshape(nj, 6))
+    it = np.zeros((nj, 2), dtype=np.int64)
+    it[:, 0] = np.where(twist_col < tree.nva, twist_col, -1)
+    it[ij[:, 0] == k.GENERIC, 0] = -2
+    it[:, 1] = ij[:, 2]
+    id_src = np.arange(tree.nqa, dtype=np.int64)
+    id_mo = np.zeros((2, tree.nqa))
+    id_mo[0] = 1.0
+    use = affine is not None and not has_generic
+    src, mo = id_src, id_mo
+    if affine is not None and use:
+        src, mo = affine[0].astype(np.int64), np.ascontiguousarray(np.stack([affine[1], affine[2]]))
+    template = np.zeros((tree.nlinks, 4, 4))
+    template[:, 3, 3] = 1.0
+    consts = KernelConstants(f, ij, root, np.ascontiguousarray(tree.pose, dtype=np.float64), has_generic,
+                             np.zeros((1, 1, 3, 4)), s, it, np.zeros((1, 1, 6)), src, mo, use, id_src, id_mo,
+                             template)
+    tree._cache["kernel"] = consts
+    return consts

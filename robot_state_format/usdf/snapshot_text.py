@@ -1,0 +1,147 @@
+"""Precompiled world_state text: the fixed pieces of one snapshot layout, numbers filled in per call.
+
+A :class:`SnapshotTemplate` holds the text between the number groups of one document layout (tags,
+names, indentation: escaped and laid out once) and which values go into each group.  ``render``
+gathers the values in document order and formats them all in one call:
+
+* with ``orjson`` (requirements/core.txt) the gathered array is written by its shortest round-trip
+  float formatter (Ryu-style, the same digits as Python's ``repr``).  ``orjson`` writes some
+  magnitudes differently (``1e-9`` where ``repr`` writes ``1e-09``, ``0.00001`` for ``1e-05``,
+  ``1e16`` for ``1e+16``): exactly those with ``1e-9 <= |x| < 1e-4`` or ``|x| >= 1e16`` (checked on
+  millions of values across the whole double range); the groups holding one are written again with
+  ``repr``.  Rounding noise such as ``1.2e-16`` (two-digit exponents) is spelled alike;
+* without it, every value goes through ``float.__repr__``.
+
+Either way the text equals :func:`robot_state_format.usdf.writer.write_world_state` of the same
+state, byte for byte (the writer stays the reference; the tests compare the two on random states).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_format.errors import Diagnostic, UsdfError
+
+try:  # a fast shortest-float formatter; the repr path below is the fallback
+    import orjson
+
+    _OPTION = orjson.OPT_SERIALIZE_NUMPY
+except ImportError:  # pragma: no cover - orjson is in requirements/core.txt
+    orjson = None  # type: ignore[assignment]
+    _OPTION = 0
+
+__all__ = ["SnapshotTemplate", "TextLayout"]
+
+FloatArray = NDArray[np.float64]
+_SEP = " null "
+CHUNK_VALUES = 2048  # gathered values formatted per orjson call (see SnapshotTemplate.chunks)  # a NaN sentinel between two groups: orjson writes it ``null``, then ``,`` -> `` ``
+_frepr = float.__repr__
+
+
+class TextLayout:
+    """Collects a document as alternating fixed text and number groups (indices into the values)."""
+
+    def __init__(self) -> None:
+        self.pieces: list[str] = [""]
+        self.groups: list[tuple[int, int]] = []  # (start, count) in the flat value array
+        self.stamp_at = -1  # where the stamp element goes in the first piece
+
+    def stamp(self) -> None:
+        """Mark where the stamp element goes (in the text before the first number group)."""
+        if len(self.pieces) != 1:
+            raise ValueError("the stamp comes before every number")
+        self.stamp_at = len(self.pieces[0])
+
+    def text(self, s: str) -> None:
+        self.pieces[-1] += s
+
+    def numbers(self, start: int, count: int) -> None:
+        if count <= 0:
+            raise ValueError("a number group holds at least one value")
+        self.groups.append((start, count))
+        self.pieces.append("")
+
+    def compile(self, nvalues: int) -> SnapshotTemplate:
+        return SnapshotTemplate(self.pieces, self.groups, nvalues, self.stamp_at)
+
+
+class SnapshotTemplate:
+    """The text of one layout; ``render(values, stamp)`` fills in the numbers (see module doc).
+
+    ``stamp_at``: the offset in ``pieces[0]`` where ``render``'s ``stamp_text`` goes (-1: none).
+    """
+
+    def __init__(self, pieces: list[str], groups: list[tuple[int, int]], nvalues: int, stamp_at: int = -1) -> None:
+        if len(pieces) != len(groups) + 1:
+            raise ValueError("pieces must surround the groups")
+        at = stamp_at if stamp_at >= 0 else len(pieces[0])
+        self.head = (pieces[0][:at], pieces[0][at:])
+        self.pieces = pieces
+        self.ngroups = len(groups)
+        self.nvalues = nvalues
+        # gather index with a sentinel (index nvalues: NaN) between groups
+        idx: list[int] = []
+        starts: list[int] = []
+        for k, (s, c) in enumerate(groups):
+            if k:
+                idx.append(nvalues)
+            starts.append(len(idx))
+            idx.extend(range(s, s + c))
+        self.index = np.asarray(idx, dtype=np.intp)
+        self.starts = np.asarray(starts, dtype=np.intp)
+        self.counts = np.asarray([c for _, c in groups], dtype=np.intp)
+        # group of every gathered position (sentinels: -1)
+        owner = np.full(len(idx), -1, dtype=np.intp)
+        for k, (s0, c) in enumerate(zip(starts, self.counts.tolist())):
+            owner[s0:s0 + c] = k
+        self.owner = owner
+        # group k's text goes to parts[2k + 1]
+        self._parts = [p for piece in pieces for p in (piece, "")][:-1]
+        # gathered positions formatted per call, cut between groups: buffers stay small (a large world's
+        # single buffer would cost page faults and cache misses on every call: growth stops being linear)
+        self.chunks: list[tuple[int, int]] = []
+        p0 = 0
+        for k in range(1, len(starts) + 1):
+            end = starts[k] - 1 if k < len(starts) else len(idx)  # before group k's sentinel
+            if k == len(starts) or end - p0 >= CHUNK_VALUES:
+                self.chunks.append((p0, end))
+                p0 = end + 1
+
+    def render(self, values: FloatArray, stamp_text: str = "") -> str:
+        """The document for ``values`` (``(nvalues + 1,)``: the last entry is scratch, set to NaN here)."""
+        values[self.nvalues] = np.nan
+        g = values[self.index]
+        head = self.head[0] + stamp_text + self.head[1]
+        if self.ngroups == 0:
+            return head
+        if orjson is not None:
+            if len(self.chunks) == 1:
+                groups = orjson.dumps(g, option=_OPTION)[1:-1].decode("ascii").replace(",", " ").split(_SEP)
+            else:
+                groups = []
+                for c0, c1 in self.chunks:
+                    groups += orjson.dumps(g[c0:c1], option=_OPTION)[1:-1].decode("ascii").replace(",", " ").split(_SEP)
+            a = np.abs(g)
+            m = a < 1e-4
+            m &= a >= 1e-9
+            m |= a >= 1e16
+            odd = np.flatnonzero(m)
+            if odd.size:
+                for k in set(self.owner[odd].tolist()):
+                    s0 = int(self.starts[k])
+                    groups[k] = " ".join(map(_frepr, g[s0:s0 + int(self.counts[k])].tolist()))
+        else:  # pragma: no cover - without orjson
+            strs = list(map(_frepr, g.tolist()))
+            groups = [" ".join(strs[s0:s0 + c]) for s0, c in zip(self.starts.tolist(), self.counts.tolist())]
+        parts = self._parts.copy()
+        parts[0] = head
+        parts[1::2] = groups
+        return "".join(parts)
+
+
+def check_finite(values: FloatArray) -> None:
+    """``UsdfError`` USDF_NON_FINITE when a value is NaN or infinite (checked before the sentinel is set)."""
+    if not np.isfinite(values).all():
+        raise UsdfError(Diagnostic("USDF_NON_FINITE", "NaN or infinity in the snapshot values", "<output>", None,
+                                   "world_state"))

@@ -1,0 +1,68 @@
+"""The command line loads lazily: ``--help`` imports no command module, a command only its own; the
+command table names every command module with the help line the module registers."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import robot_state_format.cli as cli
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = ROOT / "robot_state_format" / "samples" / "arm7_gripper.urdf"
+
+PROBE = """
+import json, sys
+from robot_state_format.cli import main
+code = main(sys.argv[1:])
+heavy = ("numpy", "lxml", "rclpy", "robot_state_format.kinematics.fk", "robot_state_format.usdf",
+         "robot_state_format.ros", "matplotlib", "mujoco", "mcap")
+print(json.dumps({"code": code, "loaded": sorted({m.split(".")[0] if not m.startswith("robot_state_format")
+                                                   else m for m in sys.modules if m.startswith(heavy)})}))
+"""
+
+
+def _probe(*argv: str) -> dict[str, object]:
+    out = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True, cwd=ROOT, check=False,
+                         timeout=60)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_help_imports_nothing_heavy() -> None:
+    r = _probe("--help")
+    assert r == {"code": 0, "loaded": []}
+
+
+def test_check_imports_only_what_reading_a_model_needs() -> None:
+    r = _probe("check", "-q", str(SAMPLE))
+    assert r["code"] == 0
+    loaded = set(r["loaded"])  # type: ignore[arg-type]
+    assert {"numpy", "lxml"} <= loaded  # the model reader's own needs
+    assert not loaded & {"rclpy", "matplotlib", "mujoco", "mcap", "robot_state_format.kinematics.fk"}
+    assert not any(m.startswith(("robot_state_format.usdf", "robot_state_format.ros")) for m in loaded)
+
+
+def test_command_table_names_every_module_and_its_help_lines() -> None:
+    modules = sorted(i.name for i in pkgutil.iter_modules(cli.__path__) if not i.name.startswith("_"))
+    listed = {m for m, _ in cli.COMMANDS.values()}
+    assert set(modules) == listed, "add each new command module to robot_state_format.cli.COMMANDS (one line)"
+    for module in modules:
+        parser = argparse.ArgumentParser()
+        sub = parser.add_subparsers()
+        importlib.import_module(f"robot_state_format.cli.{module}").register(sub)
+        registered = {a.dest: a.help for a in sub._choices_actions}
+        table = {name: help_line for name, (m, help_line) in cli.COMMANDS.items() if m == module}
+        assert registered == table, module
+
+
+def test_every_command_still_parses_its_own_options(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert cli.main(["check", "-q", str(SAMPLE)]) == 0
+    assert cli.main(["frames", str(SAMPLE), "--json"]) == 0
+    assert "link" in capsys.readouterr().out
+    assert cli.main(["nonsense"]) == 2
+    assert cli.main([]) == 2

@@ -1,0 +1,123 @@
+"""The compiled kernels (numba) against the numpy path, and the numpy path's own single == batch.
+
+Both paths are independent implementations of the same kinematics (scalar loops per configuration
+vs. level-by-level numpy products); they must agree to 1e-12.  The reference-pose and
+batch-equals-single tests of test_kinematics.py run with the kernels when numba is installed; here
+they run once more on the numpy path.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from test_kinematics import (
+    SAMPLES,
+    every_type_model,
+    mimic_chain_model,
+    rand_transform,
+    random_q,
+    test_batch_equals_single_bit_for_bit,
+    test_every_type_matches_reference,
+)
+
+from robot_state_format.errors import KinematicsError
+from robot_state_format.kinematics import compiled, fk
+from robot_state_format.kinematics.poses_twists import poses_and_twists
+from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.model.loader import load_model_file
+
+pytest.importorskip("numba", reason="numba (the compiled kernels) is not installed")
+
+
+@pytest.fixture
+def numpy_path() -> Iterator[None]:
+    compiled.use_kernel(False)
+    try:
+        yield
+    finally:
+        compiled.use_kernel(None)
+
+
+def test_numpy_path_matches_reference(numpy_path: None) -> None:
+    assert compiled.kernel() is None
+    test_every_type_matches_reference()
+
+
+def test_numpy_path_batch_equals_single(numpy_path: None) -> None:
+    test_batch_equals_single_bit_for_bit()
+
+
+def _all(tree, qs: np.ndarray, vs: np.ndarray) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+    out = {
+        "forward": np.stack([fk.forward(tree, q) for q in qs]),
+        "world": np.stack([fk.forward(tree, q, world=True) for q in qs]),
+        "root": np.stack([fk.link_twists(tree, q, v) for q, v in zip(qs, vs)]),
+        "body": np.stack([fk.link_twists(tree, q, v, frame="body") for q, v in zip(qs, vs)]),
+        "batch": np.array(fk.forward_batch(tree, qs)),
+        "batch_world": np.array(fk.forward_batch(tree, qs, world=True)),
+        "twists_batch": fk.link_twists_batch(tree, qs, vs, frame="body"),
+    }
+    both = [poses_and_twists(tree, q, v) for q, v in zip(qs, vs)]
+    out["pt_poses"] = np.stack([p for p, _ in both])
+    out["pt_twists"] = np.stack([t for _, t in both])
+    return out
+
+
+@pytest.mark.parametrize("which", ["every_type", "mimic_chain"])
+def test_kernel_matches_numpy_path(which: str) -> None:
+    rng = np.random.default_rng(5)
+    m = every_type_model(rng) if which == "every_type" else mimic_chain_model()
+    m.pose = rand_transform(rng)
+    tree = compile_model(m)
+    qs = random_q(tree, rng, 7)
+    vs = rng.normal(size=(7, tree.nv))
+    compiled.use_kernel(None)
+    assert compiled.kernel() is not None
+    fast = _all(tree, qs, vs)
+    compiled.use_kernel(False)
+    try:
+        slow = _all(tree, qs, vs)
+    finally:
+        compiled.use_kernel(None)
+    for name in fast:
+        np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12, err_msg=name)
+    # with the kernels, every route gives the same bits
+    assert np.array_equal(fast["forward"], fast["batch"]) and np.array_equal(fast["world"], fast["batch_world"])
+    assert np.array_equal(fast["body"], fast["twists_batch"])
+    assert np.array_equal(fast["pt_poses"], fast["forward"]) and np.array_equal(fast["pt_twists"], fast["root"])
+
+
+@pytest.mark.parametrize("which", ["mimic_chain", "arm7_gripper"])
+def test_kernel_rejects_non_finite_naming_the_joint(which: str) -> None:
+    if which == "arm7_gripper":  # one mimic level: q -> qa inside the kernel
+        tree = compile_model(load_model_file(SAMPLES / "arm7_gripper.urdf"))
+    else:  # a mimic chain: qa by numpy
+        tree = compile_model(mimic_chain_model())
+    q = np.zeros(tree.nq)
+    q[0] = np.nan
+    with pytest.raises(KinematicsError, match=f"joint {tree.moving_joint_names[0]!r}: non-finite position"):
+        fk.forward(tree, q)
+    with pytest.raises(KinematicsError, match="non-finite position"):
+        fk.forward_batch(tree, np.stack([np.zeros(tree.nq), q]))
+
+
+def test_cli_uses_the_numpy_path_and_restores_the_default() -> None:
+    """The one-shot CLI never loads numba (1-3 s); in-process callers get their default back."""
+    code = (
+        "import sys\n"
+        "from robot_state_format.cli import main\n"
+        "from robot_state_format.kinematics import compiled\n"
+        f"rc = main(['fk', {str(SAMPLES / 'arm7_gripper.urdf')!r}, '--velocities', '{{}}'])\n"
+        "print(rc, 'numba' in sys.modules, compiled.kernel() is not None)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != compiled.ENV}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
+                          check=False)
+    assert proc.returncode == 0, proc.stderr
+    # the fk output, then: exit 0, numba not imported by the command, the default (kernels) restored
+    assert proc.stdout.splitlines()[-1] == "0 False True"
