@@ -191,6 +191,9 @@ class JointStateCache:
         self._epoch = getattr(self, "_epoch", 0) + 1
         self.seen_velocity = False  # any velocity / effort received since the last reset
         self.seen_effort = False
+        # per velocity coordinate: reported by some JointState (a value nobody measured is absent, not 0)
+        self.has_velocity = np.zeros(int(self.tree.nv), dtype=bool)
+        self.has_effort = np.zeros(int(self.tree.nv), dtype=bool)
 
     def reset_stamps(self) -> None:
         """Forget the stamps (value and sent), keep the values."""
@@ -340,9 +343,11 @@ class JointStateCache:
             if len(plan.vsrc):
                 if len(vel):
                     self.seen_velocity = True
+                    self.has_velocity[plan.vdst] = True
                     self._merge(self.v, vel, plan.vsrc, plan.vdst, names, src if subset else None, problems, "velocity")
                 if len(eff):
                     self.seen_effort = True
+                    self.has_effort[plan.vdst] = True
                     self._merge(self.effort, eff, plan.vsrc, plan.vdst, names, src if subset else None, problems,
                                 "effort")
             if stamp > self.stamp_ns:
@@ -384,9 +389,11 @@ class JointStateCache:
         if len(plan.vsrc):
             if len(vel):
                 self.seen_velocity = True
+                self.has_velocity[plan.vdst] = True
                 self.v[plan.vdst] = vel[plan.vsrc]
             if len(eff):
                 self.seen_effort = True
+                self.has_effort[plan.vdst] = True
                 self.effort[plan.vdst] = eff[plan.vsrc]
         if stamp > self.stamp_ns:
             self.stamp_ns = stamp
@@ -449,8 +456,11 @@ class JointStateCache:
             if old.has_value[i_old]:
                 q, v, e = old.joint_values(name)
                 self.q[self.tree.q_slice(name)] = q
-                self.v[self.tree.v_slice(name)] = v
-                self.effort[self.tree.v_slice(name)] = e
+                vs_old, vs_new = old.tree.v_slice(name), self.tree.v_slice(name)
+                self.v[vs_new] = v
+                self.effort[vs_new] = e
+                self.has_velocity[vs_new] = old.has_velocity[vs_old]
+                self.has_effort[vs_new] = old.has_effort[vs_old]
                 self.has_value[i_new] = True
                 self.value_stamp[i_new] = old.value_stamp[i_old]
         for name, i in self._tree_index.items():
@@ -462,6 +472,15 @@ class JointStateCache:
         self.max_value_stamp = int(self.value_stamp.max()) if len(self.value_stamp) else self.max_value_stamp
         self.stamp_ns, self.newest_ns, self.last_now_ns = old.stamp_ns, old.newest_ns, old.last_now_ns
         self.seen_velocity, self.seen_effort = old.seen_velocity, old.seen_effort
+
+    def velocities(self) -> NDArray[np.float64] | None:
+        """The velocity vector when a JointState reported every velocity coordinate, else None: a
+        velocity nobody reported is absent from snapshots (and so are the link twists), never 0."""
+        return self.v if self.seen_velocity and bool(self.has_velocity.all()) else None
+
+    def efforts(self) -> NDArray[np.float64] | None:
+        """The effort vector when every coordinate was reported, else None (see :meth:`velocities`)."""
+        return self.effort if self.seen_effort and bool(self.has_effort.all()) else None
 
     def joint_values(self, name: str) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
         """q, v, effort of one moving (non-mimic) joint."""

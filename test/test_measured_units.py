@@ -16,7 +16,8 @@ from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.loader import load_model
 from robot_state_format.state_cache import JointStateCache
-from robot_state_format.usdf.build import state_from_model
+from robot_state_format.usdf.build import SnapshotBuilder, state_from_model
+from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import Stamp
 from robot_state_format.usdf.writer import write_world_state
 
@@ -50,6 +51,27 @@ def test_a_joint_has_no_value_until_reported_and_followers_follow_their_leader()
     assert cache.complete and cache.stamp_ns == 101 * s
     cache.update(["j1"], [0.3], [], [], 96 * s, 102)  # stamp 5 s back: reset, only j1 known
     assert cache.missing_joints() == ["j2"]
+
+
+def test_a_velocity_or_effort_nobody_reported_is_absent_not_zero() -> None:
+    # two publishers: one reports j1 with velocity and effort, the other j2 with positions only
+    cache = _cache()
+    s = 1_000_000_000
+    cache.update(["j1"], [0.25], [1.5], [0.75], 100 * s, 100)
+    cache.update(["j2"], [0.5], [], [], 100 * s, 101)
+    assert cache.complete
+    assert cache.velocities() is None and cache.efforts() is None  # j2's velocity was never measured
+    builder = SnapshotBuilder(cache.model, cache.tree)  # what state_publisher and state_store snapshot
+    partial = read_world_state(builder.build(cache.q, cache.velocities(), cache.efforts(), stamp=Stamp(100, 0)))
+    joints = {j.name: j for j in partial.model_states[0].joint_states}
+    assert joints["j1"].positions == (0.25,) and joints["j2"].positions == (0.5,)
+    assert all(j.velocities is None and j.torques is None for j in joints.values())
+    assert all(ls.twist is None for ls in partial.model_states[0].link_states)
+    cache.update(["j2"], [0.5], [-2.0], [0.125], 101 * s, 102)  # now every coordinate was reported
+    v, e = cache.velocities(), cache.efforts()
+    assert v is not None and e is not None
+    assert v[cache.tree.v_slice("j1")].tolist() == [1.5] and v[cache.tree.v_slice("j2")].tolist() == [-2.0]
+    assert e[cache.tree.v_slice("j1")].tolist() == [0.75] and e[cache.tree.v_slice("j2")].tolist() == [0.125]
 
 
 def test_a_model_without_moving_joints_is_complete_at_once() -> None:

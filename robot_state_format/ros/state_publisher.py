@@ -601,8 +601,8 @@ class StatePublisher(Node):
         # any JointState, and its (constant) state is stamped with the time it is published
         stamp_ns = int(cache.stamp_ns) if cache.stamp_ns > 0 else self.get_clock().now().nanoseconds
         stamp = divmod(stamp_ns, 1_000_000_000)
-        text: str = rt.snapshots().build(cache.q, cache.v if cache.seen_velocity else None,
-                                         cache.effort if cache.seen_effort else None, stamp=stamp)
+        text: str = rt.snapshots().build(cache.q, cache.velocities(),
+                                         cache.efforts(), stamp=stamp)
         if rt.model.is_world:
             return text
         pose = self.model_pose()

@@ -84,8 +84,8 @@ class SnapshotSaving:
             if self._builder is None:
                 self._builder = SnapshotBuilder(self._model, self._tree)
             cache = self._cache
-            state = self._builder.state(cache.q, cache.v if cache.seen_velocity else None,
-                                        cache.effort if cache.seen_effort else None,
+            state = self._builder.state(cache.q, cache.velocities(),
+                                        cache.efforts(),
                                         stamp=Stamp(*divmod(int(cache.stamp_ns), 1_000_000_000)))
             missing = cache.missing_joints()
             self._built = sc.drop_unmeasured(state, self._model, missing) if missing else state

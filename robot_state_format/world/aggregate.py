@@ -302,8 +302,8 @@ class WorldAggregator:
         if src.builder is None:
             src.builder = SnapshotBuilder(model, src.tree)
         stamp = Stamp(*divmod(int(cache.stamp_ns), NS)) if cache.stamp_ns > 0 else None
-        state = src.builder.state(cache.q, cache.v if cache.seen_velocity else None,
-                                  cache.effort if cache.seen_effort else None, stamp=stamp)
+        state = src.builder.state(cache.q, cache.velocities(),
+                                  cache.efforts(), stamp=stamp)
         if not bool(cache.has_value.all()):  # unmeasured joints: absent, and so are the poses they move
             for top in state.model_states:
                 _keep_measured(top, cache, f"{top.name}{SCOPE}" if model.is_world else "")
