@@ -64,7 +64,8 @@ def test_record_cli_writes_a_readable_recording(ros: RosHarness, tmp_path: Path)
     pub = ros.node.create_publisher(String, "world_state", LATCHED)
     text = write_world_state(pendulum_state(0.5, 0.5))
     pub.publish(String(data=text))
-    r = subprocess.run([*CLI, "record", "--out", str(tmp_path), "--duration", "1.0"], capture_output=True, text=True,
+    # the latched snapshot reaches the recorder once discovery matched it: the window allows for a loaded machine
+    r = subprocess.run([*CLI, "record", "--out", str(tmp_path), "--duration", "3.0"], capture_output=True, text=True,
                        timeout=30, env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     bag = Path(r.stdout.strip().split(" (")[0])
