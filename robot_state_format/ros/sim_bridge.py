@@ -29,6 +29,7 @@ from std_srvs.srv import Trigger
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.ros.messages import ns_to_stamp
 from robot_state_format.ros.replay import MULTI_DOF_SUFFIXES
+from robot_state_format.ros import spin
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -179,20 +180,7 @@ class SimBridge(Node):
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``sim_bridge``: spin the node until SIGINT/SIGTERM."""
-    from robot_state_format.ros import spin
-
-    stop = spin.init(args if args is not None else sys.argv)
-    node: SimBridge | None = None
-    code = 0
-    try:
-        node = SimBridge()
-        spin.spin(node, stop)
-    except RobotStateFormatError as exc:
-        print(f"sim_bridge: error: {exc}", file=sys.stderr)
-        code = 2
-    finally:
-        spin.finish(stop, node)
-    return code
+    return spin.run_main("sim_bridge", SimBridge, args, [(RobotStateFormatError, "", 2)])
 
 
 if __name__ == "__main__":

@@ -20,8 +20,9 @@ Typical ``main``::
 from __future__ import annotations
 
 import signal
+import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any
 
@@ -122,3 +123,36 @@ def finish(stop: Stop, *nodes: Node | None) -> None:
         rclpy.try_shutdown()
     finally:
         stop.restore()
+
+
+Failure = tuple["type[BaseException] | tuple[type[BaseException], ...]", str, int]
+
+
+def run_main(prog: str, make: Callable[[], Node], args: list[str] | None,
+             failures: Sequence[Failure], on_exit: Callable[[Any], None] | None = None) -> int:
+    """A node's console script: init, make the node, spin until SIGINT/SIGTERM, finish.
+
+    ``failures``: ``(exception types, text before the error, exit code)``, the first that matches an
+    exception raised while making or spinning the node is printed as ``PROG: error: TEXT<exc>`` on
+    stderr and gives the exit code; any other exception propagates. ``on_exit(node)`` runs before
+    the node is destroyed (when it was made).
+    """
+    stop = init(args if args is not None else sys.argv)
+    node: Any = None
+    code = 0
+    try:
+        node = make()
+        spin(node, stop)
+    except Exception as exc:  # noqa: BLE001 - matched against failures, else raised again
+        for types, lead, exit_code in failures:
+            if isinstance(exc, types):
+                print(f"{prog}: error: {lead}{exc}", file=sys.stderr)
+                code = exit_code
+                break
+        else:
+            raise
+    finally:
+        if node is not None and on_exit is not None:
+            on_exit(node)
+        finish(stop, node)
+    return code

@@ -48,6 +48,7 @@ from robot_state_format.ros.messages import (
     transforms_to_msgs,
 )
 from robot_state_format.state_cache import JointStateCache, Problem
+from robot_state_format.ros import spin
 
 WARN_PERIOD_S = 5.0
 JOINT_STATE_DRAIN = 100  # JointStates handled per executor callback when a backlog is waiting
@@ -685,23 +686,9 @@ def _gid_key(info: Any) -> bytes | None:
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_publisher``: spin the node until SIGINT/SIGTERM."""
-    from robot_state_format.ros import spin
-
-    stop = spin.init(args if args is not None else sys.argv)
-    node: StatePublisher | None = None
-    code = 0
-    try:
-        node = StatePublisher()
-        spin.spin(node, stop)
-    except (StatePublisherConfigError, rclpy.exceptions.ParameterException) as exc:
-        print(f"state_publisher: error: {exc}", file=sys.stderr)
-        code = 2
-    except RobotStateFormatError as exc:
-        print(f"state_publisher: error: cannot load the robot description:\n{exc}", file=sys.stderr)
-        code = 1
-    finally:
-        spin.finish(stop, node)
-    return code
+    return spin.run_main("state_publisher", StatePublisher, args, [
+        ((StatePublisherConfigError, rclpy.exceptions.ParameterException), "", 2),
+        (RobotStateFormatError, "cannot load the robot description:\n", 1)])
 
 
 if __name__ == "__main__":

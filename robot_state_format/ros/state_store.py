@@ -47,6 +47,7 @@ from robot_state_format.ros.store_saving import SnapshotSaving
 from robot_state_format.ros.store_saving import error_text as _error_text
 from robot_state_format.ros import world_sources
 from robot_state_format.ros import session_playback as sp
+from robot_state_format.ros import spin
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -784,25 +785,9 @@ class StateStore(SnapshotSaving, Node):
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_store``: spin the node until SIGINT/SIGTERM."""
-    from robot_state_format.ros import spin
-
-    stop = spin.init(args if args is not None else sys.argv)
-    node: StateStore | None = None
-    code = 0
-    try:
-        node = StateStore()
-        spin.spin(node, stop)
-    except StateStoreModelError as exc:
-        print(f"state_store: error: cannot load the model:\n{exc}", file=sys.stderr)
-        code = 1
-    except RobotStateFormatError as exc:
-        print(f"state_store: error: {exc}", file=sys.stderr)
-        code = 2
-    finally:
-        if node is not None:
-            node.shutdown()
-        spin.finish(stop, node)
-    return code
+    return spin.run_main("state_store", StateStore, args, [
+        (StateStoreModelError, "cannot load the model:\n", 1), (RobotStateFormatError, "", 2)],
+        on_exit=lambda node: node.shutdown())
 
 
 if __name__ == "__main__":
