@@ -104,3 +104,19 @@ def test_unsupported_version_reads_as_1_9_with_a_warning() -> None:
     model = load_model_file(REF / "loads" / "version_0.sdf")
     assert [w.code for w in model.warnings] == ["SDF_UNSUPPORTED_VERSION"] and model.version == "1.9"
     assert model.links["a"].pose[0, 3] == 1.0
+
+
+def test_nan_limits_mean_unlimited_with_a_warning() -> None:
+    # libsdformat 12 reads nan in a joint limit (std::stod); a nan bound bounds nothing
+    model = load_model_file(REF / "loads" / "nan_limits.sdf")
+    lim = model.joints["j"].limits
+    assert lim is not None and (lim.lower, lim.upper, lim.effort) == (None, None, None)
+    assert [w.code for w in model.warnings] == ["SDF_NAN_VALUE"] * 3
+
+
+def test_underflowing_numbers_are_refused_as_libsdformat_refuses_them() -> None:
+    for name, element in (("limit_underflow", "lower"), ("pose_subnormal", "pose")):
+        with pytest.raises(ModelError) as info:
+            load_model_file(REF / "refused" / f"{name}.sdf")
+        (d,) = info.value.errors
+        assert d.code == "SDF_BAD_VALUE" and d.line == 3 and d.element == element and "underflows" in d.message
