@@ -109,6 +109,20 @@ def parse_version(text: str | None) -> Version | None:
     return (int(m.group(1)), int(m.group(2)))
 
 
+def libsdformat_reads_version(text: str) -> bool:
+    """Whether libsdformat 12 loads a file whose ``version`` is ``text`` it does not know (as 1.9):
+    the version before a ``-`` or ``+`` suffix is empty, or its first three ``.``-separated parts
+    (a trailing empty one aside) each start as an integer (``std::stoi``); otherwise it aborts with
+    ``std::invalid_argument`` (``inf``, ``nan``, ``abc``, ``.5``), a refusal. Measured with ``sdf_ref``."""
+    core = re.split(r"[-+]", text, maxsplit=1)[0]
+    if not core:
+        return True
+    parts = core.split(".")[:3]
+    if len(parts) > 1 and parts[-1] == "":
+        parts.pop()
+    return all(re.match(r"\s*[+-]?[0-9]", p) for p in parts)
+
+
 class ValueParser:
     """Numbers and vectors from element text, reporting bad values instead of raising."""
 
