@@ -198,6 +198,14 @@ def test_drake_joint_with_prefixed_children_is_refused_too() -> None:
     assert "'b' (drake:joint 'u')" in err.errors[0].message
 
 
+def test_drake_joint_beside_a_urdf_joint_to_the_same_child_loads() -> None:
+    # check_urdf loads it (exit 0): it ignores the drake:joint, so 'b' has one parent and one root
+    text = """<robot name="r" xmlns:drake="http://drake.mit.edu"><link name="a"/><link name="b"/>
+  <drake:joint name="d" type="ball"><parent link="a"/><child link="b"/></drake:joint>
+  <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>"""
+    assert [w.code for w in read_urdf(text).warnings] == ["URDF_MULTIPLE_PARENTS"]
+
+
 def test_screw_pitch_under_actuator() -> None:
     text = """<robot name="r" xmlns:drake="http://drake.mit.edu"><link name="a"/><link name="b"/>
   <drake:joint name="s" type="screw"><parent link="a"/><child link="b"/><axis xyz="1 0 0"/>

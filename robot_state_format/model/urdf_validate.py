@@ -170,7 +170,11 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
 def _refuse_drake_joints(model: Model, parent_joint: dict[str, Joint], diags: list[Diagnostic]) -> None:
     """urdfdom does not read ``<drake:joint>``: a link whose parent joint is one is a root link there,
     beside the robot's root, and urdfdom refuses the file ("Two root links found"); so do we."""
-    drake = [(child, j) for child, j in parent_joint.items() if (j.source.element or "").startswith("drake:joint")]
+    def is_drake(j: Joint) -> bool:
+        return (j.source.element or "").startswith("drake:joint")
+
+    urdf_children = {j.child for j in (*model.joints.values(), *model.constraints.values()) if not is_drake(j)}
+    drake = [(child, j) for child, j in parent_joint.items() if is_drake(j) and child not in urdf_children]
     if drake:
         links = ", ".join(f"{child!r} (drake:joint {j.name!r})" for child, j in drake)
         diags.append(_diag(
