@@ -42,11 +42,6 @@ from robot_state_format.model.frames import frames_document, joint_frame_keys  #
 from robot_state_format.model.loader import load_model_file  # noqa: E402
 from robot_state_format.model.types import JointType, Model  # noqa: E402
 
-# number grammar (C locale, underflow) is issue 14's parser: mutations that only differ there are
-# reported in their own group
-NUMBER_KINDS = ("number",)
-
-
 @dataclass
 class Case:
     fmt: str             # urdf | sdf
@@ -305,16 +300,14 @@ def main(argv: list[str] | None = None) -> int:
         for o in mine:
             if o.agree:
                 continue
-            number = o.case.kind.split(":")[-1] in NUMBER_KINDS
             what = ("poses differ" if o.ref_loads == o.ours_loads
                     else "reference loads, we refuse" if o.ref_loads else "reference refuses, we load")
-            groups.setdefault(what + (" (number grammar: issue 14)" if number else ""), []).append(o)
+            groups.setdefault(what, []).append(o)
         for what, items in sorted(groups.items()):
             print(f"  {what}: {len(items)}")
             for o in items[:args.show]:
                 print(f"    {o.case.label}: {o.detail}")
-            if "issue 14" not in what:
-                status = 1
+            status = 1
         kinds = Counter(o.case.kind for o in mine)
         print("  cases by kind: " + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items())))
     print(f"\n{len(outcomes)} cases in {elapsed:.1f} s")

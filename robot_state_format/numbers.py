@@ -7,6 +7,12 @@ refused here.  A value is finite: one that overflows a double (``1e999``) is an 
 underflows to zero although its text is not zero (``1e-400``) is read as 0.0 and reported, so
 readers can warn.
 
+Two references read numbers a little differently, and each reader follows its own (flags, not a
+second parser): urdfdom skips white space before a single value but refuses white space after it
+(:func:`parse_number` with ``trailing_space=False``); libsdformat refuses a value that underflows
+(``1e-400``, or a subnormal such as ``2.2e-310``: ``std::stod`` reports ERANGE), where urdfdom reads
+it as 0 (:func:`parse_words` with ``sdformat=True``).
+
 The checks are linear in the text and allocation-bounded: a list holding more than
 :data:`robot_state_format.limits.MAX_NUMBERS_PER_LIST` numbers is refused before it is split.
 """
@@ -14,6 +20,7 @@ The checks are linear in the text and allocation-bounded: a list holding more th
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass
 
 from robot_state_format import limits
@@ -21,6 +28,7 @@ from robot_state_format import limits
 SYNTAX = "syntax"
 NON_FINITE = "non-finite"
 OVERFLOW = "overflow"
+UNDERFLOW = "underflow"
 TOO_MANY = "too-many"
 _NONZERO = frozenset("123456789")
 _NONFINITE_WORDS = frozenset({"nan", "inf", "infinity"})
@@ -30,8 +38,9 @@ class NumberError(ValueError):
     """Why a text is not a number (or a list of them).
 
     ``kind`` is :data:`SYNTAX`, :data:`NON_FINITE` (``nan``/``inf`` spelled out), :data:`OVERFLOW`
-    (finite text beyond a double) or :data:`TOO_MANY`; ``token`` is the offending word (the whole
-    text for :data:`TOO_MANY`); the message is ready for a diagnostic.
+    (finite text beyond a double), :data:`UNDERFLOW` (libsdformat's dialect only) or :data:`TOO_MANY`;
+    ``token`` is the offending word (the whole text for :data:`TOO_MANY`); the message is ready for a
+    diagnostic.
     """
 
     def __init__(self, kind: str, token: str, message: str) -> None:
@@ -94,12 +103,15 @@ def plain_float(text: str | None) -> float | None:
     return value
 
 
-def parse_number(text: str) -> tuple[float, bool]:
+def parse_number(text: str, *, trailing_space: bool = True) -> tuple[float, bool]:
     """One number (surrounding XML white space allowed): ``(value, underflowed)``.
 
-    Raises :class:`NumberError`.
+    ``trailing_space=False`` is urdfdom's dialect: white space before the number is skipped, white
+    space after it is refused (``check_urdf`` refuses ``lower="0 "``).  Raises :class:`NumberError`.
     """
     token = text.strip(" \t\n\r")
+    if not trailing_space and token and text.rstrip(" \t\n\r") != text:
+        raise NumberError(SYNTAX, text, f"{_shown(text)} is not a number (white space after it)")
     if not token or not token.isascii() or "_" in token or len(token.split()) != 1:
         raise NumberError(SYNTAX, token, f"{_shown(text)} is not a number")
     try:
@@ -135,9 +147,23 @@ def parse_numbers(text: str, count: int | None = None, *, max_count: int | None 
     return parse_words(parts)
 
 
-def parse_words(parts: list[str]) -> Numbers:
+def parse_words(parts: list[str], *, sdformat: bool = False) -> Numbers:
     """The values of words already split (see :func:`split_bounded`); :class:`NumberError` at the
-    first bad one."""
+    first bad one.
+
+    ``sdformat=True`` is libsdformat's dialect: a word whose value underflows (to zero, or below the
+    smallest normal double, as ``std::stod`` reports ERANGE) is an :data:`UNDERFLOW` error, not a
+    value.
+    """
+    got = _parse_words(parts)
+    if sdformat:
+        for p, v in zip(parts, got.values):
+            if (v == 0.0 and underflowed(p)) or (v != 0.0 and abs(v) < sys.float_info.min):
+                raise NumberError(UNDERFLOW, p, f"{_shown(p)} underflows a double")
+    return got
+
+
+def _parse_words(parts: list[str]) -> Numbers:
     if all(map(str.isascii, parts)) and not any("_" in p for p in parts):
         try:
             values = tuple(map(float, parts))

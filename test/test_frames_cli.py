@@ -119,13 +119,20 @@ def test_arm7_gripper_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
     assert doc["joints"]["arm7_gripper::finger_right_joint"]["parent"] == "arm7_gripper::hand"
 
 
-def test_drake_universal_has_two_axes(capsys: pytest.CaptureFixture[str]) -> None:
+def test_drake_sample_axes_in_world(capsys: pytest.CaptureFixture[str]) -> None:
     doc = _frames_json(SAMPLES / "drake_ext.urdf", capsys)
-    # planar_joint origin yaw 90: universal axis x -> +y, axis2 y -> -x; position (1,0,0)+(0,0,0.3)
+    # planar_joint origin yaw 90: universal_joint axis x -> +y; position (1,0,0)+(0,0,0.3)
     u = doc["joints"]["drake_ext::universal_joint"]
-    assert u["axis"] == pytest.approx([0, 1, 0], abs=1e-12) and u["axis2"] == pytest.approx([-1, 0, 0], abs=1e-12)
+    assert u["axis"] == pytest.approx([0, 1, 0], abs=1e-12) and u["axis2"] is None
     _assert_frame(doc, "drake_ext::universal_link", "link", [1, 0, 0.3], [0, 0, C45, C45])
     assert doc["joints"]["drake_ext::ball_joint"]["axis"] is None
+
+
+def test_drake_joint_file_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
+    # urdfdom refuses it (drake:joint children are second root links), so frames does too
+    path = Path(__file__).resolve().parent / "fixtures" / "urdf" / "drake_joints.urdf"
+    assert main(["frames", "--json", str(path)]) != 0
+    assert "URDF_MULTIPLE_ROOTS" in capsys.readouterr().err
 
 
 def _sdf_like_model() -> Model:

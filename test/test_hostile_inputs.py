@@ -158,6 +158,32 @@ def test_numbers_outside_the_grammar(text: str, kind: str) -> None:
     assert exc.value.kind == kind
 
 
+@pytest.mark.parametrize("text,ok", [  # each checked with check_urdf on a joint <limit lower=...>
+    (" 0", True), ("\t0", True), ("0 ", False), (" 0 ", False), ("0\n", False), ("1e-400", True),
+])
+def test_urdf_dialect_refuses_space_after_a_number(text: str, ok: bool) -> None:
+    if ok:
+        assert numbers.parse_number(text, trailing_space=False)[0] == 0.0
+    else:
+        with pytest.raises(numbers.NumberError) as exc:
+            numbers.parse_number(text, trailing_space=False)
+        assert exc.value.kind == numbers.SYNTAX and "white space after it" in str(exc.value)
+
+
+@pytest.mark.parametrize("word", ["1e-400", "-3e-999", "2.2e-310", "4.9e-324", "0." + "0" * 400 + "1"])
+def test_sdformat_dialect_refuses_underflow(word: str) -> None:
+    # sdf_ref (libsdformat 12): <lower>1e-400</lower> and <lower>2.2e-310</lower> are refused
+    assert numbers.parse_words(["1", word]).values[0] == 1.0  # the generic grammar reads it
+    with pytest.raises(numbers.NumberError) as exc:
+        numbers.parse_words(["1", word], sdformat=True)
+    assert exc.value.kind == numbers.UNDERFLOW and exc.value.token == word
+
+
+def test_sdformat_dialect_reads_the_smallest_normal_double_and_zeros() -> None:
+    got = numbers.parse_words(["2.2250738585072014e-308", "0e-400", "-0.0", "1e-300"], sdformat=True)
+    assert got.values == (2.2250738585072014e-308, 0.0, -0.0, 1e-300)
+
+
 def test_underflow_to_zero_is_reported_only_where_the_text_is_not_zero() -> None:
     assert numbers.parse_number("1e-400") == (0.0, True)
     assert numbers.parse_number("0." + "0" * 400 + "1") == (0.0, True)
@@ -184,7 +210,9 @@ def test_every_reader_uses_the_grammar_and_warns_on_underflow() -> None:
         assert e3.value.code in ("USDF_NOT_A_NUMBER", "USDF_NON_FINITE")
     m = read_urdf(urdf.format(x="1e-400"))
     assert [w.code for w in m.warnings] == ["URDF_NUMBER_UNDERFLOW"] and m.joints["j"].origin[0, 3] == 0.0
-    assert [w.code for w in read_sdf(sdf.format(x="1e-400")).warnings] == ["SDF_NUMBER_UNDERFLOW"]
+    with pytest.raises(ModelError) as e4:  # libsdformat refuses it (std::stod: ERANGE)
+        read_sdf(sdf.format(x="1e-400"))
+    assert e4.value.code == "SDF_BAD_VALUE" and "underflows" in str(e4.value)
     r = read_world_state_ex(usdf.format(x="1e-400"))
     assert [w.code for w in r.warnings] == ["USDF_NUMBER_UNDERFLOW"] and r.state.frames[0].pose[0] == 0.0
     assert read_world_state_ex(usdf.format(x="0e-5")).warnings == []

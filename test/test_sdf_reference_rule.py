@@ -104,3 +104,39 @@ def test_unsupported_version_reads_as_1_9_with_a_warning() -> None:
     model = load_model_file(REF / "loads" / "version_0.sdf")
     assert [w.code for w in model.warnings] == ["SDF_UNSUPPORTED_VERSION"] and model.version == "1.9"
     assert model.links["a"].pose[0, 3] == 1.0
+
+
+def test_nan_limits_mean_unlimited_with_a_warning() -> None:
+    # libsdformat 12 reads nan in a joint limit (std::stod); a nan bound bounds nothing
+    model = load_model_file(REF / "loads" / "nan_limits.sdf")
+    lim = model.joints["j"].limits
+    assert lim is not None and (lim.lower, lim.upper, lim.effort) == (None, None, None)
+    assert [w.code for w in model.warnings] == ["SDF_NAN_VALUE"] * 3
+
+
+def test_underflowing_numbers_are_refused_as_libsdformat_refuses_them() -> None:
+    for name, element in (("limit_underflow", "lower"), ("pose_subnormal", "pose")):
+        with pytest.raises(ModelError) as info:
+            load_model_file(REF / "refused" / f"{name}.sdf")
+        (d,) = info.value.errors
+        assert d.code == "SDF_BAD_VALUE" and d.line == 3 and d.element == element and "underflows" in d.message
+
+
+# libsdformat 12's verdict on versions it does not know, measured with sdf_ref: loads (as 1.9) or aborts
+VERSIONS = {"-inf": True, "+inf": True, "-": True, "": True, "-1": True, "0": True, "1e400": True, "2.0": True,
+            "1.12": True, "0.9": True, "1a": True, "1.": True, "1.2.3.4": True, "1. 2": True, "1.9+x": True,
+            "inf": False, "nan": False, "abc": False, " -inf": False, " ": False, "a.b": False, ".5": False,
+            "1..2": False, "1.a": False, "a1": False}
+
+
+@pytest.mark.parametrize("version", sorted(VERSIONS))
+def test_unknown_versions_follow_libsdformat(version: str, tmp_path: Path) -> None:
+    path = tmp_path / "v.sdf"
+    path.write_text(f'<?xml version="1.0"?>\n<sdf version="{version}"><model name="m"><link name="l"/></model></sdf>\n')
+    if VERSIONS[version]:
+        model = load_model_file(path)
+        assert [w.code for w in model.warnings] == ["SDF_UNSUPPORTED_VERSION"] and model.version == "1.9"
+    else:
+        with pytest.raises(ModelError) as info:
+            load_model_file(path)
+        assert info.value.code == "SDF_UNSUPPORTED_VERSION"

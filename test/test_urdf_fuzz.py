@@ -17,6 +17,7 @@ from robot_state_format.model.urdf import read_urdf
 SCALE = float(os.environ.get("RSF_FUZZ_SCALE", "1"))
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
 SEEDS = [(SAMPLES / n).read_bytes() for n in ("double_pendulum.urdf", "arm7_gripper.urdf", "drake_ext.urdf")]
+SEEDS.append((Path(__file__).resolve().parent / "fixtures" / "urdf" / "drake_joints.urdf").read_bytes())
 
 TAGS = ["robot", "link", "joint", "parent", "child", "origin", "axis", "limit", "mimic", "inertial", "mass",
         "inertia", "visual", "collision", "geometry", "box", "cylinder", "sphere", "mesh", "capsule",

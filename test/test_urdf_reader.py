@@ -16,6 +16,7 @@ from robot_state_format.model.types import JointType
 from robot_state_format.model.urdf import read_urdf
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "urdf"
 
 FULL = """<?xml version="1.0"?>
 <robot name="full">
@@ -148,15 +149,11 @@ def test_unknown_elements_are_kept_as_extensions(full) -> None:
 
 
 def test_drake_extensions_sample() -> None:
+    """The Drake extensions urdfdom loads (check_urdf exits 0 on the sample): geometry and data."""
     model = load_model_file(SAMPLES / "drake_ext.urdf")
     j = model.joints
-    assert j["ball_joint"].type is JointType.BALL and j["ball_joint"].axis is None
-    assert j["ball_joint"].dynamics.damping == 0.1
-    assert j["planar_joint"].type is JointType.PLANAR and j["planar_joint"].axis == (0.0, 0.0, 1.0)
-    assert j["screw_joint"].type is JointType.SCREW and j["screw_joint"].screw_pitch == 0.04
-    assert j["screw_joint"].axis == (0.0, 0.0, 1.0)
-    # Drake's UniversalJoint: about x of the joint frame, then about y of the intermediate frame
-    assert (j["universal_joint"].axis, j["universal_joint"].axis2) == ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+    assert j["ball_joint"].type is JointType.FLOATING and j["planar_joint"].type is JointType.PLANAR
+    assert j["planar_joint"].dynamics.damping == 0.1
     geo = {name: [s.geometry for s in link.visuals + link.collisions] for name, link in model.links.items()}
     assert geo["ball_link"][0].kind == "ellipsoid" and geo["ball_link"][0].radii == (0.1, 0.2, 0.3)
     assert (geo["planar_link"][0].kind, geo["planar_link"][0].radius, geo["planar_link"][0].length) == \
@@ -170,7 +167,24 @@ def test_drake_extensions_sample() -> None:
     assert model.warnings == []
 
 
-def test_drake_joint_with_prefixed_children_and_undeclared_namespace() -> None:
+def _refusal(text: str) -> ModelError:
+    with pytest.raises(ModelError) as info:
+        read_urdf(text)
+    return info.value
+
+
+def test_drake_joint_is_refused_as_urdfdom_refuses_it() -> None:
+    # check_urdf: "Failed to find root link: Two root links found: [ball_link] and [base]"
+    err = _refusal((FIXTURES / "drake_joints.urdf").read_text())
+    (diag,) = err.errors
+    assert diag.code == "URDF_MULTIPLE_ROOTS" and diag.line == 28
+    for child, joint in [("ball_link", "ball_joint"), ("planar_link", "planar_joint"),
+                         ("screw_link", "screw_joint"), ("universal_link", "universal_joint")]:
+        assert f"{child!r} (drake:joint {joint!r})" in diag.message
+    assert "urdfdom does not read <drake:joint>" in diag.message
+
+
+def test_drake_joint_with_prefixed_children_is_refused_too() -> None:
     text = """<robot name="r">
   <link name="a"/><link name="b"/>
   <drake:joint name="u" type="universal">
@@ -179,17 +193,25 @@ def test_drake_joint_with_prefixed_children_and_undeclared_namespace() -> None:
     <drake:origin xyz="0 0 2"/>
   </drake:joint>
 </robot>"""
-    model = read_urdf(text)
-    assert model.joints["u"].parent == "a" and model.joints["u"].child == "b"
-    assert model.links["b"].pose[2, 3] == 2.0
-    assert [d.code for d in model.warnings] == ["URDF_UNDECLARED_DRAKE_NAMESPACE"]
+    err = _refusal(text)
+    assert sorted(d.code for d in err.diagnostics) == ["URDF_MULTIPLE_ROOTS", "URDF_UNDECLARED_DRAKE_NAMESPACE"]
+    assert "'b' (drake:joint 'u')" in err.errors[0].message
+
+
+def test_drake_joint_beside_a_urdf_joint_to_the_same_child_loads() -> None:
+    # check_urdf loads it (exit 0): it ignores the drake:joint, so 'b' has one parent and one root
+    text = """<robot name="r" xmlns:drake="http://drake.mit.edu"><link name="a"/><link name="b"/>
+  <drake:joint name="d" type="ball"><parent link="a"/><child link="b"/></drake:joint>
+  <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>"""
+    assert [w.code for w in read_urdf(text).warnings] == ["URDF_MULTIPLE_PARENTS"]
 
 
 def test_screw_pitch_under_actuator() -> None:
     text = """<robot name="r" xmlns:drake="http://drake.mit.edu"><link name="a"/><link name="b"/>
   <drake:joint name="s" type="screw"><parent link="a"/><child link="b"/><axis xyz="1 0 0"/>
     <actuator name="m"><drake:screw_thread_pitch value="-0.01"/></actuator></drake:joint></robot>"""
-    assert read_urdf(text).joints["s"].screw_pitch == -0.01
+    # refused (urdfdom does not read drake:joint), for that reason only: the pitch was found
+    assert [d.code for d in _refusal(text).diagnostics] == ["URDF_MULTIPLE_ROOTS"]
 
 
 def test_primer_double_pendulum_sample() -> None:

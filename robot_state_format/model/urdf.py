@@ -96,7 +96,7 @@ class _Reader:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
         try:
-            value, under = numbers.parse_number(text)
+            value, under = numbers.parse_number(text, trailing_space=False)  # as urdfdom
         except numbers.NumberError as exc:
             self.error("URDF_BAD_NUMBER", f"attribute {attr}={text!r}: {exc}", el)
             return default
@@ -318,8 +318,8 @@ class _Reader:
             try:
                 texts = (get("ixx"), get("ixy"), get("ixz"), get("iyy"), get("iyz"), get("izz"))
                 joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
-                if not joined.isascii() or "_" in joined:
-                    raise ValueError  # outside the number grammar: the slow path tells which
+                if not joined.isascii() or "_" in joined or " " in joined:
+                    raise ValueError  # outside the number grammar (or spaced): the slow path tells which
                 vals = tuple(map(float, texts))  # type: ignore[assignment,arg-type]
                 if not math.isfinite(sum(vals)) or (0.0 in vals and numbers.may_underflow(joined)):
                     raise ValueError  # non-finite or underflowing: the slow path tells which
@@ -369,7 +369,7 @@ class _Reader:
             texts = (get("lower", "0"), get("upper", "0"), get("effort"), get("velocity"))
             joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
             lo, up, eff, vel = map(float, texts)  # type: ignore[arg-type]
-            if (joined.isascii() and "_" not in joined and math.isfinite(lo + up + eff + vel) and lo <= up
+            if (joined.isascii() and "_" not in joined and " " not in joined and math.isfinite(lo + up + eff + vel) and lo <= up
                     and not (0.0 in (lo, up, eff, vel) and numbers.may_underflow(joined))
                     and (self.version < (1, 2) or (get("lower") is not None and get("upper") is not None))):
                 return Limits(lo, up, eff, vel), True

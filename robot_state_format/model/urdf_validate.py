@@ -36,7 +36,8 @@ URDF_SELF_JOINT            error   joint whose parent and child are the same lin
 URDF_MULTIPLE_PARENTS      warning a link is the child of two joints (a kinematic loop); names both joints
 URDF_NO_LINKS              error   the robot has no link
 URDF_NO_ROOT               error   every link has a parent joint (the joints form a cycle)
-URDF_MULTIPLE_ROOTS        error   more than one link has no parent joint
+URDF_MULTIPLE_ROOTS        error   more than one link has no parent joint; a link whose parent is a
+                                   ``drake:joint`` counts as one (urdfdom does not read drake:joint)
 URDF_CYCLE                 warning links unreachable from the root (they form a cycle of joints)
 URDF_ZERO_AXIS             warning axis xyz of zero length
 URDF_MISSING_LIMIT         error   revolute or prismatic joint without ``<limit>``
@@ -137,6 +138,7 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
                                 links[roots[1]].source.line, links[roots[1]].source.element))
         tree_ok = False
 
+    _refuse_drake_joints(model, parent_joint, diags)
     _validate_mimic(model, diags)
 
     # zero-configuration poses, breadth first from the root
@@ -163,6 +165,23 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
                 del links[n]
             for name in [k for k, j in joints.items() if j.child not in seen or j.parent not in seen]:
                 del joints[name]
+
+
+def _refuse_drake_joints(model: Model, parent_joint: dict[str, Joint], diags: list[Diagnostic]) -> None:
+    """urdfdom does not read ``<drake:joint>``: a link whose parent joint is one is a root link there,
+    beside the robot's root, and urdfdom refuses the file ("Two root links found"); so do we."""
+    def is_drake(j: Joint) -> bool:
+        return (j.source.element or "").startswith("drake:joint")
+
+    urdf_children = {j.child for j in (*model.joints.values(), *model.constraints.values()) if not is_drake(j)}
+    drake = [(child, j) for child, j in parent_joint.items() if is_drake(j) and child not in urdf_children]
+    if drake:
+        links = ", ".join(f"{child!r} (drake:joint {j.name!r})" for child, j in drake)
+        diags.append(_diag(
+            "URDF_MULTIPLE_ROOTS",
+            f"urdfdom does not read <drake:joint>, so these links are root links beside the robot's root "
+            f"and the file is refused: {links}; connect them with a URDF <joint>, or write the model as "
+            "SDFormat for ball, universal and screw joints", drake[0][1].source))
 
 
 def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:

@@ -22,6 +22,8 @@ from robot_state_format.model.xml import describe
 DRAKE_NS = "http://drake.mit.edu"
 Version = tuple[int, int]
 
+_NON_FINITE = ("inf", "infinity", "nan")  # words libsdformat reads in a joint limit
+
 
 class Report:
     """Collects every diagnostic of one read (all files of an include tree)."""
@@ -107,6 +109,20 @@ def parse_version(text: str | None) -> Version | None:
     return (int(m.group(1)), int(m.group(2)))
 
 
+def libsdformat_reads_version(text: str) -> bool:
+    """Whether libsdformat 12 loads a file whose ``version`` is ``text`` it does not know (as 1.9):
+    the version before a ``-`` or ``+`` suffix is empty, or its first three ``.``-separated parts
+    (a trailing empty one aside) each start as an integer (``std::stoi``); otherwise it aborts with
+    ``std::invalid_argument`` (``inf``, ``nan``, ``abc``, ``.5``), a refusal. Measured with ``sdf_ref``."""
+    core = re.split(r"[-+]", text, maxsplit=1)[0]
+    if not core:
+        return True
+    parts = core.split(".")[:3]
+    if len(parts) > 1 and parts[-1] == "":
+        parts.pop()
+    return all(re.match(r"\s*[+-]?[0-9]", p) for p in parts)
+
+
 class ValueParser:
     """Numbers and vectors from element text, reporting bad values instead of raising."""
 
@@ -116,10 +132,12 @@ class ValueParser:
 
     def floats(self, el: etree._Element, text: str | None, count: int | None, what: str,
                allow_infinite: bool = False) -> list[float] | None:
-        """The numbers of ``text`` in the grammar of :mod:`robot_state_format.numbers`; an error
-        (``SDF_BAD_VALUE``) and None when one is not a number, not finite (``allow_infinite``: +-inf
-        is read, as libsdformat reads joint limits), or the count is wrong. A vector3 with more values
-        reads the first three with a warning, as libsdformat does."""
+        """The numbers of ``text`` in libsdformat's dialect of :mod:`robot_state_format.numbers`; an
+        error (``SDF_BAD_VALUE``) and None when one is not a number, underflows or overflows a double
+        (libsdformat refuses ``1e-400`` and ``1e400``), is not finite (``allow_infinite``: +-inf and
+        nan are read, as libsdformat reads joint limits; nan with a warning, ``SDF_NAN_VALUE``), or
+        the count is wrong. A vector3 with more values reads the first three with a warning, as
+        libsdformat does."""
         try:
             words = numbers.split_bounded(text or "")
             if count == 3 and len(words) > 3:
@@ -130,18 +148,18 @@ class ValueParser:
                 self.report.error("SDF_BAD_VALUE", f"{what}: expected {count} numbers, got {len(words)}",
                                   self.file, el)
                 return None
-            if allow_infinite and any(w.lstrip("+-").lower() in ("inf", "infinity") for w in words):
-                finite = [w for w in words if w.lstrip("+-").lower() not in ("inf", "infinity")]
-                numbers.parse_words(finite)  # the others still follow the grammar
+            if allow_infinite and any(w.lstrip("+-").lower() in _NON_FINITE for w in words):
+                finite = [w for w in words if w.lstrip("+-").lower() not in _NON_FINITE]
+                numbers.parse_words(finite, sdformat=True)  # the others still follow the grammar
                 got = numbers.Numbers(tuple(float(w) for w in words))
+                if any(math.isnan(v) for v in got.values):
+                    self.report.warn("SDF_NAN_VALUE", f"{what}: {(text or '').strip()!r} is not a number; read as "
+                                     "no bound (libsdformat loads it)", self.file, el)
             else:
-                got = numbers.parse_words(words)
+                got = numbers.parse_words(words, sdformat=True)
         except numbers.NumberError as exc:
             self.report.error("SDF_BAD_VALUE", f"{what}: {exc}", self.file, el)
             return None
-        if got.underflows:
-            self.report.warn("SDF_NUMBER_UNDERFLOW", f"{what}: {', '.join(got.underflows[:5])} "
-                             "underflow(s) to 0.0", self.file, el)
         return list(got.values)
 
     def float_child(self, parent: etree._Element, name: str, default: float | None,

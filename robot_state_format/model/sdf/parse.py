@@ -28,6 +28,7 @@ from robot_state_format.model.sdf.elements import (
     Version,
     child,
     children,
+    libsdformat_reads_version,
     parse_version,
     source,
     tag,
@@ -88,7 +89,7 @@ class Parser(JointParts):
             return None
         version = parse_version(vtext)
         if version is None or not (MIN_VERSION <= version <= MAX_VERSION):
-            if not any(ch.isdigit() for ch in vtext) and vtext.strip():
+            if not libsdformat_reads_version(vtext):
                 self.report.error("SDF_UNSUPPORTED_VERSION",
                                   f"SDFormat version {vtext!r} is not supported (1.0 to 1.11)", file, root)
                 return None
