@@ -23,8 +23,14 @@ from robot_state_format.model.xml import encode_text
 DRAKE_NS = "http://drake.mit.edu"
 _D = "{" + DRAKE_NS + "}"
 _ROBOT_TAG_RE = re.compile(rb"<robot\b")
-_PREFIX_RE = re.compile(rb"<([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*(?=[\s/>])|"
-                        rb"\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=\s*[\"']")
+# A prefixed element (<p:name followed by space, / or >), and the ':' of a prefixed attribute
+# (\sp:name = "): the attribute's prefix is read backwards from its ':' (see _used_prefixes), as a
+# pattern starting with a literal is searched at C speed, one starting with \s at every blank.
+_ELEMENT_PREFIX_RE = re.compile(rb"<([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*(?=[\s/>])")
+_ATTRIBUTE_COLON_RE = re.compile(rb":[A-Za-z_][\w.-]*\s*=\s*[\"']")
+_NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+_NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_BLANKS = frozenset(b" \t\n\r\x0b\x0c")
 _IDENTITY = np.eye(4)
 _DECL_ENCODING_RE = re.compile(rb"""<\?xml\b[^?]*?encoding\s*=\s*(["'])([^"']*)\1""")
 
@@ -108,7 +114,7 @@ def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
     in a URDF, ``<gazebo:...>``); each is a warning."""
     if b":" not in raw:
         return raw
-    used = {p for pair in _PREFIX_RE.findall(raw) for p in pair if p and p not in (b"xml", b"xmlns")}
+    used = {p for p in _used_prefixes(raw) if p not in (b"xml", b"xmlns")}
     missing = sorted(p for p in used if b"xmlns:" + p not in raw)
     m = _ROBOT_TAG_RE.search(raw) if missing else None
     if m is None:
@@ -120,6 +126,21 @@ def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
                               "declared; its elements are not URDF and are kept as extensions", file, line,
                               "robot", Severity.WARNING))
     return raw[:m.end()] + decl + raw[m.end():]
+
+
+def _used_prefixes(raw: bytes) -> set[bytes]:
+    """The prefixes of ``<p:name`` elements and of `` p:name="..."`` attributes (a blank before the
+    attribute's prefix), each found in time linear in ``len(raw)``."""
+    used = set(_ELEMENT_PREFIX_RE.findall(raw))
+    lo = 0
+    for m in _ATTRIBUTE_COLON_RE.finditer(raw):
+        colon = m.start()
+        head = raw[lo:colon].rstrip(_NAME_CHARS)  # what precedes the prefix (since the last match)
+        start = lo + len(head)
+        if start < colon and head and head[-1] in _BLANKS and raw[start] in _NAME_START:
+            used.add(raw[start:colon])
+        lo = m.end()
+    return used
 
 
 def strip_default_namespace(root: etree._Element) -> None:
