@@ -51,6 +51,9 @@ class _Reader:
         self.version = (1, 0)
         self._lenient: str | None = None  # inside an element urdfdom drops when it cannot read it
         self._dropped = False
+        # <origin> xyz/rpy texts read without a diagnostic -> their transform (robots repeat them)
+        self._origins: dict[tuple[str | None, str | None], Transform] = {}
+        self._vec3s: dict[str, tuple[float, float, float]] = {}  # vec3 fast-path texts -> values
 
     # -- diagnostics -------------------------------------------------------------------------
     def error(self, code: str, message: str, el: etree._Element) -> None:
@@ -95,6 +98,9 @@ class _Reader:
             if required:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
+        value = numbers.plain_float(text)  # one finite number read without a diagnostic
+        if value is not None:
+            return value
         try:
             value, under = numbers.parse_number(text)
         except numbers.NumberError as exc:
@@ -136,6 +142,9 @@ class _Reader:
         text = el.get(attr)
         if text is None:
             return default
+        hit = self._vec3s.get(text)
+        if hit is not None:  # this text took the fast path before
+            return hit
         p = text.split() if len(text) < 400 else []
         if len(p) == 3 and text.isascii() and "_" not in text:
             try:
@@ -145,20 +154,30 @@ class _Reader:
             else:
                 # all finite (an overflowing sum takes the slow path), no underflow
                 if math.isfinite(x + y + z) and ((x and y and z) or not numbers.may_underflow(text)):
-                    return (x, y, z)
+                    hit = self._vec3s[text] = (x, y, z)
+                    return hit
         return self.vector(el, attr, 3, default)
 
     def origin(self, o: etree._Element | None) -> Transform:
         """X_parent_frame from an ``<origin>`` element (identity when ``o`` is None)."""
         if o is None:
             return _IDENTITY.copy()
+        get = o.get
+        key = (get("xyz"), get("rpy"))
+        cached = self._origins.get(key)
+        if cached is not None and get("quat_xyzw") is None:  # the same text read before, silently
+            return cached.copy()
+        before = len(self.diags)
         xyz = self.vec3(o, "xyz", _ZERO3)
         assert xyz is not None
-        if o.get("quat_xyzw") is not None:
+        if get("quat_xyzw") is not None:
             return self._quat_origin(o, xyz)
         rpy = self.vec3(o, "rpy", _ZERO3)
         assert rpy is not None
-        return _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
+        t = _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
+        if len(self.diags) == before:  # read without a diagnostic: the same text reads the same
+            self._origins[key] = t.copy()
+        return t
 
     def _quat_origin(self, o: etree._Element, xyz: tuple[float, ...]) -> Transform:
         t = _IDENTITY.copy()
