@@ -49,7 +49,7 @@ class _Reader:
         self.diags: list[Diagnostic] = []
         self.material_refs: dict[str, list[tuple[Shape, etree._Element]]] = {}
         self.version = (1, 0)
-        self._lenient: str | None = None  # inside an element urdfdom drops when it cannot read it
+        self._lenient: etree._Element | None = None  # inside an element urdfdom drops when it cannot read it
         self._dropped = False
         # <origin> xyz/rpy texts read without a diagnostic -> their transform (robots repeat them)
         self._origins: dict[tuple[str | None, str | None], Transform] = {}
@@ -59,14 +59,14 @@ class _Reader:
     def error(self, code: str, message: str, el: etree._Element) -> None:
         if self._lenient is not None:  # urdfdom logs it and ignores the element: a warning
             self._dropped = True
-            self.warn(code, f"{message}; {self._lenient} is ignored (as urdfdom does)", el)
+            self.warn(code, f"{message}; this <{_tag_name(self._lenient.tag)}> is ignored (as urdfdom does)", el)
             return
         self.diags.append(Diagnostic(code, message, self.file, el.sourceline, describe(el)))
 
     def lenient(self, el: etree._Element, read: Callable[[], _T]) -> _T | None:
         """``read()`` with its errors as warnings; ``None`` (the element dropped) if there were any."""
         outer = self._lenient
-        self._lenient = outer or f"this <{_tag_name(el.tag)}>"
+        self._lenient = outer if outer is not None else el
         self._dropped = False
         try:
             result = read()
