@@ -28,7 +28,7 @@ from robot_state_format.model.types import (
 )
 from robot_state_format.model.urdf_parts import (
     _AXIS_TYPES, _BOUNDED_TYPES, _D, DRAKE_JOINT_TYPES, JOINT_TYPES, _tag_name, _transform, describe,
-    prepare_urdf_bytes, strip_default_namespace,
+    link_materials, plain_vec3, prepare_urdf_bytes, strip_default_namespace,
 )
 from robot_state_format.model.urdf_validate import validate_urdf_model
 from robot_state_format.model.xml import parse_xml
@@ -63,13 +63,13 @@ class _Reader:
             return
         self.diags.append(Diagnostic(code, message, self.file, el.sourceline, describe(el)))
 
-    def lenient(self, el: etree._Element, read: Callable[[], _T]) -> _T | None:
-        """``read()`` with its errors as warnings; ``None`` (the element dropped) if there were any."""
+    def lenient(self, el: etree._Element, read: Callable[..., _T], *args: object) -> _T | None:
+        """``read(*args)`` with its errors as warnings; ``None`` (the element dropped) if there were any."""
         outer = self._lenient
         self._lenient = outer if outer is not None else el
         self._dropped = False
         try:
-            result = read()
+            result = read(*args)
         finally:
             dropped, self._lenient = self._dropped, outer
         if outer is None:
@@ -98,7 +98,8 @@ class _Reader:
             if required:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
-        value = numbers.plain_float(text)  # one finite number read without a diagnostic
+        # one plain finite number, no white space around it: read without a diagnostic
+        value = numbers.plain_float(text) if text.strip() == text else None
         if value is not None:
             return value
         try:
@@ -142,21 +143,13 @@ class _Reader:
         text = el.get(attr)
         if text is None:
             return default
-        hit = self._vec3s.get(text)
-        if hit is not None:  # this text took the fast path before
-            return hit
-        p = text.split() if len(text) < 400 else []
-        if len(p) == 3 and text.isascii() and "_" not in text:
-            try:
-                x, y, z = float(p[0]), float(p[1]), float(p[2])
-            except ValueError:
-                pass
-            else:
-                # all finite (an overflowing sum takes the slow path), no underflow
-                if math.isfinite(x + y + z) and ((x and y and z) or not numbers.may_underflow(text)):
-                    hit = self._vec3s[text] = (x, y, z)
-                    return hit
-        return self.vector(el, attr, 3, default)
+        hit = self._vec3s.get(text)  # a text read before on the fast path
+        if hit is None:
+            hit = plain_vec3(text)
+            if hit is None:  # not three plain finite numbers: the checked path explains
+                return self.vector(el, attr, 3, default)
+            self._vec3s[text] = hit
+        return hit
 
     def origin(self, o: etree._Element | None) -> Transform:
         """X_parent_frame from an ``<origin>`` element (identity when ``o`` is None)."""
@@ -362,7 +355,7 @@ class _Reader:
         for c in el:
             tag = c.tag
             if tag == "visual" or tag == "collision":
-                s = self.lenient(c, lambda c=c, tag=tag: self.shape(model, c, name, tag == "visual"))  # type: ignore[misc]
+                s = self.lenient(c, self.shape, model, c, name, tag == "visual")
                 if s is not None:
                     (link.visuals if tag == "visual" else link.collisions).append(s)
             elif tag == "inertial":
@@ -371,7 +364,7 @@ class _Reader:
                               "the first is used", c)
                 else:
                     seen_inertial = True
-                    link.inertial = self.lenient(c, lambda c=c: self.inertial(c))  # type: ignore[misc]
+                    link.inertial = self.lenient(c, self.inertial, c)
             elif isinstance(tag, str):
                 self.extension(model, c, name)
         if name in model.links:
@@ -567,26 +560,14 @@ class _Reader:
                 owner = el.get("reference") if tag == "gazebo" else None
                 self.extension(model, el, owner)
         for el in material_els:
-            mat = self.lenient(el, lambda el=el: self.material(el, top_level=True))  # type: ignore[misc]
+            mat = self.lenient(el, self.material, el, True)
             if mat is None or mat.name is None:
                 continue
             if mat.name in model.materials:
                 self.error("URDF_DUPLICATE_MATERIAL", f"material name {mat.name!r} is already used", el)
                 continue
             model.materials[mat.name] = mat
-        used: set[str] = set()
-        for mname, refs in self.material_refs.items():
-            top = model.materials.get(mname)
-            for shape, mel in refs:
-                if top is not None:
-                    shape.material = top
-                    used.add(mname)
-                elif shape.material is not None and shape.material.rgba is None and shape.material.texture is None:
-                    self.warn("URDF_UNDEFINED_MATERIAL", f"material {mname!r} is not defined", mel)
-        for el in material_els:
-            mname = el.get("name")
-            if mname and mname not in used and model.materials.get(mname) is not None:
-                self.warn("URDF_UNUSED_MATERIAL", f"material {mname!r} is never used", el)
+        link_materials(model, self.material_refs, material_els, self.warn)
         return model
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 import numpy as np
 from lxml import etree
 
+from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.kinematics.transforms import Transform
-from robot_state_format.model.types import JointType
+from robot_state_format.model.types import JointType, Model, Shape
 from robot_state_format.model.xml import encode_text
 
 DRAKE_NS = "http://drake.mit.edu"
@@ -66,6 +68,40 @@ def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: flo
         [-sp, cp * sr, cp * cr, z],
         [0.0, 0.0, 0.0, 1.0],
     ])
+
+
+def plain_vec3(text: str) -> tuple[float, float, float] | None:
+    """The fast path of the reader's ``vec3``: three finite numbers of the grammar, none
+    underflowing, else None (the checked path then explains)."""
+    p = text.split() if len(text) < 400 else []
+    if len(p) == 3 and text.isascii() and "_" not in text:
+        try:
+            x, y, z = float(p[0]), float(p[1]), float(p[2])
+        except ValueError:
+            return None
+        # all finite (an overflowing sum takes the slow path), no underflow
+        if math.isfinite(x + y + z) and ((x and y and z) or not numbers.may_underflow(text)):
+            return (x, y, z)
+    return None
+
+
+def link_materials(model: Model, refs: dict[str, list[tuple[Shape, etree._Element]]],
+                   material_els: list[etree._Element], warn: Callable[[str, str, etree._Element], None]) -> None:
+    """Point each visual naming a robot-level material at it; warn about a named material that is
+    not defined (and has no color or texture of its own) and about robot-level materials never used."""
+    used: set[str] = set()
+    for mname, shapes in refs.items():
+        top = model.materials.get(mname)
+        for shape, mel in shapes:
+            if top is not None:
+                shape.material = top
+                used.add(mname)
+            elif shape.material is not None and shape.material.rgba is None and shape.material.texture is None:
+                warn("URDF_UNDEFINED_MATERIAL", f"material {mname!r} is not defined", mel)
+    for el in material_els:
+        mname = el.get("name")
+        if mname and mname not in used and model.materials.get(mname) is not None:
+            warn("URDF_UNUSED_MATERIAL", f"material {mname!r} is never used", el)
 
 
 def _tag_name(tag: str) -> str:
