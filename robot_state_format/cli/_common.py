@@ -37,8 +37,6 @@ def split_xacro_items(items: list[str], options: list[str]) -> tuple[list[str], 
     name given both ways takes the positional value. Raise ``ValueError`` (a usage error) on a
     malformed argument.
     """
-    from robot_state_format.model.xacro import parse_xacro_args
-
     paths: list[str] = []
     positional: list[str] = []
     for item in items:
@@ -46,6 +44,10 @@ def split_xacro_items(items: list[str], options: list[str]) -> tuple[list[str], 
             positional.append(item)
         else:
             paths.append(item)
+    if not positional and not options:
+        return paths, {}  # nothing to parse: the xacro module stays unloaded (start-up time)
+    from robot_state_format.model.xacro import parse_xacro_args
+
     args = parse_xacro_args(options)
     args.update(parse_xacro_args(positional))
     return paths, args

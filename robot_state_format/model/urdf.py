@@ -28,7 +28,7 @@ from robot_state_format.model.types import (
 )
 from robot_state_format.model.urdf_parts import (
     _AXIS_TYPES, _BOUNDED_TYPES, _D, DRAKE_JOINT_TYPES, JOINT_TYPES, _tag_name, _transform, describe,
-    prepare_urdf_bytes, strip_default_namespace,
+    link_materials, plain_vec3, prepare_urdf_bytes, strip_default_namespace,
 )
 from robot_state_format.model.urdf_validate import validate_urdf_model
 from robot_state_format.model.xml import parse_xml
@@ -49,24 +49,27 @@ class _Reader:
         self.diags: list[Diagnostic] = []
         self.material_refs: dict[str, list[tuple[Shape, etree._Element]]] = {}
         self.version = (1, 0)
-        self._lenient: str | None = None  # inside an element urdfdom drops when it cannot read it
+        self._lenient: etree._Element | None = None  # inside an element urdfdom drops when it cannot read it
         self._dropped = False
+        # <origin> xyz/rpy texts read without a diagnostic -> their transform (robots repeat them)
+        self._origins: dict[tuple[str | None, str | None], Transform] = {}
+        self._vec3s: dict[str, tuple[float, float, float]] = {}  # vec3 fast-path texts -> values
 
     # -- diagnostics -------------------------------------------------------------------------
     def error(self, code: str, message: str, el: etree._Element) -> None:
         if self._lenient is not None:  # urdfdom logs it and ignores the element: a warning
             self._dropped = True
-            self.warn(code, f"{message}; {self._lenient} is ignored (as urdfdom does)", el)
+            self.warn(code, f"{message}; this <{_tag_name(self._lenient.tag)}> is ignored (as urdfdom does)", el)
             return
         self.diags.append(Diagnostic(code, message, self.file, el.sourceline, describe(el)))
 
-    def lenient(self, el: etree._Element, read: Callable[[], _T]) -> _T | None:
-        """``read()`` with its errors as warnings; ``None`` (the element dropped) if there were any."""
+    def lenient(self, el: etree._Element, read: Callable[..., _T], *args: object) -> _T | None:
+        """``read(*args)`` with its errors as warnings; ``None`` (the element dropped) if there were any."""
         outer = self._lenient
-        self._lenient = outer or f"this <{_tag_name(el.tag)}>"
+        self._lenient = outer if outer is not None else el
         self._dropped = False
         try:
-            result = read()
+            result = read(*args)
         finally:
             dropped, self._lenient = self._dropped, outer
         if outer is None:
@@ -95,6 +98,10 @@ class _Reader:
             if required:
                 self.error("URDF_MISSING_ATTRIBUTE", f"<{_tag_name(el.tag)}> needs attribute '{attr}'", el)
             return default
+        # one plain finite number, no white space around it: read without a diagnostic
+        value = numbers.plain_float(text) if text.strip() == text else None
+        if value is not None:
+            return value
         try:
             value, under = numbers.parse_number(text, trailing_space=False)  # as urdfdom
         except numbers.NumberError as exc:
@@ -136,29 +143,34 @@ class _Reader:
         text = el.get(attr)
         if text is None:
             return default
-        p = text.split() if len(text) < 400 else []
-        if len(p) == 3 and text.isascii() and "_" not in text:
-            try:
-                x, y, z = float(p[0]), float(p[1]), float(p[2])
-            except ValueError:
-                pass
-            else:
-                # all finite (an overflowing sum takes the slow path), no underflow
-                if math.isfinite(x + y + z) and ((x and y and z) or not numbers.may_underflow(text)):
-                    return (x, y, z)
-        return self.vector(el, attr, 3, default)
+        hit = self._vec3s.get(text)  # a text read before on the fast path
+        if hit is None:
+            hit = plain_vec3(text)
+            if hit is None:  # not three plain finite numbers: the checked path explains
+                return self.vector(el, attr, 3, default)
+            self._vec3s[text] = hit
+        return hit
 
     def origin(self, o: etree._Element | None) -> Transform:
         """X_parent_frame from an ``<origin>`` element (identity when ``o`` is None)."""
         if o is None:
             return _IDENTITY.copy()
+        get = o.get
+        key = (get("xyz"), get("rpy"))
+        cached = self._origins.get(key)
+        if cached is not None and get("quat_xyzw") is None:  # the same text read before, silently
+            return cached.copy()
+        before = len(self.diags)
         xyz = self.vec3(o, "xyz", _ZERO3)
         assert xyz is not None
-        if o.get("quat_xyzw") is not None:
+        if get("quat_xyzw") is not None:
             return self._quat_origin(o, xyz)
         rpy = self.vec3(o, "rpy", _ZERO3)
         assert rpy is not None
-        return _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
+        t = _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
+        if len(self.diags) == before:  # read without a diagnostic: the same text reads the same
+            self._origins[key] = t.copy()
+        return t
 
     def _quat_origin(self, o: etree._Element, xyz: tuple[float, ...]) -> Transform:
         t = _IDENTITY.copy()
@@ -343,7 +355,7 @@ class _Reader:
         for c in el:
             tag = c.tag
             if tag == "visual" or tag == "collision":
-                s = self.lenient(c, lambda c=c, tag=tag: self.shape(model, c, name, tag == "visual"))  # type: ignore[misc]
+                s = self.lenient(c, self.shape, model, c, name, tag == "visual")
                 if s is not None:
                     (link.visuals if tag == "visual" else link.collisions).append(s)
             elif tag == "inertial":
@@ -352,7 +364,7 @@ class _Reader:
                               "the first is used", c)
                 else:
                     seen_inertial = True
-                    link.inertial = self.lenient(c, lambda c=c: self.inertial(c))  # type: ignore[misc]
+                    link.inertial = self.lenient(c, self.inertial, c)
             elif isinstance(tag, str):
                 self.extension(model, c, name)
         if name in model.links:
@@ -548,26 +560,14 @@ class _Reader:
                 owner = el.get("reference") if tag == "gazebo" else None
                 self.extension(model, el, owner)
         for el in material_els:
-            mat = self.lenient(el, lambda el=el: self.material(el, top_level=True))  # type: ignore[misc]
+            mat = self.lenient(el, self.material, el, True)
             if mat is None or mat.name is None:
                 continue
             if mat.name in model.materials:
                 self.error("URDF_DUPLICATE_MATERIAL", f"material name {mat.name!r} is already used", el)
                 continue
             model.materials[mat.name] = mat
-        used: set[str] = set()
-        for mname, refs in self.material_refs.items():
-            top = model.materials.get(mname)
-            for shape, mel in refs:
-                if top is not None:
-                    shape.material = top
-                    used.add(mname)
-                elif shape.material is not None and shape.material.rgba is None and shape.material.texture is None:
-                    self.warn("URDF_UNDEFINED_MATERIAL", f"material {mname!r} is not defined", mel)
-        for el in material_els:
-            mname = el.get("name")
-            if mname and mname not in used and model.materials.get(mname) is not None:
-                self.warn("URDF_UNUSED_MATERIAL", f"material {mname!r} is never used", el)
+        link_materials(model, self.material_refs, material_els, self.warn)
         return model
 
 

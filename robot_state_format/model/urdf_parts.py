@@ -11,20 +11,28 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 import numpy as np
 from lxml import etree
 
+from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.kinematics.transforms import Transform
-from robot_state_format.model.types import JointType
+from robot_state_format.model.types import JointType, Model, Shape
 from robot_state_format.model.xml import encode_text
 
 DRAKE_NS = "http://drake.mit.edu"
 _D = "{" + DRAKE_NS + "}"
 _ROBOT_TAG_RE = re.compile(rb"<robot\b")
-_PREFIX_RE = re.compile(rb"<([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*(?=[\s/>])|"
-                        rb"\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=\s*[\"']")
+# A prefixed element (<p:name followed by space, / or >), and the ':' of a prefixed attribute
+# (\sp:name = "): the attribute's prefix is read backwards from its ':' (see _used_prefixes), as a
+# pattern starting with a literal is searched at C speed, one starting with \s at every blank.
+_ELEMENT_PREFIX_RE = re.compile(rb"<([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*(?=[\s/>])")
+_ATTRIBUTE_COLON_RE = re.compile(rb":[A-Za-z_][\w.-]*\s*=\s*[\"']")
+_NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+_NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_BLANKS = frozenset(b" \t\n\r\x0b\x0c")
 _IDENTITY = np.eye(4)
 _DECL_ENCODING_RE = re.compile(rb"""<\?xml\b[^?]*?encoding\s*=\s*(["'])([^"']*)\1""")
 
@@ -60,6 +68,40 @@ def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: flo
         [-sp, cp * sr, cp * cr, z],
         [0.0, 0.0, 0.0, 1.0],
     ])
+
+
+def plain_vec3(text: str) -> tuple[float, float, float] | None:
+    """The fast path of the reader's ``vec3``: three finite numbers of the grammar, none
+    underflowing, else None (the checked path then explains)."""
+    p = text.split() if len(text) < 400 else []
+    if len(p) == 3 and text.isascii() and "_" not in text:
+        try:
+            x, y, z = float(p[0]), float(p[1]), float(p[2])
+        except ValueError:
+            return None
+        # all finite (an overflowing sum takes the slow path), no underflow
+        if math.isfinite(x + y + z) and ((x and y and z) or not numbers.may_underflow(text)):
+            return (x, y, z)
+    return None
+
+
+def link_materials(model: Model, refs: dict[str, list[tuple[Shape, etree._Element]]],
+                   material_els: list[etree._Element], warn: Callable[[str, str, etree._Element], None]) -> None:
+    """Point each visual naming a robot-level material at it; warn about a named material that is
+    not defined (and has no color or texture of its own) and about robot-level materials never used."""
+    used: set[str] = set()
+    for mname, shapes in refs.items():
+        top = model.materials.get(mname)
+        for shape, mel in shapes:
+            if top is not None:
+                shape.material = top
+                used.add(mname)
+            elif shape.material is not None and shape.material.rgba is None and shape.material.texture is None:
+                warn("URDF_UNDEFINED_MATERIAL", f"material {mname!r} is not defined", mel)
+    for el in material_els:
+        mname = el.get("name")
+        if mname and mname not in used and model.materials.get(mname) is not None:
+            warn("URDF_UNUSED_MATERIAL", f"material {mname!r} is never used", el)
 
 
 def _tag_name(tag: str) -> str:
@@ -108,7 +150,7 @@ def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
     in a URDF, ``<gazebo:...>``); each is a warning."""
     if b":" not in raw:
         return raw
-    used = {p for pair in _PREFIX_RE.findall(raw) for p in pair if p and p not in (b"xml", b"xmlns")}
+    used = {p for p in _used_prefixes(raw) if p not in (b"xml", b"xmlns")}
     missing = sorted(p for p in used if b"xmlns:" + p not in raw)
     m = _ROBOT_TAG_RE.search(raw) if missing else None
     if m is None:
@@ -120,6 +162,21 @@ def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
                               "declared; its elements are not URDF and are kept as extensions", file, line,
                               "robot", Severity.WARNING))
     return raw[:m.end()] + decl + raw[m.end():]
+
+
+def _used_prefixes(raw: bytes) -> set[bytes]:
+    """The prefixes of ``<p:name`` elements and of `` p:name="..."`` attributes (a blank before the
+    attribute's prefix), each found in time linear in ``len(raw)``."""
+    used = set(_ELEMENT_PREFIX_RE.findall(raw))
+    lo = 0
+    for m in _ATTRIBUTE_COLON_RE.finditer(raw):
+        colon = m.start()
+        head = raw[lo:colon].rstrip(_NAME_CHARS)  # what precedes the prefix (since the last match)
+        start = lo + len(head)
+        if start < colon and head and head[-1] in _BLANKS and raw[start] in _NAME_START:
+            used.add(raw[start:colon])
+        lo = m.end()
+    return used
 
 
 def strip_default_namespace(root: etree._Element) -> None:
