@@ -32,7 +32,8 @@ def main() -> int:
         tr, rot = t.transform.translation, t.transform.rotation
         tr.x, tr.y, tr.z = (float(v) for v in mount["xyz"])
         rot.x, rot.y, rot.z, rot.w = (float(v) for v in mount["quat"])
-        TfPublisher(node).send_static([t])
+        node.tf_publisher = TfPublisher(node)  # type: ignore[attr-defined]  # kept for the life of the node
+        node.tf_publisher.send_static([t])  # type: ignore[attr-defined]
 
     def tick() -> None:
         msg = JointState(name=list(spec["names"]), position=[float(v) for v in spec["positions"]])
