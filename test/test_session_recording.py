@@ -236,7 +236,12 @@ def test_replay_publishes_the_recorded_tf(ros: RosHarness, session: Path) -> Non
 
 
 def test_replay_recomputes_tf_from_the_joint_states_when_asked(ros: RosHarness, session: Path) -> None:
-    recorded = {r[0][2]: r for r in (_tf_tuples(m) for m in _decoded(session)["/tf"])}
+    decoded = _decoded(session)
+    recorded = {r[0][2]: r for r in (_tf_tuples(m) for m in decoded["/tf"])}
+    # TF can be recomputed only for the joint states the recording holds (joint_states is best effort:
+    # a loaded machine drops some while state_publisher's reliable /tf keeps them all)
+    comparable = recorded.keys() & {_stamp(m.header) for m in decoded["/joint_states"]}
+    assert len(comparable) >= 25
     got, static = _play(ros, session, "--tf-source", "computed", "--model", str(ROBOT))
     compared = 0
     for msg in got:  # one per played joint state (those recorded before /tf was discovered too)
@@ -247,7 +252,7 @@ def test_replay_recomputes_tf_from_the_joint_states_when_asked(ros: RosHarness, 
         assert [m[:3] for m in mine] == [t[:3] for t in theirs]
         np.testing.assert_allclose([m[3:] for m in mine], [t[3:] for t in theirs], atol=1e-12)
         compared += 1
-    assert compared >= len(recorded) - 5
+    assert compared >= len(comparable) - 5
     assert static and {t.child_frame_id for t in static[-1].transforms} >= {"base_link", "ee_link", "tool0"}
 
 
