@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
 from robot_state_format.kinematics.fk import forward, link_twists  # noqa: E402
-from robot_state_format.kinematics.transforms import pose_to_transform  # noqa: E402
+from robot_state_format.spatial import pose_to_transform  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
 from robot_state_format.model.types import Joint, JointType, Limits, Link, Model  # noqa: E402
 from robot_state_format.usdf.build import SnapshotBuilder  # noqa: E402

@@ -89,3 +89,11 @@ class UsdfError(DiagnosticError):
 
 class ConversionError(RobotStateFormatError):
     """A model cannot be expressed in the requested target format (with the reason)."""
+
+
+def error_text(exc: BaseException, limit: int = 3) -> str:
+    """One line for a log or a service answer: the first ``limit`` error diagnostics (``(+N more)``), or the message."""
+    if isinstance(exc, DiagnosticError):
+        lines = [d.format() for d in exc.errors] or [d.format() for d in exc.diagnostics]
+        return "; ".join(lines[:limit]) + (f" (+{len(lines) - limit} more)" if len(lines) > limit else "")
+    return str(exc) or type(exc).__name__

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from robot_state_format.errors import ModelError
-from robot_state_format.kinematics.transforms import axis_angle_to_matrix, pose_to_transform
+from robot_state_format.spatial import axis_angle_to_matrix, pose_to_transform
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Joint, JointType, Model
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from robot_state_format.cli import main
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import inverse, pose_to_transform, transform_to_pose6
+from robot_state_format.spatial import inverse, pose_to_transform, transform_to_pose6
 from robot_state_format.model.convert import to_sdf, to_urdf
 from robot_state_format.model.frames import frames_document
 from robot_state_format.model.sdf import read_sdf
@@ -53,7 +53,7 @@ URDF = """<robot name="robot">
 
 
 def _rot(q: list[float]) -> np.ndarray:
-    from robot_state_format.kinematics.transforms import quaternion_to_matrix
+    from robot_state_format.spatial import quaternion_to_matrix
 
     return quaternion_to_matrix(q)
 

@@ -11,7 +11,7 @@ import pytest
 
 from robot_state_format.errors import KinematicsError
 from robot_state_format.kinematics import fk
-from robot_state_format.kinematics.transforms import (
+from robot_state_format.spatial import (
     axis_angle_to_matrix,
     pose_to_transform,
     quaternion_to_matrix,
@@ -331,7 +331,7 @@ def integrate(tree, q: np.ndarray, v: np.ndarray, h: float) -> np.ndarray:  # ty
             quat = q[qs][-4:]
             w = v[vs][-3:]
             rot = quaternion_to_matrix(quat) @ axis_angle_to_matrix(w / np.linalg.norm(w), np.linalg.norm(w) * h)
-            from robot_state_format.kinematics.transforms import matrix_to_quaternion
+            from robot_state_format.spatial import matrix_to_quaternion
 
             newq = np.array(matrix_to_quaternion(rot))
             if newq @ quat < 0:

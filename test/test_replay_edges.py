@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_state_format.kinematics.transforms import pose6_to_transform
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.ros.replay import check_state, replay_edges
 from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, WorldState

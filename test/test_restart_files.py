@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robot_state_format.restart_files import (
+from robot_state_format.playback.restart_files import (
     format_stamp,
     list_restart_files,
     parse_name,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from lxml import etree
 
-from robot_state_format.kinematics.transforms import inverse, pose6_to_transform
+from robot_state_format.spatial import inverse, pose6_to_transform
 from robot_state_format.errors import ModelError
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import JointType

@@ -225,7 +225,7 @@ def test_tf_static_reaches_subscriber_started_2s_later(rig: Rig) -> None:
 
 
 def test_world_state_parses_and_matches_kinematics(rig: Rig) -> None:
-    from robot_state_format.kinematics.transforms import pose6_to_transform, pose_to_transform
+    from robot_state_format.spatial import pose6_to_transform, pose_to_transform
     from robot_state_format.usdf.reader import read_world_state
 
     qa, qb, va, vb = 0.4, -0.9, 0.3, -0.2

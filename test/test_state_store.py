@@ -180,7 +180,7 @@ def test_read_only_and_full_directories_answer_false(ros: RosHarness, tmp_path: 
 def test_checkpoints_rotate_and_survive_kill_9(ros: RosHarness, tmp_path: Path) -> None:
     from std_msgs.msg import String
 
-    from robot_state_format.restart_files import list_restart_files
+    from robot_state_format.playback.restart_files import list_restart_files
 
     model = load_model_file(MODEL_FILE)
     out = tmp_path / "ckpt"
@@ -242,7 +242,7 @@ def test_replay_publishes_the_file_to_late_subscribers(ros: RosHarness, tmp_path
     from std_msgs.msg import String
     from tf2_msgs.msg import TFMessage
 
-    from robot_state_format.kinematics.transforms import pose6_to_transform
+    from robot_state_format.spatial import pose6_to_transform
     from robot_state_format.usdf.reader import read_world_state
 
     a, b = 0.7, -0.4
@@ -342,7 +342,7 @@ def test_replay_of_a_world_poses_every_model_on_tf_static(ros: RosHarness, tmp_p
     from tf2_msgs.msg import TFMessage
     from test_replay_edges import HALF_PI, WORLD_SDF, world_state
 
-    from robot_state_format.kinematics.transforms import pose6_to_transform
+    from robot_state_format.spatial import pose6_to_transform
 
     (tmp_path / "yard.sdf").write_text(WORLD_SDF)
     file = tmp_path / "yard_restart.usdf"

@@ -19,9 +19,9 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 RUFF_PATHS = ["robot_state_format", "test", "bench", "scripts", "fuzz"]
 MYPY_PATHS = ["robot_state_format/errors.py", "robot_state_format/model", "robot_state_format/kinematics",
-              "robot_state_format/usdf", "robot_state_format/state_cache.py", "robot_state_format/restart_files.py",
+              "robot_state_format/usdf", "robot_state_format/spatial.py", "robot_state_format/playback",
               "robot_state_format/recording", "robot_state_format/ros/replay.py",
-              "robot_state_format/snapshot_checks.py", "robot_state_format/log_throttle.py",
+              "robot_state_format/log_throttle.py",
               "robot_state_format/sim", "robot_state_format/world",
               "robot_state_format/limits.py", "robot_state_format/numbers.py", "robot_state_format/output_dirs.py"]
 CHECK_TIMEOUT = 300

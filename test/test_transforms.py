@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from robot_state_format.kinematics.transforms import (
+from robot_state_format.spatial import (
     matrices_to_rpy,
     matrix_to_quaternion,
     matrix_to_rpy,

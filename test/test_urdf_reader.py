@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from robot_state_format.errors import ModelError
-from robot_state_format.kinematics.transforms import rpy_to_matrix
+from robot_state_format.spatial import rpy_to_matrix
 from robot_state_format.model.loader import load_model, load_model_file
 from robot_state_format.model.types import JointType
 from robot_state_format.model.urdf import read_urdf

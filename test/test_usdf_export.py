@@ -10,7 +10,7 @@ import pytest
 from lxml import etree
 
 from robot_state_format.cli import main
-from robot_state_format.kinematics.transforms import pose6_to_transform
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.usdf.build import state_from_model
 from robot_state_format.usdf.export.sdf_state import sdf_to_state, sdf_to_state_ex, state_to_sdf
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file

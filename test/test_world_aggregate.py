@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from robot_state_format.kinematics.transforms import pose6_to_transform
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.model.loader import load_model
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import LinkState, ModelState, Stamp, WorldState

@@ -21,7 +21,7 @@ import pytest
 
 from real_robots import SKIP_REASON, real_urdf
 from robot_state_format.errors import Severity
-from robot_state_format.kinematics.transforms import pose6_to_transform, quaternion_to_matrix
+from robot_state_format.spatial import pose6_to_transform, quaternion_to_matrix
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.types import ModelState, WorldState

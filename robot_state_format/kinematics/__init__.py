@@ -1,4 +1,4 @@
-"""Kinematics: rigid transforms, the compiled kinematic tree, forward kinematics (numpy only).
+"""Kinematics: the compiled kinematic tree, forward kinematics and twists (numpy; numba optional).
 
-Kept import-light on purpose: ``model`` imports ``kinematics.transforms``.
+Rigid transforms, rotations and quaternions live in :mod:`robot_state_format.spatial`.
 """

@@ -24,7 +24,7 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import Transform, inverse, transform_to_pose6
+from robot_state_format.spatial import Transform, inverse, transform_to_pose6
 from robot_state_format.model.sdf.elements import DRAKE_NS
 from robot_state_format.model.types import (
     SCOPE,

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import Diagnostic, ModelError
-from robot_state_format.kinematics.transforms import Transform, inverse, matrix_to_quaternion
+from robot_state_format.spatial import Transform, inverse, matrix_to_quaternion
 from robot_state_format.model.types import WORLD, Joint, Model
 
 

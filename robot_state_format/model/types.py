@@ -54,7 +54,7 @@ from enum import Enum
 import numpy as np
 
 from robot_state_format.errors import Diagnostic
-from robot_state_format.kinematics.transforms import Transform
+from robot_state_format.spatial import Transform
 
 WORLD = "world"
 """Name of the world frame, usable as a joint parent/child or a frame's ``attached_to``."""

@@ -21,7 +21,7 @@ from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, ModelError, Severity
-from robot_state_format.kinematics.transforms import Transform, quaternion_to_matrix
+from robot_state_format.spatial import Transform, quaternion_to_matrix
 from robot_state_format.model.types import (
     Calibration, Dynamics, Extension, Geometry, Inertial, Joint, JointType, Limits, Link, Material,
     Mimic, Model, SafetyController, Shape, Source,

@@ -18,7 +18,7 @@ from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
-from robot_state_format.kinematics.transforms import Transform
+from robot_state_format.spatial import Transform
 from robot_state_format.model.types import JointType, Model, Shape
 from robot_state_format.model.xml import encode_text
 

@@ -157,7 +157,7 @@ class Observer:
 
 def expected_edges(state: Any, model: Any) -> dict[tuple[str, str], Any]:
     """Joint transforms (parent link → child link) implied by the saved link poses."""
-    from robot_state_format.kinematics.transforms import inverse, pose6_to_transform
+    from robot_state_format.spatial import inverse, pose6_to_transform
 
     ms = state.model(model.name) or state.model_states[0]
     poses = {ls.name: pose6_to_transform(ls.pose) for ls in ms.link_states if ls.pose is not None}

@@ -201,7 +201,7 @@ def transforms_to_msgs(frames: Sequence[tuple[str, str]], transforms: NDArray[np
 
 def transform_msg_to_matrix(tf: Any) -> NDArray[np.float64]:
     """``geometry_msgs/Transform`` → 4x4."""
-    from robot_state_format.kinematics.transforms import quaternion_to_matrix
+    from robot_state_format.spatial import quaternion_to_matrix
 
     q = tf.rotation
     x, y, z, w = float(q.x), float(q.y), float(q.z), float(q.w)

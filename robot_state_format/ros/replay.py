@@ -34,7 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.kinematics import transforms as tfm
+from robot_state_format import spatial as tfm
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
@@ -456,7 +456,7 @@ def timeline_from_directory(directory: str | os.PathLike[str], model: Model | No
     A file that cannot be read is skipped; a file that does not fit ``model`` plays its world_state
     without joint_states. Each such case is described in ``notes`` (when given).
     """
-    from robot_state_format.restart_files import parse_name
+    from robot_state_format.playback.restart_files import parse_name
     from robot_state_format.usdf.reader import read_world_state
 
     files = sorted(p for p in Path(directory).iterdir() if p.suffix == ".usdf" and p.is_file())

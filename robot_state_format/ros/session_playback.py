@@ -86,7 +86,7 @@ class ComputedTf:
 
     def __init__(self, model: Model) -> None:
         from robot_state_format.kinematics.tree import compile_model
-        from robot_state_format.state_cache import JointStateCache
+        from robot_state_format.playback.state_cache import JointStateCache
 
         self.model = model
         self.tree = compile_model(model)

@@ -2,7 +2,7 @@
 
 A drop-in for robot_state_publisher (see docs/state_publisher.md for the differences).  The hot
 path (:meth:`StatePublisher._on_joint_state`) merges the JointState into a
-:class:`~robot_state_format.state_cache.JointStateCache`, computes every joint transform with one
+:class:`~robot_state_format.playback.state_cache.JointStateCache`, computes every joint transform with one
 array call and writes the TFMessage bytes directly (:class:`~robot_state_format.ros.messages.TfEncoder`).
 Snapshots (``world_state``) are built on a timer, or after every JointState (``snapshot_frequency`` -1).
 """
@@ -35,8 +35,8 @@ from rclpy.qos_overriding_options import QoSOverridingOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
-from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
-from robot_state_format.kinematics import transforms as tfm
+from robot_state_format.errors import ModelIOError, RobotStateFormatError, error_text
+from robot_state_format import spatial as tfm
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import WORLD, JointType, Model
@@ -47,7 +47,7 @@ from robot_state_format.ros.messages import (
     transform_msg_to_matrix,
     transforms_to_msgs,
 )
-from robot_state_format.state_cache import JointStateCache, Problem
+from robot_state_format.playback.state_cache import JointStateCache, Problem
 from robot_state_format.ros import spin
 
 WARN_PERIOD_S = 5.0
@@ -132,14 +132,6 @@ def load_description(description: str, model_file: str, xacro_args: str) -> Load
         text, model = load_xacro(text, file="<robot_description>", xacro_args=args)
         return LoadedDescription(text, model, "robot_description")
     return LoadedDescription(text, load_model(text, file="<robot_description>"), "robot_description")
-
-
-def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, DiagnosticError):
-        lines = [d.format() for d in exc.errors] or [d.format() for d in exc.diagnostics]
-        more = f" (+{len(lines) - 3} more)" if len(lines) > 3 else ""
-        return "; ".join(lines[:3]) + more
-    return str(exc) or type(exc).__name__
 
 
 class Runtime:
@@ -380,7 +372,7 @@ class StatePublisher(Node):
                     loaded = self._rt.loaded
                 self._pending = self._build_runtime(loaded, p)
             except Exception as exc:  # a bad description never stops the node
-                reason = f"description refused, the current model keeps publishing: {_error_text(exc)}"
+                reason = f"description refused, the current model keeps publishing: {error_text(exc)}"
                 self.get_logger().warning(reason)
                 return SetParametersResult(successful=False, reason=reason)
         if not hasattr(self, "add_post_set_parameters_callback"):
@@ -411,7 +403,7 @@ class StatePublisher(Node):
             rt = self._build_runtime(loaded, p)
         except Exception as exc:
             self.get_logger().warning(f"robot_description from the topic refused, the current model keeps "
-                                      f"publishing: {_error_text(exc)}")
+                                      f"publishing: {error_text(exc)}")
             return
         self._swap(rt)
 

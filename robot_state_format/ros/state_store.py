@@ -4,7 +4,7 @@
   (atomic write; the response message is the path, or the reason on failure) when every moving joint
   of it was measured (or ``allow_partial``), it is stamped and, once its publisher is gone, not older
   than ``max_snapshot_age``
-  (:mod:`robot_state_format.snapshot_checks`);
+  (:mod:`robot_state_format.playback.snapshot_checks`);
   ``checkpoint_period`` writes checkpoints, keeping the newest ``keep_last``.  Where no snapshot
   is published, and a model is given, snapshots are built from ``joint_states``.
 * ``record`` / ``~/start_recording`` / ``~/stop_recording``: the session (``record_topics``: /tf,
@@ -38,13 +38,12 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
+from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import replay as rp
 from robot_state_format.ros.store_saving import SnapshotSaving
-from robot_state_format.ros.store_saving import error_text as _error_text
 from robot_state_format.ros import world_sources
 from robot_state_format.ros import session_playback as sp
 from robot_state_format.ros import spin
@@ -234,7 +233,7 @@ class StateStore(SnapshotSaving, Node):
             try:
                 loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"])
             except Exception as exc:  # noqa: BLE001 - a bad model never stops the node
-                return bad(f"model refused, the current one stays: {_error_text(exc)}")
+                return bad(f"model refused, the current one stays: {error_text(exc)}")
             self._install_model(loaded)
         if "checkpoint_period" in changes:
             self._restart_checkpoint_timer(changes["checkpoint_period"])
@@ -305,7 +304,7 @@ class StateStore(SnapshotSaving, Node):
         if model is None:
             return
         from robot_state_format.kinematics.tree import compile_model
-        from robot_state_format.state_cache import JointStateCache
+        from robot_state_format.playback.state_cache import JointStateCache
 
         self._tree = compile_model(model)
         self._cache = JointStateCache(model, self._tree)
@@ -321,7 +320,7 @@ class StateStore(SnapshotSaving, Node):
             model = self._read_model(msg.data, "", str(self._p("xacro_args")))
         except Exception as exc:  # noqa: BLE001 - a bad description never stops the node
             throttled(self._log_throttle, self.get_logger(), "warning", "robot_description",
-                      f"robot_description topic not used as the model: {_error_text(exc)}")
+                      f"robot_description topic not used as the model: {error_text(exc)}")
             return
         self._description_text = msg.data
         if model is not None:
@@ -383,7 +382,7 @@ class StateStore(SnapshotSaving, Node):
         self._recorder.write_input(self._topic_names.get(topic, topic), raw)
 
     def _recording_failed(self, exc: BaseException) -> None:
-        self._record_error = f"recording stopped: {_error_text(exc)}"
+        self._record_error = f"recording stopped: {error_text(exc)}"
         self.get_logger().error(self._record_error)
         self._recorder = None
         self._sync_record_parameter()
@@ -428,7 +427,7 @@ class StateStore(SnapshotSaving, Node):
     # -- recording ----------------------------------------------------------------------------
     def start_recording(self) -> tuple[bool, str]:
         from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, RecordingWriter
-        from robot_state_format.restart_files import format_stamp, safe_name
+        from robot_state_format.playback.restart_files import format_stamp, safe_name
         from robot_state_format.ros.recorder import SessionRecorder
 
         if self._recorder is not None:
@@ -443,7 +442,7 @@ class StateStore(SnapshotSaving, Node):
         try:
             topics = [self.resolve_topic_name(str(t).strip()) for t in self._p("record_topics")]
         except Exception as exc:  # noqa: BLE001 - an invalid name
-            return False, f"record_topics: {_error_text(exc)}"
+            return False, f"record_topics: {error_text(exc)}"
         name = self._model.name if self._model is not None else "state"
         sec, nsec = divmod(time.time_ns(), 1_000_000_000)
         stem = f"{safe_name(name)}_recording_{format_stamp(sec, nsec)}"
@@ -461,7 +460,7 @@ class StateStore(SnapshotSaving, Node):
         try:
             rec = SessionRecorder(self, RecordingWriter(directory), topics, inputs, self._recording_failed)
         except Exception as exc:  # noqa: BLE001
-            return False, f"cannot start recording: {_error_text(exc)}"
+            return False, f"cannot start recording: {error_text(exc)}"
         self._recorder = rec
         self._record_error = None
         if self._snapshot_text is not None:  # the latched snapshot starts the recording
@@ -476,7 +475,7 @@ class StateStore(SnapshotSaving, Node):
         try:
             directory = rec.close()
         except Exception as exc:  # noqa: BLE001
-            return False, f"recording could not be finished: {_error_text(exc)}"
+            return False, f"recording could not be finished: {error_text(exc)}"
         return True, f"{directory} ({rec.message_count} messages)"
 
     def _srv_start_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
@@ -579,7 +578,7 @@ class StateStore(SnapshotSaving, Node):
         try:
             state = read_world_state_file(path)
         except Exception as exc:  # noqa: BLE001
-            return False, f"cannot read {path}: {_error_text(exc)}"
+            return False, f"cannot read {path}: {error_text(exc)}"
         world = self._world.replay(state, str(path), bool(self._p("publish_link_tf"))) if self._world else None
         if world is not None:  # a world of the sources: each robot under its own namespace
             if world[0]:
@@ -653,7 +652,7 @@ class StateStore(SnapshotSaving, Node):
         except ValueError as exc:
             return False, str(exc)
         except Exception as exc:  # noqa: BLE001
-            return False, f"cannot read {path}: {_error_text(exc)}"
+            return False, f"cannot read {path}: {error_text(exc)}"
         try:
             if files:
                 notes: list[str] = []
@@ -669,7 +668,7 @@ class StateStore(SnapshotSaving, Node):
                 extent = events.summary()
                 empty = (extent.count == 0) if extent is not None else events.first() is None
         except Exception as exc:  # noqa: BLE001
-            return False, f"cannot read {path}: {_error_text(exc)}"
+            return False, f"cannot read {path}: {error_text(exc)}"
         if empty:
             return False, f"{path} holds no world_state or joint_states messages"
         clock = None

@@ -3,7 +3,7 @@
 A mixin of :class:`robot_state_format.ros.state_store.StateStore` (it uses the node's parameters and
 the snapshot state the node keeps). A restart file is written only from a snapshot in which every
 moving joint was measured (or, with ``allow_partial``, only the measured joints), that carries a
-``<stamp>``, and that is still the current state (:mod:`robot_state_format.snapshot_checks`;
+``<stamp>``, and that is still the current state (:mod:`robot_state_format.playback.snapshot_checks`;
 docs/state_store.md "Only measured, recent state is saved").
 """
 
@@ -15,18 +15,10 @@ from typing import Any
 
 from std_srvs.srv import Trigger
 
-from robot_state_format import snapshot_checks as sc
-from robot_state_format.errors import DiagnosticError
+from robot_state_format.playback import snapshot_checks as sc
+from robot_state_format.errors import error_text
 from robot_state_format.log_throttle import throttled
 from robot_state_format.output_dirs import ensure_directory
-
-
-def error_text(exc: BaseException) -> str:
-    """An error for a service answer or a log line: the first diagnostics, or the message."""
-    if isinstance(exc, DiagnosticError):
-        lines = [d.format() for d in exc.errors] or [d.format() for d in exc.diagnostics]
-        return "; ".join(lines[:3]) + (f" (+{len(lines) - 3} more)" if len(lines) > 3 else "")
-    return str(exc) or type(exc).__name__
 
 
 class SnapshotSaving:
@@ -162,7 +154,7 @@ class SnapshotSaving:
     def save_ex(self, kind: str = "restart") -> tuple[bool, str, str]:
         """:meth:`save` with the kind of failure: ``(ok, message, why)``, ``why`` one of ``""`` (saved),
         ``wait`` (nothing measured yet), ``refused`` (stale or unstamped), ``error`` (I/O, invalid)."""
-        from robot_state_format.restart_files import restart_file_path, rotate
+        from robot_state_format.playback.restart_files import restart_file_path, rotate
         from robot_state_format.usdf.writer import write_world_state_file
 
         state, why, reason = self._save_state()

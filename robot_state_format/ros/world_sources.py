@@ -30,7 +30,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.kinematics.transforms import pose6_to_transform
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.model.types import Model
 from robot_state_format.ros import replay as rp
 from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp, transform_msg_to_matrix, transforms_to_msgs

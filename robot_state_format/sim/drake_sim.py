@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import matrix_to_quaternion, quaternion_to_matrix, rpy_to_matrix
-from robot_state_format.kinematics.transforms import matrix_to_rpy
+from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix, rpy_to_matrix
+from robot_state_format.spatial import matrix_to_rpy
 from robot_state_format.kinematics.tree import planar_basis
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.sim.mapping import FloatArray, WorldMap, quat_close

@@ -29,7 +29,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import Transform, matrix_to_quaternion
+from robot_state_format.spatial import Transform, matrix_to_quaternion
 from robot_state_format.kinematics.tree import planar_basis
 from robot_state_format.model.types import SCOPE, WORLD, Joint, JointType, Model
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import matrix_to_quaternion, quaternion_to_matrix
+from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from robot_state_format.errors import Diagnostic, UsdfError
 from robot_state_format.kinematics.fk import link_twists
 from robot_state_format.kinematics.poses_twists import poses_and_twists
-from robot_state_format.kinematics.transforms import matrices_to_rpy
+from robot_state_format.spatial import matrices_to_rpy
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import Model
 from robot_state_format.usdf.layout import ModelLayout

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_state_format.kinematics.transforms import Transform
+from robot_state_format.spatial import Transform
 from robot_state_format.model.types import SCOPE, WORLD, Model
 
 

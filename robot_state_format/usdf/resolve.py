@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from robot_state_format.errors import Diagnostic, UsdfError
-from robot_state_format.kinematics.transforms import Transform, pose6_to_transform
+from robot_state_format.spatial import Transform, pose6_to_transform
 from robot_state_format.usdf.types import WORLD_FRAME, ModelState, WorldState
 
 # A node is ("frame", name) | ("model", scoped) | ("link", scoped_model, link) | ("world",)

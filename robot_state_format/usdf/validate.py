@@ -22,7 +22,7 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
-from robot_state_format.kinematics.transforms import Transform, pose6_to_transform
+from robot_state_format.spatial import Transform, pose6_to_transform
 from robot_state_format.model.types import JointType, Limits, Model
 from robot_state_format.model.xml import parse_xml, safe_parser
 from robot_state_format.usdf.layout import ModelLayout

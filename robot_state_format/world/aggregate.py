@@ -4,7 +4,7 @@ Each source is a robot under its own ROS namespace. What it sends is kept per so
 
 * its newest ``world_state`` snapshot (text, parsed only when the world is built);
 * when its model is known (its ``robot_description``), its ``joint_states`` merged in a
-  :class:`~robot_state_format.state_cache.JointStateCache`, turned into a state by forward
+  :class:`~robot_state_format.playback.state_cache.JointStateCache`, turned into a state by forward
   kinematics (joints never received are left out, and then so are the link poses: absent, not zero)
   when no snapshot came, or when every joint has a value stamped after the newest snapshot (which
   lags its joint states by up to a snapshot period): the newest values win;
@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.kinematics.transforms import inverse, transform_to_pose6
+from robot_state_format.spatial import inverse, transform_to_pose6
 from robot_state_format.model.types import SCOPE, Model
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import WORLD_FRAME, FrameState, ModelState, Stamp, Vec6, WorldState
@@ -144,7 +144,7 @@ class WorldAggregator:
     def set_model(self, namespace: str, model: Model | None) -> None:
         """The source's model (from its ``robot_description``); joint values of joints it keeps stay."""
         from robot_state_format.kinematics.tree import compile_model
-        from robot_state_format.state_cache import JointStateCache
+        from robot_state_format.playback.state_cache import JointStateCache
 
         src = self.sources[namespace]
         old = src.cache

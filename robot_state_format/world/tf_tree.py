@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.kinematics.transforms import inverse
+from robot_state_format.spatial import inverse
 
 Matrix = NDArray[np.float64]
 MAX_DEPTH = 1024

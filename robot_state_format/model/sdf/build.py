@@ -14,7 +14,7 @@ from collections import deque
 
 import numpy as np
 
-from robot_state_format.kinematics.transforms import Transform, inverse
+from robot_state_format.spatial import Transform, inverse
 from robot_state_format.model.sdf.elements import Report
 from robot_state_format.model.sdf.graph import WORLD_KEY, FrameGraph
 from robot_state_format.model.sdf.ir import MODEL_FRAME, FrameIR, JointIR, LinkIR, Scope

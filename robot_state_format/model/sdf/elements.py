@@ -10,7 +10,7 @@ from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
-from robot_state_format.kinematics.transforms import (
+from robot_state_format.spatial import (
     Transform,
     pose_to_transform,
     quaternion_to_matrix,

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_state_format.kinematics.transforms import Transform, inverse
+from robot_state_format.spatial import Transform, inverse
 from robot_state_format.model.sdf.elements import Report
 from robot_state_format.model.sdf.ir import MODEL_FRAME, FrameIR, Item, JointIR, LinkIR, Scope
 from robot_state_format.model.sdf.naming import check_names, check_root_name

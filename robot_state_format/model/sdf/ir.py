@@ -14,7 +14,7 @@ from typing import Union
 
 import numpy as np
 
-from robot_state_format.kinematics.transforms import Transform
+from robot_state_format.spatial import Transform
 from robot_state_format.model.types import (
     Dynamics,
     Extension,

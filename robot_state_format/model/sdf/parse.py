@@ -18,7 +18,7 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
-from robot_state_format.kinematics.transforms import Transform, inverse
+from robot_state_format.spatial import Transform, inverse
 from robot_state_format.model.sdf import drake, include
 from robot_state_format.model.sdf.joint_parts import JointParts
 from robot_state_format.model.sdf.prefixes import declare_prefixes

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.kinematics.transforms import matrix_to_quaternion, quaternion_to_matrix
+from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.limits import read_input_file
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, ModelState, WorldState

@@ -1,4 +1,4 @@
-"""Rigid transforms as 4x4 homogeneous numpy arrays.
+"""Rigid transforms, rotations and quaternions (the one implementation; numpy only): 4x4 homogeneous arrays.
 
 Conventions (the whole package uses them):
 - a pose is ``x y z roll pitch yaw`` with fixed-axis rpy: ``R = Rz(yaw) @ Ry(pitch) @ Rx(roll)``;
