@@ -15,7 +15,7 @@ import pytest
 from robot_state_format import limits, numbers
 from robot_state_format.errors import ModelError, ModelIOError, UsdfError
 from robot_state_format.model import load_model, load_model_file
-from robot_state_format.model.loader import _prolog_end
+from robot_state_format.model.detect import prolog_end as _prolog_end
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.sdf.prefixes import declare_prefixes
 from robot_state_format.model.urdf import read_urdf

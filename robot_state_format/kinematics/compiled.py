@@ -8,6 +8,7 @@ numpy path).  :func:`constants` lays a tree's joint constants out for the kernel
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
 from types import ModuleType
@@ -16,8 +17,10 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_format.kinematics import kernel_codes as codes
+
 if TYPE_CHECKING:  # the CLI imports this module: keep it to numpy
-    from robot_state_format.kinematics.tree import CompiledTree
+    from robot_state_format.kinematics.compiled_tree import CompiledTree
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
@@ -25,6 +28,9 @@ IntArray = NDArray[np.int64]
 ENV = "ROBOT_STATE_FORMAT_KERNEL"
 """``numpy``: never use the compiled kernels; ``numba``: use them whenever numba imports; unset: the
 process's default (:func:`set_default`: the kernels, except in the one-shot CLI)."""
+
+KERNEL_MODULE = "robot_state_format.kinematics.kernel"
+"""The numba kernels (imported by name: see :func:`_load`)."""
 
 _state: dict[str, ModuleType | None] = {}
 _default = {"kernel": True}
@@ -45,16 +51,25 @@ def set_default(enabled: bool) -> bool:
     return before
 
 
+def _load() -> ModuleType | None:
+    """:mod:`robot_state_format.kinematics.kernel`, or None without numba.
+
+    Loaded by name on the first kinematics call: numba is an optional, heavy dependency (its import
+    costs about 1-3 s), which importing this module (the CLI does) must not pay for.
+    """
+    try:
+        return importlib.import_module(KERNEL_MODULE)
+    except ImportError:
+        return None
+
+
 def kernel() -> ModuleType | None:
     """The kernel module (numba imported and the kernels loaded from the cache or compiled), or None."""
     if "k" not in _state:
         mod: ModuleType | None = None
         env = os.environ.get(ENV, "").strip().lower()
         if env == "numba" or (env != "numpy" and _default["kernel"]):
-            try:  # optional heavy dependency: imported on the first kinematics call only
-                from robot_state_format.kinematics import kernel as mod
-            except ImportError:
-                mod = None
+            mod = _load()
         _state["k"] = mod
     return _state["k"]
 
@@ -84,12 +99,7 @@ def use_kernel(enabled: bool | None) -> None:
     if enabled is False:
         _state["k"] = None
     elif enabled:
-        mod: ModuleType | None = None
-        try:
-            from robot_state_format.kinematics import kernel as mod
-        except ImportError:
-            pass
-        _state["k"] = mod
+        _state["k"] = _load()
 
 
 @dataclass
@@ -118,34 +128,32 @@ def constants(tree: CompiledTree, twist_s: FloatArray, twist_col: IntArray,
     cached = tree._cache.get("kernel")
     if isinstance(cached, KernelConstants):
         return cached
-    from robot_state_format.kinematics import kernel as k  # the kind codes (numba is importable here)
-
     nj = tree.njoints
     f = np.zeros((nj, 4, 3, 4))
     ij = np.zeros((nj, 3), dtype=np.int64)
-    ij[:, 0] = k.GENERIC
+    ij[:, 0] = codes.GENERIC
     ij[:, 2] = np.where(tree.joint_parent < 0, -1, tree.joint_parent)  # tree.ROOT: the root frame
     if tree.fixed_joints.size:
         f[tree.fixed_joints, 0] = tree.fixed_x[..., 0].transpose(2, 0, 1)
-        ij[tree.fixed_joints, 0] = k.FIXED
+        ij[tree.fixed_joints, 0] = codes.FIXED
     for g in tree.rotary:
         for n, m in enumerate((g.m02, g.m1, g.m2) + (() if g.m3 is None else (g.m3,))):
             f[g.joints, n] = m[..., 0].transpose(2, 0, 1)
-        ij[g.joints, 0] = k.ROTARY if g.m3 is None else k.SCREW
+        ij[g.joints, 0] = codes.ROTARY if g.m3 is None else codes.SCREW
         ij[g.joints, 1] = g.col
     if tree.prismatic is not None:
         p = tree.prismatic
         f[p.joints, 0, :, :3] = p.rot[..., 0].transpose(2, 0, 1)
         f[p.joints, 0, :, 3] = p.t0[..., 0].T
         f[p.joints, 1, :, 3] = p.d[..., 0].T
-        ij[p.joints, 0] = k.PRISMATIC
+        ij[p.joints, 0] = codes.PRISMATIC
         ij[p.joints, 1] = p.col
-    has_generic = bool(np.any(ij[:, 0] == k.GENERIC))
+    has_generic = bool(np.any(ij[:, 0] == codes.GENERIC))
     root = np.ascontiguousarray(tree.root_poses[:, :3, :]) if tree.nroot else np.zeros((0, 3, 4))
     s = np.ascontiguousarray(twist_s[..., 0].transpose(2, 0, 1).reshape(nj, 6))
     it = np.zeros((nj, 2), dtype=np.int64)
     it[:, 0] = np.where(twist_col < tree.nva, twist_col, -1)
-    it[ij[:, 0] == k.GENERIC, 0] = -2
+    it[ij[:, 0] == codes.GENERIC, 0] = -2
     it[:, 1] = ij[:, 2]
     id_src = np.arange(tree.nqa, dtype=np.int64)
     id_mo = np.zeros((2, tree.nqa))

@@ -29,7 +29,9 @@ import math
 import numpy as np
 from numba import njit
 
-FIXED, ROTARY, SCREW, PRISMATIC, GENERIC = 0, 1, 2, 3, 4
+from robot_state_format.kinematics.kernel_codes import FIXED, GENERIC, PRISMATIC, ROTARY, SCREW
+
+__all__ = ["FIXED", "GENERIC", "PRISMATIC", "ROTARY", "SCREW", "poses", "twists"]
 
 
 @njit(cache=True, nogil=True)

@@ -3,99 +3,21 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from robot_state_format.errors import Diagnostic, ModelError, ModelIOError, Severity
+from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.detect import TAG_RE, detect_format, looks_like_xacro, prolog_end
+from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
+from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.xacro import expand_xacro_mapped
 
+__all__ = ["detect_format", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
 
-_TAG_RE = re.compile(r"<([A-Za-z_][\w:.-]*)")
-_XACRO_NS_RE = re.compile(r"""\sxmlns:xacro\s*=""")
 _XACRO_HINT = ("expand it first (`xacro FILE > out.urdf`), name it .xacro, declare xmlns:xacro on its root "
                "element, or pass --xacro (load_model_file(..., xacro=True))")
-
-
-def looks_like_xacro(text: str | bytes) -> bool:
-    """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)``."""
-    if isinstance(text, bytes):
-        return b"<xacro:" in text or b"${" in text or b"$(" in text
-    return "<xacro:" in text or "${" in text or "$(" in text
-
-
-def _root_declares_xacro(head: str, start: int) -> bool:
-    """The root element's start tag (at ``start``) declares the ``xacro`` namespace prefix."""
-    end = head.find(">", start)
-    return _XACRO_NS_RE.search(head, start, end if end >= 0 else len(head)) is not None
-
-
-def _prolog_end(head: str) -> int:
-    """Index of the root element's ``<`` in ``head``: comments, processing instructions (the XML
-    declaration among them), a DOCTYPE (with its internal subset) and stray text before the root
-    are skipped. ``len(head)`` when there is none in ``head``."""
-    i = 0
-    n = len(head)
-    while i < n:
-        i = head.find("<", i)
-        if i < 0:
-            return n
-        if head.startswith("<!--", i):
-            end = head.find("-->", i + 4)
-            if end < 0:
-                return n
-            i = end + 3
-        elif head.startswith("<?", i):
-            end = head.find("?>", i + 2)
-            if end < 0:
-                return n
-            i = end + 2
-        elif head.startswith("<!", i):  # <!DOCTYPE name ... [internal subset]>
-            close = head.find(">", i)
-            bracket = head.find("[", i, close if close >= 0 else n)  # never past this declaration
-            if 0 <= bracket < close or (close < 0 and bracket >= 0):
-                end = head.find("]", bracket)
-                close = head.find(">", end) if end >= 0 else -1
-            if close < 0:
-                return n
-            i = close + 1
-        else:
-            return i
-    return n
-
-
-def detect_format(text: str | bytes, path: str | None = None) -> str:
-    """Return ``"xacro"``, ``"urdf"`` or ``"sdf"`` from a file name and the document's content.
-
-    A ``.xacro`` name, or a ``xmlns:xacro`` declaration on the root element, means xacro; otherwise
-    the root element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat (xacro text in such a file is
-    not expanded unless asked: see :func:`load_model`). Comments, processing instructions and a
-    DOCTYPE before the root are skipped (a comment mentioning ``<sdf>`` does not make a URDF an
-    SDFormat file).
-    """
-    head = text[:65536].decode("utf-8", "replace") if isinstance(text, bytes) else text[:65536]
-    if path is not None and (path.endswith(".xacro") or path.endswith(".urdf.xacro")):
-        return "xacro"
-    start = _prolog_end(head)
-    if _root_declares_xacro(head, start):
-        return "xacro"
-    m = _TAG_RE.match(head, start)
-    if m is not None:
-        tag = m.group(1)
-        if tag == "robot":
-            return "urdf"
-        if tag == "sdf":
-            return "sdf"
-    if path is not None:
-        suffix = Path(path).suffix.lower()
-        if suffix == ".urdf":
-            return "urdf"
-        if suffix in (".sdf", ".world"):
-            return "sdf"
-    raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT",
-                                "cannot tell the format: expected a <robot> (URDF) or <sdf> root, or a .xacro file",
-                                path or "<string>", 1))
 
 
 def load_model(
@@ -119,8 +41,6 @@ def load_model(
     if kind == "xacro":
         return load_xacro(text, file=file, xacro_args=xacro_args, search_paths=search_paths)[1]
     if kind == "urdf":
-        from robot_state_format.model.urdf import read_urdf
-
         if not looks_like_xacro(text):
             return read_urdf(text, file=file)
         try:
@@ -130,8 +50,6 @@ def load_model(
         model.warnings.insert(0, _unexpanded(text, file, Severity.WARNING))
         return model
     if kind == "sdf":
-        from robot_state_format.model.sdf import read_sdf
-
         return read_sdf(text, file=file, search_paths=search_paths)
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
@@ -142,7 +60,7 @@ def _declare_xacro(text: str | bytes) -> str | bytes:
     head: str = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
     if "xacro:" not in head or "xmlns:xacro" in head:
         return text
-    m = _TAG_RE.match(head, _prolog_end(head))
+    m = TAG_RE.match(head, prolog_end(head))
     if m is None:
         return text
     out = head[:m.end()] + ' xmlns:xacro="http://www.ros.org/wiki/xacro"' + head[m.end():]
@@ -192,9 +110,6 @@ def load_xacro(
     The tolerance warnings of the xacro sources themselves (``XML_BAD_VERSION``,
     ``XML_TRAILING_NUL``, ...) come first in ``model.warnings`` (and with the errors).
     """
-    from robot_state_format.errors import DiagnosticError
-    from robot_state_format.model.xacro import expand_xacro_mapped
-
     expansion = expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
                                     search_paths=search_paths)
     try:

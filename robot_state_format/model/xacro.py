@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import xacro
+import xacro.substitution_args
+from lxml import etree
+
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, RobotStateFormatError
 from robot_state_format import limits
 from robot_state_format.limits import read_input_file
@@ -39,15 +43,6 @@ class _PackageNotFound(Exception):
     def __init__(self, name: str) -> None:
         super().__init__(name)
         self.name = name
-
-
-def _import_xacro() -> Any:
-    try:
-        import xacro
-        import xacro.substitution_args
-    except ImportError as exc:  # pragma: no cover - xacro is a core requirement
-        raise ModelIOError(f"the xacro package is not installed ({exc}); pip install xacro") from None
-    return xacro
 
 
 @contextlib.contextmanager
@@ -139,8 +134,6 @@ def _annotate(text: str, file: str, table: list[tuple[str, int]],
     """``text`` with every element outside the xacro namespace marked by an index into ``table``,
     where ``(file, line)`` of that element is appended; ``every`` gets ``(file, line)`` of each
     element (xacro ones too) in document order. Unparsable text is returned unmarked."""
-    from lxml import etree
-
     try:
         root = etree.fromstring(text.encode("utf-8"), _annotation_parser())
     except etree.LxmlError:
@@ -303,7 +296,6 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
     # one, version 0.0): expand the repaired text, whose lines are those of the source
     source = _cleaned(text, file)
     warnings = list(warnings)
-    xacro = _import_xacro()
     stderr = io.StringIO()
     mappings = {str(k): str(v) for k, v in (args or {}).items()}
     table: list[tuple[str, int]] = []

@@ -16,6 +16,7 @@ from pathlib import Path
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.sdf.elements import children, parse_version, tag
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.packages import find_package
 from robot_state_format.model.xml import parse_xml
 
 ENV_VARS = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF_PATH", "GAZEBO_MODEL_PATH")
@@ -52,12 +53,10 @@ def package_share(package: str, search_paths: Sequence[str] = (),
                   problems: list[str] | None = None) -> Path | None:
     """The share directory of a ROS package (ament index, then ``ROS_PACKAGE_PATH``-style dirs)."""
     try:  # the project-wide resolver (ament index and ROS_PACKAGE_PATH)
-        from robot_state_format.model.packages import find_package
-
         found = find_package(package, tuple(search_paths))
         if found is not None:
             return Path(found)
-    except (ImportError, RobotStateFormatError, OSError, ValueError):
+    except (RobotStateFormatError, OSError, ValueError):
         pass
     for prefix in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep):
         if prefix and _check(Path(prefix) / "share" / "ament_index" / "resource_index" / "packages" / package,

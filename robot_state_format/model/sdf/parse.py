@@ -44,7 +44,9 @@ from robot_state_format.model.sdf.ir import (
     Scope,
     ShapeIR,
 )
+from robot_state_format.model.detect import detect_format
 from robot_state_format.model.types import WORLD, Extension, JointType, Model, Shape, Source
+from robot_state_format.model.urdf import read_urdf
 from robot_state_format import limits
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
@@ -450,25 +452,18 @@ class Parser(JointParts):
         scope.items.append(inc)
 
     def _included_scope(self, data: bytes, path: str, el: etree._Element, file: str) -> Scope | None:
-        from robot_state_format.model.loader import detect_format
-
         try:
             fmt = detect_format(data, path)
         except RobotStateFormatError:
             fmt = "sdf"
         if fmt == "urdf":
             try:
-                from robot_state_format.model.urdf import read_urdf
-
                 model = read_urdf(data, file=path)
             except DiagnosticError as exc:
                 self.report.diagnostics.extend(exc.diagnostics)
                 return None
             except RobotStateFormatError as exc:
                 self.report.error("SDF_INCLUDE_ERROR", f"included URDF {path}: {exc}", file, el)
-                return None
-            except ImportError:
-                self.report.error("SDF_INCLUDE_UNSUPPORTED", "the URDF reader is not available", file, el)
                 return None
             self.report.diagnostics.extend(model.warnings)
             return scope_from_model(model, path, self.report)
