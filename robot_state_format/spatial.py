@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -80,51 +81,101 @@ def transform_to_pose6(t: Transform) -> tuple[float, float, float, float, float,
     return (float(t[0, 3]), float(t[1, 3]), float(t[2, 3]), r, p, y)
 
 
+def quaternion_components_to_rotation(
+    x: Any, y: Any, z: Any, w: Any, out: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
+    """Rotation matrices from unit quaternion components, component axes first: ``(3, 3) + shape``.
+
+    ``x, y, z, w`` are floats or arrays of one shape (``(g, C)`` in the kinematics); ``out`` (a
+    ``(3, 3) + shape`` array or view) is filled and returned when given.  The one quaternion-to-matrix
+    formula of the package: :func:`quaternion_to_matrix` and :func:`quaternions_to_matrices` use it.
+    """
+    xx, yy, zz = x * x, y * y, z * z
+    xy, xz, yz = x * y, x * z, y * z
+    wx, wy, wz = w * x, w * y, w * z
+    r = np.empty((3, 3) + np.shape(x)) if out is None else out
+    r[0, 0] = 1.0 - 2.0 * (yy + zz)
+    r[0, 1] = 2.0 * (xy - wz)
+    r[0, 2] = 2.0 * (xz + wy)
+    r[1, 0] = 2.0 * (xy + wz)
+    r[1, 1] = 1.0 - 2.0 * (xx + zz)
+    r[1, 2] = 2.0 * (yz - wx)
+    r[2, 0] = 2.0 * (xz - wy)
+    r[2, 1] = 2.0 * (yz + wx)
+    r[2, 2] = 1.0 - 2.0 * (xx + yy)
+    return r
+
+
+def quaternions_to_matrices(q: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Unit quaternions ``(..., 4)`` in ROS order ``(x, y, z, w)`` → rotations ``(..., 3, 3)``."""
+    a = np.asarray(q, dtype=np.float64)
+    r = quaternion_components_to_rotation(a[..., 0], a[..., 1], a[..., 2], a[..., 3])
+    return np.ascontiguousarray(np.moveaxis(r, (0, 1), (-2, -1)))
+
+
 def quaternion_to_matrix(q: Sequence[float]) -> NDArray[np.float64]:
     """3x3 rotation from a unit quaternion ``(x, y, z, w)``."""
     x, y, z, w = (float(v) for v in q)
-    return np.array(
-        [
-            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-        ]
-    )
+    return quaternion_components_to_rotation(x, y, z, w)
+
+
+def _quaternion_map() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Linear map R (flattened 3x3) -> B = 4 q q^T (flattened 4x4, component order x y z w) + constant."""
+    m = np.zeros((9, 16))
+    c = np.zeros(16)
+    w, x, y, z = 3, 0, 1, 2
+    e = {(i, j): 3 * i + j for i in range(3) for j in range(3)}
+    diag = {w: (1, 1, 1), x: (1, -1, -1), y: (-1, 1, -1), z: (-1, -1, 1)}
+    for d, sg in diag.items():
+        c[5 * d] = 1.0
+        for a in range(3):
+            m[e[a, a], 5 * d] = sg[a]
+    off = {(w, x): ((2, 1, 1), (1, 2, -1)), (w, y): ((0, 2, 1), (2, 0, -1)), (w, z): ((1, 0, 1), (0, 1, -1)),
+           (x, y): ((0, 1, 1), (1, 0, 1)), (x, z): ((0, 2, 1), (2, 0, 1)), (y, z): ((1, 2, 1), (2, 1, 1))}
+    for (r, col), terms in off.items():
+        for a, b, sign in terms:
+            m[e[a, b], 4 * r + col] += sign
+            m[e[a, b], 4 * col + r] += sign
+    return m, c
+
+
+_QMAP, _QCONST = _quaternion_map()
+# The same map applied to a flattened 4x4 transform: rows of the translation are zero, and the
+# constant rides on the transform's bottom-right 1.
+_QMAP16 = np.zeros((16, 16))
+_QMAP16[[0, 1, 2, 4, 5, 6, 8, 9, 10]] = _QMAP
+_QMAP16[15] = _QCONST
+
+
+def _shepperd(b: NDArray[np.float64], out: NDArray[np.float64] | None) -> NDArray[np.float64]:
+    """``(n, 4)`` unit quaternions, ``w >= 0``, from ``b`` ``(n, 16)`` = flattened ``4 q q^T`` per row."""
+    n = len(b)
+    q = b.reshape(n, 4, 4)[np.arange(n), b[:, ::5].argmax(axis=1)]
+    return np.multiply(q, np.copysign(1.0 / np.sqrt(np.einsum("ij,ij->i", q, q)), q[:, 3])[:, None], out=out)
+
+
+def matrices_to_quaternions(rot: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Rotations ``(..., 3, 3)`` → unit quaternions ``(..., 4)`` ``(x, y, z, w)`` with ``w >= 0``.
+
+    Shepperd's method for all rows at once: ``B = 4 q q^T`` is linear in R; the row of B with
+    the largest diagonal entry is ``4 q_k q`` (the best-conditioned choice), normalised to q.
+    """
+    a = np.asarray(rot, dtype=np.float64)
+    b = a.reshape(-1, 9) @ _QMAP
+    b += _QCONST
+    return _shepperd(b, None).reshape(a.shape[:-2] + (4,))
+
+
+def transforms_to_quaternions(x: NDArray[np.float64], out: NDArray[np.float64] | None = None) -> NDArray[np.float64]:
+    """The quaternions of 4x4 transforms ``(n, 4, 4)`` (C-contiguous) as :func:`matrices_to_quaternions`,
+    in one product (the translation is skipped by the map): the 1 kHz TF path.  ``out``: ``(n, 4)``."""
+    return _shepperd(x.reshape(len(x), 16) @ _QMAP16, out)
 
 
 def matrix_to_quaternion(rot: NDArray[np.float64]) -> tuple[float, float, float, float]:
-    """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` from a 3x3 rotation."""
-    m = rot
-    tr = m[0, 0] + m[1, 1] + m[2, 2]
-    if tr > 0.0:
-        s = math.sqrt(tr + 1.0) * 2.0
-        w = 0.25 * s
-        x = (m[2, 1] - m[1, 2]) / s
-        y = (m[0, 2] - m[2, 0]) / s
-        z = (m[1, 0] - m[0, 1]) / s
-    elif m[0, 0] > m[1, 1] and m[0, 0] > m[2, 2]:
-        s = math.sqrt(1.0 + m[0, 0] - m[1, 1] - m[2, 2]) * 2.0
-        w = (m[2, 1] - m[1, 2]) / s
-        x = 0.25 * s
-        y = (m[0, 1] + m[1, 0]) / s
-        z = (m[0, 2] + m[2, 0]) / s
-    elif m[1, 1] > m[2, 2]:
-        s = math.sqrt(1.0 + m[1, 1] - m[0, 0] - m[2, 2]) * 2.0
-        w = (m[0, 2] - m[2, 0]) / s
-        x = (m[0, 1] + m[1, 0]) / s
-        y = 0.25 * s
-        z = (m[1, 2] + m[2, 1]) / s
-    else:
-        s = math.sqrt(1.0 + m[2, 2] - m[0, 0] - m[1, 1]) * 2.0
-        w = (m[1, 0] - m[0, 1]) / s
-        x = (m[0, 2] + m[2, 0]) / s
-        y = (m[1, 2] + m[2, 1]) / s
-        z = 0.25 * s
-    n = math.sqrt(x * x + y * y + z * z + w * w)
-    x, y, z, w = x / n, y / n, z / n, w / n
-    if w < 0.0:
-        x, y, z, w = -x, -y, -z, -w
-    return (float(x), float(y), float(z), float(w))
+    """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` from a 3x3 rotation (:func:`matrices_to_quaternions`)."""
+    x, y, z, w = matrices_to_quaternions(np.asarray(rot, dtype=np.float64)[:3, :3]).tolist()
+    return (x, y, z, w)
 
 
 def axis_angle_to_matrix(axis: Sequence[float], angle: float) -> NDArray[np.float64]:

@@ -13,7 +13,8 @@ from numpy.typing import NDArray
 
 from robot_state_format.errors import KinematicsError
 from robot_state_format.kinematics.plan import LevelPlan, PosePlan, build_single_form
-from robot_state_format.kinematics.tree import CompiledTree
+from robot_state_format.kinematics.compiled_tree import CompiledTree
+from robot_state_format.spatial import quaternion_components_to_rotation
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -35,18 +36,7 @@ def _compose(p: FloatArray, x: FloatArray, out: FloatArray | None = None) -> Flo
 def _quat_rotation(qx: FloatArray, qy: FloatArray, qz: FloatArray, qw: FloatArray) -> FloatArray:
     """``(3, 4, g, C)`` rotation-only transforms from unit quaternion components ``(g, C)``."""
     r = np.zeros((3, 4) + qx.shape)
-    xx, yy, zz = qx * qx, qy * qy, qz * qz
-    xy, xz, yz = qx * qy, qx * qz, qy * qz
-    wx, wy, wz = qw * qx, qw * qy, qw * qz
-    r[0, 0] = 1.0 - 2.0 * (yy + zz)
-    r[0, 1] = 2.0 * (xy - wz)
-    r[0, 2] = 2.0 * (xz + wy)
-    r[1, 0] = 2.0 * (xy + wz)
-    r[1, 1] = 1.0 - 2.0 * (xx + zz)
-    r[1, 2] = 2.0 * (yz - wx)
-    r[2, 0] = 2.0 * (xz - wy)
-    r[2, 1] = 2.0 * (yz + wx)
-    r[2, 2] = 1.0 - 2.0 * (xx + yy)
+    quaternion_components_to_rotation(qx, qy, qz, qw, out=r[:, :3])
     return r
 
 

@@ -10,7 +10,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.kinematics import compiled, fk
-from robot_state_format.kinematics.tree import CompiledTree
+from robot_state_format.kinematics.compiled_tree import CompiledTree
 
 FloatArray = NDArray[np.float64]
 

@@ -4,7 +4,7 @@
   transforms: frame ids never change per joint, so each joint's bytes are a template and only the
   stamp and the seven doubles are written per message.  ``Publisher.publish`` accepts the bytes.
   The output is checked against ``rclpy.serialization.serialize_message`` in the tests.
-* :func:`matrices_to_quaternions` converts a stack of rotations at once.
+* :func:`matrices_to_quaternions` (from :mod:`robot_state_format.spatial`) converts a stack of rotations at once.
 * :func:`joint_state_arrays` turns a ``sensor_msgs/JointState`` into names and numpy arrays.
 * :func:`transforms_to_msgs` builds ``TransformStamped`` objects (for /tf_static and tests).
 
@@ -21,52 +21,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_format.spatial import matrices_to_quaternions as matrices_to_quaternions  # re-exported
+from robot_state_format.spatial import transforms_to_quaternions
+
 CDR_LE_HEADER = b"\x00\x01\x00\x00"  # XCDR1, little endian, no options
 _CACHE_SIZE = 256
-
-
-def _quaternion_map() -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """Linear map R (flattened 3x3) -> B = 4 q q^T (flattened 4x4, component order x y z w) + constant."""
-    m = np.zeros((9, 16))
-    c = np.zeros(16)
-    w, x, y, z = 3, 0, 1, 2
-    e = {(i, j): 3 * i + j for i in range(3) for j in range(3)}
-    diag = {w: (1, 1, 1), x: (1, -1, -1), y: (-1, 1, -1), z: (-1, -1, 1)}
-    for d, sg in diag.items():
-        c[5 * d] = 1.0
-        for a in range(3):
-            m[e[a, a], 5 * d] = sg[a]
-    off = {(w, x): ((2, 1, 1), (1, 2, -1)), (w, y): ((0, 2, 1), (2, 0, -1)), (w, z): ((1, 0, 1), (0, 1, -1)),
-           (x, y): ((0, 1, 1), (1, 0, 1)), (x, z): ((0, 2, 1), (2, 0, 1)), (y, z): ((1, 2, 1), (2, 1, 1))}
-    for (r, col), terms in off.items():
-        for a, b, sign in terms:
-            m[e[a, b], 4 * r + col] += sign
-            m[e[a, b], 4 * col + r] += sign
-    return m, c
-
-
-_QMAP, _QCONST = _quaternion_map()
-# The same map applied to a flattened 4x4 transform: rows of the translation are zero, and the
-# constant rides on the transform's bottom-right 1.
-_QMAP16 = np.zeros((16, 16))
-_QMAP16[[0, 1, 2, 4, 5, 6, 8, 9, 10]] = _QMAP
-_QMAP16[15] = _QCONST
-
-
-def matrices_to_quaternions(rot: NDArray[np.float64]) -> NDArray[np.float64]:
-    """``(n, 3, 3)`` rotations → ``(n, 4)`` unit quaternions ``(x, y, z, w)`` with ``w >= 0``.
-
-    Shepperd's method for all rows at once: ``B = 4 q q^T`` is linear in R; the row of B with
-    the largest diagonal entry is ``4 q_k q`` (the best-conditioned choice), normalised to q.
-    """
-    r = np.asarray(rot, dtype=np.float64).reshape(-1, 9)
-    n = len(r)
-    b = r @ _QMAP
-    b += _QCONST
-    k = b[:, ::5].argmax(axis=1)
-    q = b.reshape(n, 4, 4)[np.arange(n), k]
-    q *= np.copysign(1.0 / np.sqrt(np.einsum("ij,ij->i", q, q)), q[:, 3])[:, None]
-    return q
 
 
 def _cdr_string(text: str, offset: int) -> tuple[bytes, int]:
@@ -134,16 +93,14 @@ class TfEncoder:
         :func:`matrices_to_quaternions`, with fewer numpy calls: this is the 1 kHz path).
         """
         slots = np.asarray(slots, dtype=np.intp)
-        skeleton, size, stamp_words, dbl_words, rows = self._layout(slots)
+        skeleton, size, stamp_words, dbl_words, _ = self._layout(slots)
         k = len(slots)
         if not k:
             return skeleton[:size]
         x = np.ascontiguousarray(transforms, dtype=np.float64)
-        b = x.reshape(k, 16) @ _QMAP16  # 4 q q^T, flattened, order x y z w
-        q = b.reshape(k, 4, 4)[rows, b[:, ::5].argmax(axis=1)]
         vals = np.empty((k, 7))
         vals[:, :3] = x[:, :3, 3]
-        np.multiply(q, np.copysign(1.0 / np.sqrt(np.einsum("ij,ij->i", q, q)), q[:, 3])[:, None], out=vals[:, 3:])
+        transforms_to_quaternions(x, out=vals[:, 3:])
         sec, nsec = divmod(int(stamp_ns), 1_000_000_000)
         stamp = struct.pack("<iI", sec, nsec)
         buf = bytearray(skeleton)
