@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
+from lxml import etree
 
 from robot_state_format.errors import ModelError, Severity
 from robot_state_format.model import load_model
-from robot_state_format.model.xml import parse_xml
+from robot_state_format.model.xml import parse_bytes, parse_xml, safe_parser
 
 
 def test_internal_entity_in_attribute_is_refused_with_its_declaration_line() -> None:
@@ -42,3 +45,34 @@ def test_syntax_error_names_file_and_line() -> None:
         parse_xml(b"<robot>\n\n<link></robot>", "broken.urdf")
     d = exc.value.diagnostics[0]
     assert (d.code, d.file, d.line) == ("XML_SYNTAX", "broken.urdf", 3)
+
+
+def test_parse_bytes_leaves_entities_unexpanded_and_reads_no_file(tmp_path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    doc = (f'<!DOCTYPE r [<!ENTITY e SYSTEM "file://{secret}"><!ENTITY i "inner">]>'
+           '<r a="x"><c>&e;</c><d>&i;</d></r>').encode()
+    root = parse_bytes(doc)
+    assert b"TOP-SECRET" not in etree.tostring(root)
+    assert b"inner" not in etree.tostring(root)  # even an internal entity stays a reference
+    kinds = [type(n).__name__ for n in root.iter() if not isinstance(n.tag, str)]
+    assert kinds == ["_Entity", "_Entity"]
+
+
+def test_parse_bytes_raises_lxml_syntax_errors_with_the_line() -> None:
+    with pytest.raises(etree.XMLSyntaxError) as exc:
+        parse_bytes(b"<a>\n<b>\n</a>")
+    assert exc.value.position[0] == 3
+
+
+def test_safe_parser_is_one_configuration_per_thread() -> None:
+    mine = safe_parser()
+    assert safe_parser() is mine
+    other: list[etree.XMLParser] = []
+    t = threading.Thread(target=lambda: other.append(safe_parser()))
+    t.start()
+    t.join()
+    assert other[0] is not mine
+    # the same settings in the other thread: an external entity stays unresolved there too
+    root = etree.fromstring(b'<!DOCTYPE r [<!ENTITY e SYSTEM "file:///etc/hostname">]><r>&e;</r>', other[0])
+    assert root.text is None and not isinstance(root[0].tag, str)

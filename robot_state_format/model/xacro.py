@@ -135,7 +135,7 @@ def _annotate(text: str, file: str, table: list[tuple[str, int]],
     where ``(file, line)`` of that element is appended; ``every`` gets ``(file, line)`` of each
     element (xacro ones too) in document order. Unparsable text is returned unmarked."""
     try:
-        root = etree.fromstring(text.encode("utf-8"), _annotation_parser())
+        root = etree.fromstring(text.encode("utf-8"), safe_parser())
     except etree.LxmlError:
         return text
     for el in root.iter():
@@ -223,10 +223,6 @@ def _expression_site(msg: str, at: tuple[str, int | None], main: str, main_text:
         if hits:
             break
     return at, msg
-
-
-def _annotation_parser() -> Any:
-    return safe_parser()
 
 
 @dataclass

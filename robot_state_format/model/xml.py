@@ -29,25 +29,37 @@ _VERSION_RE = re.compile(rb"""version\s*+=\s*+(["'])([^"']*+)\1""")
 _LOCAL = threading.local()
 
 
+SAFE_PARSER_OPTIONS: dict[str, bool] = {
+    "resolve_entities": False,  # an entity stays an entity node: check_entities reports it
+    "no_network": True,
+    "load_dtd": False,
+    "huge_tree": False,  # libxml2's own bounds: depth 256, text node 10 MB, no entity amplification
+}
+"""The one safe lxml configuration: :func:`safe_parser` and the streaming element count use it."""
+
+
 def _new_parser() -> etree.XMLParser:
-    return etree.XMLParser(
-        resolve_entities=False,
-        no_network=True,
-        load_dtd=False,
-        dtd_validation=False,
-        huge_tree=False,  # libxml2's own bounds: depth 256, text node 10 MB, no entity amplification
-        remove_comments=False,
-        remove_pis=False,
-    )
+    return etree.XMLParser(dtd_validation=False, remove_comments=False, remove_pis=False, **SAFE_PARSER_OPTIONS)
 
 
 def safe_parser() -> etree.XMLParser:
     """The one parser configuration of every reader (one instance per thread: lxml parsers are not
-    shared between threads): entities unresolved, no DTD, no network, libxml2's size bounds."""
+    shared between threads): entities unresolved, no DTD, no network, libxml2's size bounds.
+
+    Use it wherever lxml parses: ``etree.fromstring(data, safe_parser())``, ``etree.parse(path,
+    safe_parser())`` or :func:`parse_bytes`; readers that report diagnostics use :func:`parse_xml`.
+    """
     parser = getattr(_LOCAL, "parser", None)
     if parser is None:
         parser = _LOCAL.parser = _new_parser()
     return parser
+
+
+def parse_bytes(data: bytes, *, base_url: str | None = None) -> etree._Element:
+    """``data`` (bytes: the XML declaration names the encoding) parsed with :func:`safe_parser`; lxml's
+    own errors (``etree.XMLSyntaxError``) propagate, for callers that report them themselves (see
+    :func:`parse_xml` for a reader's checks, tolerances and diagnostics)."""
+    return etree.fromstring(data, safe_parser(), base_url=base_url)
 
 
 def check_size(raw: bytes | str, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
@@ -70,8 +82,7 @@ def check_element_count(raw: bytes, file: str = "<string>", *, error_type: type[
     bound = limits.MAX_XML_ELEMENTS
     if raw.count(b"<") <= bound:
         return
-    parser = etree.XMLPullParser(events=("end",), resolve_entities=False, no_network=True, load_dtd=False,
-                                 huge_tree=False, remove_comments=True, remove_pis=True)
+    parser = etree.XMLPullParser(events=("end",), remove_comments=True, remove_pis=True, **SAFE_PARSER_OPTIONS)
     seen = 0
     step = 1 << 16
     try:
