@@ -151,7 +151,9 @@ def _shepperd(b: NDArray[np.float64], out: NDArray[np.float64] | None) -> NDArra
     """``(n, 4)`` unit quaternions, ``w >= 0``, from ``b`` ``(n, 16)`` = flattened ``4 q q^T`` per row."""
     n = len(b)
     q = b.reshape(n, 4, 4)[np.arange(n), b[:, ::5].argmax(axis=1)]
-    return np.multiply(q, np.copysign(1.0 / np.sqrt(np.einsum("ij,ij->i", q, q)), q[:, 3])[:, None], out=out)
+    unit: NDArray[np.float64] = np.multiply(q, np.copysign(1.0 / np.sqrt(np.einsum("ij,ij->i", q, q)), q[:, 3])[:, None],
+                                            out=out)
+    return unit
 
 
 def matrices_to_quaternions(rot: NDArray[np.float64]) -> NDArray[np.float64]:

@@ -138,7 +138,8 @@ def check_q(tree: CompiledTree, q: object, *, single: bool = False) -> FloatArra
 def _check_single(tree: CompiledTree, q: object) -> FloatArray:
     """:func:`check_q` for one configuration, returning ``(nq,)`` (fewer numpy calls)."""
     if tree.quat_q_cols:
-        return check_q(tree, q, single=True)[0]
+        row: FloatArray = check_q(tree, q, single=True)[0]
+        return row
     try:
         a = np.asarray(q, dtype=np.float64)
     except (TypeError, ValueError):
@@ -221,7 +222,8 @@ def forward_batch(
 def forward(tree: CompiledTree, q: object, *, world: bool = False) -> FloatArray:
     """Link poses ``(nlinks, 4, 4)`` for one configuration ``q`` of shape ``(nq,)``."""
     if compiled.kernel() is not None:
-        return _k_poses(tree, _k_q(tree, q), _k_consts(tree).link_template.copy()[None], world)[0][0]
+        poses: FloatArray = _k_poses(tree, _k_q(tree, q), _k_consts(tree).link_template.copy()[None], world)[0][0]
+        return poses
     qa = _qa_single(tree, _check_single(tree, q))
     nl = tree.nlinks
     out = _tf_constants(tree).link_template.copy()
@@ -368,7 +370,8 @@ def link_twists(tree: CompiledTree, q: object, v: object, *, frame: str = "root"
         q1 = _k_q(tree, q)
         vv = check_v(tree, v, single=True)
         x, qa = _k_poses(tree, q1, np.empty((1, tree.nlinks, 4, 4)), False)
-        return _k_twists(tree, x, qa, q1, tree.expand_v(vv), body)[0]
+        twists: FloatArray = _k_twists(tree, x, qa, q1, tree.expand_v(vv), body)[0]
+        return twists
     qa = _qa_single(tree, _check_single(tree, q))
     vv = check_v(tree, v, single=True)
     vat = tree.expand_v(vv[0])[:, None]

@@ -28,14 +28,19 @@ import math
 
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
 
 from robot_state_format.kinematics.kernel_codes import FIXED, GENERIC, PRISMATIC, ROTARY, SCREW
 
 __all__ = ["FIXED", "GENERIC", "PRISMATIC", "ROTARY", "SCREW", "poses", "twists"]
 
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
 
 @njit(cache=True, nogil=True)
-def poses(q, src, mo, f, ij, root, gen, pose, world, out):  # type: ignore[no-untyped-def]  # pragma: no cover
+def poses(q: FloatArray, src: IntArray, mo: FloatArray, f: FloatArray, ij: IntArray, root: FloatArray,  # pragma: no cover
+          gen: FloatArray, pose: FloatArray, world: bool, out: FloatArray) -> bool:
     """Fill rows 0-2 of ``out`` ``(C, nlinks, 4, 4)`` with the link poses of each row of ``q``.
 
     ``qa[k] = q[src[k]] * mo[0, k] + mo[1, k]`` (mimic followers; ``x * 1 + 0 == x`` for the
@@ -120,7 +125,8 @@ def poses(q, src, mo, f, ij, root, gen, pose, world, out):  # type: ignore[no-un
 
 
 @njit(cache=True, nogil=True)
-def twists(x, va, s, it, nr, xg, body, out):  # type: ignore[no-untyped-def]  # pragma: no cover - compiled
+def twists(x: FloatArray, va: FloatArray, s: FloatArray, it: IntArray, nr: int, xg: FloatArray,  # pragma: no cover
+           body: bool, out: FloatArray) -> None:
     """Fill ``out`` ``(C, nlinks, 6)`` with ``[linear, angular]`` twists of every link.
 
     ``x`` ``(C, nlinks, >= 3, 4)``: link poses in the root frame; ``va`` ``(C, nva)``; ``s``

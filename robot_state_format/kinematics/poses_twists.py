@@ -11,6 +11,8 @@ from numpy.typing import NDArray
 
 from robot_state_format.kinematics import compiled, fk
 from robot_state_format.kinematics.compiled_tree import CompiledTree
+from robot_state_format.kinematics.fk_numpy import _poses_single
+from robot_state_format.kinematics.twists_numpy import _twists
 
 FloatArray = NDArray[np.float64]
 
@@ -32,12 +34,12 @@ def poses_and_twists(tree: CompiledTree, q: object, v: object | None, *,
         return x[0], fk._k_twists(tree, x, qa, q1, np.asarray(vk, dtype=np.float64)[None], False)[0]
     qa = fk._qa_single(tree, fk._check_single(tree, q))
     nl = tree.nlinks
-    w = fk._poses_single(tree, qa)
+    w = _poses_single(tree, qa)
     poses = fk._tf_constants(tree).link_template.copy()
     poses[:, :3, :] = w[:nl, ..., 0].transpose(0, 2, 1)
     if v is None:
         return poses, None
     vv = fk.check_v(tree, v, single=True)
     vat = (tree.expand_v(vv[0]) if va is None else va)[:, None]
-    twists = np.ascontiguousarray(fk._twists(tree, w, qa[:, None], vat, False)[..., 0])
+    twists = np.ascontiguousarray(_twists(tree, w, qa[:, None], vat, False)[..., 0])
     return poses, twists

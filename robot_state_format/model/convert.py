@@ -17,7 +17,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -59,8 +59,8 @@ def _num(v: float) -> str:
     return repr(f)
 
 
-def _nums(values: object) -> str:
-    return " ".join(_num(v) for v in values)  # type: ignore[attr-defined]
+def _nums(values: Iterable[float]) -> str:
+    return " ".join(_num(v) for v in values)
 
 
 def _pose_text(x: Transform) -> str:

@@ -329,17 +329,19 @@ class _Reader:
             vals: tuple[float, float, float, float, float, float]
             try:
                 texts = (get("ixx"), get("ixy"), get("ixz"), get("iyy"), get("iyz"), get("izz"))
-                joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
+                joined = "".join(texts)  # a missing one: TypeError
                 if not joined.isascii() or "_" in joined or " " in joined:
                     raise ValueError  # outside the number grammar (or spaced): the slow path tells which
-                vals = tuple(map(float, texts))  # type: ignore[assignment,arg-type]
+                ixx, ixy, ixz, iyy, iyz, izz = map(float, texts)
+                vals = (ixx, ixy, ixz, iyy, iyz, izz)
                 if not math.isfinite(sum(vals)) or (0.0 in vals and numbers.may_underflow(joined)):
                     raise ValueError  # non-finite or underflowing: the slow path tells which
             except (TypeError, ValueError):
                 slow = [self.number(inertia_el, k, required=True)
                         for k in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")]
-                if all(v is not None for v in slow):
-                    vals = tuple(slow)  # type: ignore[assignment]
+                got = [v for v in slow if v is not None]
+                if len(got) == 6:
+                    vals = (got[0], got[1], got[2], got[3], got[4], got[5])
                 else:
                     return inertial
             inertial.inertia = vals
@@ -379,8 +381,8 @@ class _Reader:
         get = el.get
         try:  # fast path: all four present and finite
             texts = (get("lower", "0"), get("upper", "0"), get("effort"), get("velocity"))
-            joined = "".join(texts)  # type: ignore[arg-type]  # a missing one: TypeError
-            lo, up, eff, vel = map(float, texts)  # type: ignore[arg-type]
+            joined = "".join(texts)  # a missing one: TypeError
+            lo, up, eff, vel = map(float, texts)
             if (joined.isascii() and "_" not in joined and " " not in joined and math.isfinite(lo + up + eff + vel) and lo <= up
                     and not (0.0 in (lo, up, eff, vel) and numbers.may_underflow(joined))
                     and (self.version < (1, 2) or (get("lower") is not None and get("upper") is not None))):

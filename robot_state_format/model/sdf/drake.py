@@ -12,6 +12,7 @@ from lxml import etree
 from robot_state_format.model.sdf.elements import Report, ValueParser, child, source, tag, text_of
 from robot_state_format.model.sdf.ir import AxisIR, JointIR, MimicIR
 from robot_state_format.model.types import Extension, JointType
+from robot_state_format.spatial import Transform
 
 
 def extension(el: etree._Element, owner: str | None, file: str) -> Extension:
@@ -32,7 +33,7 @@ def drake_mimic(el: etree._Element, vp: ValueParser) -> MimicIR | None:
 
 
 def drake_joint(el: etree._Element, vp: ValueParser, report: Report,
-                pose_rel: tuple[object, str | None]) -> JointIR | None:
+                pose_rel: tuple[Transform, str | None]) -> JointIR | None:
     """``<drake:joint type="planar">`` with ``drake:parent``, ``drake:child``, ``drake:damping``.
 
     The joint moves in the x-y plane of its frame and turns about its z axis, as Drake's
@@ -55,4 +56,4 @@ def drake_joint(el: etree._Element, vp: ValueParser, report: Report,
         return None
     pose, rel = pose_rel
     return JointIR(name=name, type=JointType.PLANAR, parent=parent, child=child_name, source=source(el, file),
-                   pose=pose, rel=rel, axis=AxisIR((0.0, 0.0, 1.0), None))  # type: ignore[arg-type]
+                   pose=pose, rel=rel, axis=AxisIR((0.0, 0.0, 1.0), None))

@@ -68,7 +68,7 @@ def tag(el: etree._Element) -> str:
     if q.namespace:
         prefix = el.prefix or "ns"
         return f"{prefix}:{q.localname}"
-    return q.localname
+    return str(q.localname)
 
 
 def describe_el(el: etree._Element) -> str:

@@ -159,7 +159,7 @@ class Parser(JointParts):
         return x, rel
 
     def name_of(self, el: etree._Element, file: str) -> str | None:
-        name = el.get("name")
+        name: str | None = el.get("name")
         if name is None:
             self.report.error("SDF_MISSING_ATTRIBUTE", f"<{tag(el)}> has no name attribute", file, el)
         return name
