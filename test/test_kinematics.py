@@ -9,13 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import reference_kinematics as ref
 from robot_state_format.errors import KinematicsError
 from robot_state_format.kinematics import fk
-from robot_state_format.spatial import (
-    axis_angle_to_matrix,
-    pose_to_transform,
-    quaternion_to_matrix,
-)
 from robot_state_format.kinematics.tree import KinematicsWarning, compile_model, planar_basis
 from robot_state_format.model.types import WORLD, Joint, JointType, Link, Mimic, Model
 
@@ -25,7 +21,7 @@ S45 = math.sqrt(0.5)
 
 def T(x: float = 0.0, y: float = 0.0, z: float = 0.0, roll: float = 0.0, pitch: float = 0.0,
       yaw: float = 0.0) -> np.ndarray:
-    return pose_to_transform((x, y, z), (roll, pitch, yaw))
+    return ref.pose(x, y, z, roll, pitch, yaw)
 
 
 def R(rows: list[list[float]], p: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> np.ndarray:
@@ -171,55 +167,28 @@ def test_sdf_child_offset_two_links_orthogonal() -> None:
     p2 = pose_of(m2, [q], "link2")
     np.testing.assert_allclose(p1[:3, 3], [0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)], atol=1e-15)
     np.testing.assert_allclose(p2[:3, 3], [0.1 * math.cos(q), 0, 0.1 - 0.1 * math.sin(q)], atol=1e-15)
-    np.testing.assert_allclose(p1[:3, :3], axis_angle_to_matrix((0, 1, 0), q), atol=1e-15)
+    np.testing.assert_allclose(p1[:3, :3], ref.rot_y(q), atol=1e-15)
     assert np.linalg.norm(p1[:3, 3] - p2[:3, 3]) > 0.1  # same zero pose, very different at 0.78
 
 
 # ---------------------------------------------------------------------------------------------
-# an independent reference (sequential, per joint, from transforms.py) on a tree of every type
+# an independent reference (test/reference_kinematics.py: first-principles rotations, a recursive
+# walk over the Model's joints, its own mimic resolution) on a tree of every type
 
 
-def motion(j: Joint, q: np.ndarray) -> np.ndarray:
-    t = np.eye(4)
-    ax = np.array(j.axis if j.axis is not None else (1.0, 0.0, 0.0))
-    if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS):
-        t[:3, :3] = axis_angle_to_matrix(ax, q[0])
-    elif j.type is JointType.PRISMATIC:
-        t[:3, 3] = ax * q[0]
-    elif j.type is JointType.SCREW:
-        t[:3, :3] = axis_angle_to_matrix(ax, q[0])
-        t[:3, 3] = ax * j.screw_pitch * q[0] / (2 * math.pi)
-    elif j.type in (JointType.UNIVERSAL, JointType.REVOLUTE2):
-        t[:3, :3] = axis_angle_to_matrix(ax, q[0]) @ axis_angle_to_matrix(j.axis2, q[1])  # type: ignore[arg-type]
-    elif j.type is JointType.PLANAR:
-        e1, e2 = planar_basis(ax)
-        t[:3, :3] = axis_angle_to_matrix(ax, q[2])
-        t[:3, 3] = q[0] * e1 + q[1] * e2
-    elif j.type is JointType.BALL:
-        t[:3, :3] = quaternion_to_matrix(q / np.linalg.norm(q))
-    elif j.type is JointType.FLOATING:
-        t[:3, :3] = quaternion_to_matrix(q[3:] / np.linalg.norm(q[3:]))
-        t[:3, 3] = q[:3]
-    return t
+def independent_values(tree, q: np.ndarray) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+    """``{joint: coordinates}`` of the independent joints in ``q`` (the layout under test)."""
+    return {name: q[tree.q_slice(name)] for name in tree.moving_joint_names}
 
 
-def reference_poses(model: Model, positions: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    poses = {n: np.asarray(model.links[n].pose) for n in model.root_links()}
-    pending = list(model.joints.values())
-    while pending:
-        rest = []
-        for j in pending:
-            if j.parent == WORLD or j.parent in poses:
-                base = np.eye(4) if j.parent == WORLD else poses[j.parent]
-                poses[j.child] = base @ j.origin @ motion(j, positions.get(j.name, np.zeros(0))) @ j.child_offset
-            else:
-                rest.append(j)
-        pending = rest
-    return poses
+def independent_rates(tree, v: np.ndarray) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+    return {name: v[tree.v_slice(name)] for name in tree.moving_joint_names}
 
 
 def rand_transform(rng: np.random.Generator) -> np.ndarray:
-    return pose_to_transform(rng.uniform(-1, 1, 3), rng.uniform(-math.pi, math.pi, 3))
+    x, y, z = rng.uniform(-1, 1, 3)
+    roll, pitch, yaw = rng.uniform(-math.pi, math.pi, 3)
+    return ref.pose(x, y, z, roll, pitch, yaw)
 
 
 def unit(rng: np.random.Generator) -> tuple[float, float, float]:
@@ -283,15 +252,24 @@ def test_every_type_matches_reference() -> None:
             assert allq["follower2"][0] == pytest.approx(0.5 * allq["follower"][0] + 0.1, abs=1e-15)
             assert allq["rev2"][1] == pytest.approx(2 * q[tree.q_slice("rev_gen")][0] - 0.3, abs=1e-15)
             assert allq["rev2"][0] == q[tree.q_slice("rev2")][0]
-            ref = reference_poses(m, allq)
+            values = independent_values(tree, q)
+            expected = ref.link_poses(m, values)
+            assert set(expected) == set(tree.link_names)
             poses = fk.forward(tree, q)
             for i, name in enumerate(tree.link_names):
-                np.testing.assert_allclose(poses[i], ref[name], atol=1e-12, err_msg=name)
+                np.testing.assert_allclose(poses[i], expected[name], atol=1e-12, err_msg=name)
+            world = fk.forward(tree, q, world=True)
+            expected_world = ref.link_poses(m, values, world=True)
+            for i, name in enumerate(tree.link_names):
+                np.testing.assert_allclose(world[i], expected_world[name], atol=1e-12, err_msg=name)
+            ref_q = ref.resolve_mimic(m, values)
+            for name, got in allq.items():
+                np.testing.assert_allclose(got, ref_q.get(name, np.zeros(0)), rtol=0, atol=1e-15, err_msg=name)
             jt = fk.joint_transforms(tree, q)
             for k, name in enumerate(tree.joint_names):
                 j = m.joints[name]
-                expect = j.origin @ motion(j, allq.get(name, np.zeros(0))) @ j.child_offset
-                np.testing.assert_allclose(jt[k], expect, atol=1e-12, err_msg=name)
+                np.testing.assert_allclose(jt[k], ref.joint_transform(m, j, ref_q.get(name, ())), atol=1e-12,
+                                           err_msg=name)
 
 
 def test_batch_equals_single_bit_for_bit() -> None:
@@ -303,6 +281,9 @@ def test_batch_equals_single_bit_for_bit() -> None:
     singles = np.stack([fk.forward(tree, q) for q in qs])
     twists = np.stack([fk.link_twists(tree, q, v) for q, v in zip(qs, vs)])
     tfs = np.stack([fk.joint_transforms(tree, q) for q in qs])
+    expected = ref.link_poses(m, independent_values(tree, qs[0]))  # what they all equal, independently
+    for i, name in enumerate(tree.link_names):
+        np.testing.assert_allclose(singles[0, i], expected[name], rtol=0, atol=1e-12, err_msg=name)
     for chunk in (1, 2, 5, 16, 36, 256):
         assert np.array_equal(fk.forward_batch(tree, qs, chunk=chunk), singles)
         out = np.empty((37, tree.nlinks, 4, 4))
@@ -321,42 +302,8 @@ def test_batch_equals_single_bit_for_bit() -> None:
 # twists against finite differences
 
 
-def integrate(tree, q: np.ndarray, v: np.ndarray, h: float) -> np.ndarray:  # type: ignore[no-untyped-def]
-    """Move ``q`` along ``v`` for ``h`` seconds (quaternion joints: body-frame angular velocity)."""
-    out = q.copy()
-    for name in tree.moving_joint_names:
-        qs, vs = tree.q_slice(name), tree.v_slice(name)
-        jt = tree.joint_types[tree.joint_index(name)]
-        if jt is JointType.BALL or jt is JointType.FLOATING:
-            quat = q[qs][-4:]
-            w = v[vs][-3:]
-            rot = quaternion_to_matrix(quat) @ axis_angle_to_matrix(w / np.linalg.norm(w), np.linalg.norm(w) * h)
-            from robot_state_format.spatial import matrix_to_quaternion
-
-            newq = np.array(matrix_to_quaternion(rot))
-            if newq @ quat < 0:
-                newq = -newq
-            if jt is JointType.FLOATING:
-                out[qs.start:qs.start + 3] = q[qs][:3] + quaternion_to_matrix(quat) @ v[vs][:3] * h
-                out[qs.start + 3:qs.stop] = newq
-            else:
-                out[qs] = newq
-        else:
-            out[qs] = q[qs] + v[vs] * h
-    return out
-
-
-def rotation_log(rot: np.ndarray) -> np.ndarray:
-    angle = math.acos(max(-1.0, min(1.0, (np.trace(rot) - 1) / 2)))
-    if angle < 1e-12:
-        return np.zeros(3)
-    return angle / (2 * math.sin(angle)) * np.array([rot[2, 1] - rot[1, 2], rot[0, 2] - rot[2, 0],
-                                                      rot[1, 0] - rot[0, 1]])
-
-
-def test_twists_match_finite_differences() -> None:
+def test_twists_match_finite_differences_of_the_reference() -> None:
     rng = np.random.default_rng(3)
-    h = 1e-6
     for _ in range(3):
         m = every_type_model(rng)
         tree = compile_model(m)
@@ -364,15 +311,12 @@ def test_twists_match_finite_differences() -> None:
             v = rng.normal(size=tree.nv)
             tw = fk.link_twists(tree, q, v)
             body = fk.link_twists(tree, q, v, frame="body")
-            plus = fk.forward(tree, integrate(tree, q, v, h))
-            minus = fk.forward(tree, integrate(tree, q, v, -h))
-            now = fk.forward(tree, q)
+            expected = ref.link_twists(m, independent_values(tree, q), independent_rates(tree, v))
+            now = ref.link_poses(m, independent_values(tree, q))
             for i, name in enumerate(tree.link_names):
-                lin = (plus[i, :3, 3] - minus[i, :3, 3]) / (2 * h)
-                ang = rotation_log(plus[i, :3, :3] @ minus[i, :3, :3].T) / (2 * h)
-                np.testing.assert_allclose(tw[i, :3], lin, atol=1e-6, err_msg=f"linear {name}")
-                np.testing.assert_allclose(tw[i, 3:], ang, atol=1e-6, err_msg=f"angular {name}")
-                rot = now[i, :3, :3]
+                np.testing.assert_allclose(tw[i, :3], expected[name][:3], atol=1e-6, err_msg=f"linear {name}")
+                np.testing.assert_allclose(tw[i, 3:], expected[name][3:], atol=1e-6, err_msg=f"angular {name}")
+                rot = now[name][:3, :3]
                 np.testing.assert_allclose(body[i, :3], rot.T @ tw[i, :3], atol=1e-12)
                 np.testing.assert_allclose(body[i, 3:], rot.T @ tw[i, 3:], atol=1e-12)
 

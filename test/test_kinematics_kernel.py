@@ -1,7 +1,8 @@
 """The compiled kernels (numba) against the numpy path, and the numpy path's own single == batch.
 
 Both paths are independent implementations of the same kinematics (scalar loops per configuration
-vs. level-by-level numpy products); they must agree to 1e-12.  The reference-pose and
+vs. level-by-level numpy products); they must agree to 1e-12, and both agree with the independent
+reference of test/reference_kinematics.py (poses to 1e-12, twists to its finite differences).  The reference-pose and
 batch-equals-single tests of test_kinematics.py run with the kernels when numba is installed; here
 they run once more on the numpy path.
 """
@@ -15,9 +16,12 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+import reference_kinematics as ref
 from test_kinematics import (
     SAMPLES,
     every_type_model,
+    independent_rates,
+    independent_values,
     mimic_chain_model,
     rand_transform,
     random_q,
@@ -86,6 +90,15 @@ def test_kernel_matches_numpy_path(which: str) -> None:
         compiled.use_kernel(None)
     for name in fast:
         np.testing.assert_allclose(fast[name], slow[name], rtol=0, atol=1e-12, err_msg=name)
+    # and both against the independent reference (test/reference_kinematics.py)
+    for k, (q, v) in enumerate(zip(qs, vs)):
+        values = independent_values(tree, q)
+        poses, world = ref.link_poses(m, values), ref.link_poses(m, values, world=True)
+        twists = ref.link_twists(m, values, independent_rates(tree, v))
+        for i, link in enumerate(tree.link_names):
+            np.testing.assert_allclose(fast["forward"][k, i], poses[link], rtol=0, atol=1e-12, err_msg=link)
+            np.testing.assert_allclose(fast["world"][k, i], world[link], rtol=0, atol=1e-12, err_msg=link)
+            np.testing.assert_allclose(fast["root"][k, i], twists[link], rtol=0, atol=1e-6, err_msg=link)
     # with the kernels, every route gives the same bits
     assert np.array_equal(fast["forward"], fast["batch"]) and np.array_equal(fast["world"], fast["batch_world"])
     assert np.array_equal(fast["body"], fast["twists_batch"])
