@@ -7,8 +7,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fuzz_outcome import assert_reads_or_refuses
+import pytest
+from fuzz_outcome import assert_reads_or_refuses, check_diagnostics, check_model
 
+from robot_state_format.errors import ModelError
 from robot_state_format.model.sdf import read_sdf
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
@@ -67,7 +69,23 @@ def test_random_bytes(data: bytes) -> None:
     _check(b'<sdf version="1.9">' + data)
 
 
+def _nested(depth: int) -> str:
+    return '<sdf version="1.9">' + '<model name="m"><link name="l"/>' * depth + "</model>" * depth + "</sdf>"
+
+
 def test_deep_nesting_is_an_error_not_a_crash() -> None:
-    depth = 3000
-    text = '<sdf version="1.9">' + '<model name="m"><link name="l"/>' * depth + "</model>" * depth + "</sdf>"
-    _check(text)
+    # 3000 nested models: past libxml2's depth bound (256; huge_tree stays off), refused with the line
+    text = _nested(3000)
+    with pytest.raises(ModelError) as exc:
+        read_sdf(text)
+    first = exc.value.diagnostics[0]
+    assert (first.code, first.line) == ("XML_SYNTAX", 1) and "depth" in first.message.lower(), first
+    check_diagnostics(exc.value, text)
+
+
+def test_nesting_within_the_bound_is_read_in_full() -> None:
+    # 120 nested models: every level's link is in the model, each scoped under all its parents
+    model = read_sdf(_nested(120))
+    check_model(model)
+    assert len(model.links) == 120
+    assert max(name.count("::") for name in model.links) == 119
