@@ -22,6 +22,8 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
+from robot_state_format.kinematics.fk import forward
+from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.spatial import Transform, pose6_to_transform
 from robot_state_format.model.types import JointType, Limits, Model
 from robot_state_format.model.xml import parse_xml, safe_parser
@@ -192,9 +194,6 @@ def _check_joint(js: JointState, jtype: JointType, limits: Limits | None, limits
 
 def _check_poses(state: WorldState, model: Model, layout: ModelLayout, matched: dict[str, ModelState],
                  file: str, tolerance: float) -> list[Diagnostic]:
-    from robot_state_format.kinematics.fk import forward
-    from robot_state_format.kinematics.tree import compile_model
-
     tree = compile_model(model)
     positions: dict[str, list[float]] = {}
     moving = set(tree.moving_joint_names)
