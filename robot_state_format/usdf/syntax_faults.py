@@ -12,10 +12,6 @@ from robot_state_format.model.xml import safe_parser
 _MISMATCH_RE = re.compile(r"Opening and ending tag mismatch: (\S+) line (\d+) and (\S+)")
 
 
-def _syntax_parser() -> etree.XMLParser:
-    return safe_parser()
-
-
 def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Diagnostic]:
     """Every syntax fault of a malformed document, each at the line where it is.
 
@@ -30,7 +26,7 @@ def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Di
     faults: list[Diagnostic] = []
     for _ in range(limit):
         try:
-            etree.fromstring(raw, _syntax_parser())
+            etree.fromstring(raw, safe_parser())
             return faults
         except etree.XMLSyntaxError as exc:
             line, col = exc.position if exc.position else (exc.lineno, 0)
