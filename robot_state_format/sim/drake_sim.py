@@ -173,7 +173,7 @@ class DrakeSim:
     def _x_jf(self, name: str) -> FloatArray:
         """``X_JF``: Drake's parent-side joint frame F in the package's joint frame J."""
         j = self._joints[name]
-        x_pf = j.frame_on_parent().GetFixedPoseInBodyFrame().GetAsMatrix4()
+        x_pf = np.asarray(j.frame_on_parent().GetFixedPoseInBodyFrame().GetAsMatrix4(), dtype=np.float64)
         return np.linalg.inv(np.asarray(self.model.joints[name].origin, dtype=float)) @ x_pf
 
     def joint_values(self) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:

@@ -62,7 +62,7 @@ def plot_world_state(state: WorldState, out: str | os.PathLike[str], *, model: M
             c = _state_link_name(layout, j.child)
             p = _state_link_name(layout, j.parent) if j.parent != WORLD else None
             if c in links and p in links:
-                edges.append((p, c))  # type: ignore[arg-type]
+                edges.append((p, c))
     else:  # no model: join each link to its model frame
         for key in links:
             owner = key.rsplit("::", 1)[0]

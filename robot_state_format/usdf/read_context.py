@@ -105,7 +105,7 @@ def read_vector_slow(el: etree._Element, ctx: ReadContext, arity: int | None, te
 
 
 def read_name(el: etree._Element, ctx: ReadContext, *, scoped_ok: bool) -> str:
-    name = el.get("name")
+    name: str | None = el.get("name")
     if name is None:
         ctx.error("USDF_MISSING_NAME", f"<{el.tag}> needs a name attribute", el)
         return ""
