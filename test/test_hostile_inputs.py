@@ -22,11 +22,11 @@ from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.xacro import _XACRO_NS_RE, expand_xacro_file
 from robot_state_format.model.xml import tolerate
 from robot_state_format.usdf.reader import (
-    _open_quote_before,
     read_world_state,
     read_world_state_ex,
     read_world_state_file,
 )
+from robot_state_format.usdf.syntax_faults import _open_quote_before
 
 DECL = b'<?xml version="1.0" encoding="UTF-8"?>'
 HOSTILE_SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "hostile_inputs.py"

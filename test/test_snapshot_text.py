@@ -165,3 +165,40 @@ def test_poses_and_twists_equal_forward_and_link_twists_bit_for_bit(name: str, m
         assert twists is not None and np.array_equal(twists, fk.link_twists(t, q, v))
         p2, none = poses_and_twists(t, q, None)
         assert none is None and np.array_equal(p2, poses)
+
+
+def test_names_needing_escapes_come_out_as_the_writer_escapes_them() -> None:
+    """The template's text is the writer's (derived, not written twice): names with XML specials too."""
+    m = Model(name='w&"<x>"', format="urdf")
+    for n in ("base", "a&b", "c<d>", 'e"f'):
+        m.links[n] = Link(n)
+    m.joints["j&1"] = Joint("j&1", JointType.REVOLUTE, "base", "a&b", axis=(0.0, 0.0, 1.0))
+    m.joints["j<2>"] = Joint("j<2>", JointType.PRISMATIC, "a&b", "c<d>", axis=(1.0, 0.0, 0.0))
+    m.joints['j"3'] = Joint('j"3', JointType.FIXED, "c<d>", 'e"f')
+    for pretty in (True, False):
+        b = SnapshotBuilder(m, pretty=pretty)
+        q = np.array([0.25, -1.5])
+        text = b.build(q, np.array([1.0, 2.0]), stamp=(5, 6))
+        assert text == write_world_state(b.state(q, np.array([1.0, 2.0]), stamp=(5, 6)), pretty=pretty)
+        assert 'name="a&amp;b"' in text and 'name="c&lt;d&gt;"' in text and 'name="j&amp;1"' in text
+        back = read_world_state(text)
+        assert back.name == 'w&"<x>"' and back.stamp == (5, 6)
+        ms = back.model_states[0]
+        assert ms.joint("j<2>") is not None and ms.joint("j<2>").positions == (-1.5,)  # type: ignore[union-attr]
+        assert ms.link('e"f') is not None
+
+
+def test_derived_template_refuses_a_document_that_is_not_one_layout() -> None:
+    marks = snapshot_text.sentinels(4)
+    r = [float.__repr__(x) for x in marks.tolist()]
+    doc = f'<a><p>{r[0]} {r[1]}</p><q>{r[2]} {r[3]}</q></a>'
+    t = snapshot_text.derive_template(doc, marks)
+    values = np.array([1.5, -2.0, 3.25, 0.0, np.nan])
+    assert t.render(values) == "<a><p>1.5 -2.0</p><q>3.25 0.0</q></a>"
+    with pytest.raises(ValueError, match="twice"):
+        snapshot_text.derive_template(f"<a><p>{r[0]} {r[1]}</p><q>{r[1]}</q></a>", marks)
+    with pytest.raises(ValueError, match="consecutive"):
+        snapshot_text.derive_template(f"<a><p>{r[1]} {r[0]}</p></a>", marks)
+    with pytest.raises(ValueError, match="stamp"):
+        snapshot_text.derive_template(doc, marks, "<stamp/>")
+    assert len(set(r)) == 4 and len(set(float.__repr__(x) for x in snapshot_text.sentinels(100000).tolist())) == 100000

@@ -214,6 +214,51 @@ def test_validate_against_model_reports_each_problem() -> None:
     assert len(got) == 6
 
 
+def test_validate_complete_state_for_replay() -> None:
+    """``complete``: the model_state named as the model, positions for every independent moving joint."""
+    model = bot()
+    full = state_from_model(model, POSITIONS)
+    assert validate_against_model(full, model, complete=True) == []
+    # the mimic follower may be left out; the floating base and the hinge may not
+    (ms,) = full.model_states
+    ms.joint_states = [js for js in ms.joint_states if js.name not in ("finger", "free", "hinge")]
+    got = validate_against_model(full, model, complete=True)
+    assert [(d.code, d.severity, d.message) for d in got] == [
+        ("USDF_MISSING_POSITIONS", Severity.ERROR, "no positions for moving joint(s) 'free', 'hinge'")]
+    assert validate_against_model(full, model) == []  # without complete: a partial state is fine
+    # a joint_state with velocities only does not give positions
+    ms.joint_states.append(JointState("hinge", None, (0.5,)))
+    assert "'free', 'hinge'" in validate_against_model(full, model, complete=True)[0].message
+    # another name: matched as the lone model_state without complete, refused with it (and nothing else)
+    other = state_from_model(model, POSITIONS, name="w")
+    other.model_states[0].name = "other"
+    assert validate_against_model(other, model) == []
+    got = validate_against_model(other, model, complete=True)
+    assert [(d.code, d.message) for d in got] == [
+        ("USDF_MODEL_MISSING", "no model_state named 'bot' (the file has 'other')")]
+    assert validate_against_model(WorldState("w"), model, complete=True)[0].message == (
+        "no model_state named 'bot' (the file has none)")
+    # eleven missing joints: ten named, the rest counted
+    chain = Model(name="chain", format="urdf")
+    chain.links["l0"] = Link("l0")
+    for i in range(1, 12):
+        chain.links[f"l{i}"] = Link(f"l{i}")
+        chain.joints[f"j{i}"] = Joint(f"j{i}", JointType.REVOLUTE, f"l{i - 1}", f"l{i}", axis=(0.0, 0.0, 1.0))
+    (d,) = validate_against_model(WorldState("w", model_states=[ModelState("chain")]), chain, complete=True)
+    assert d.message == ("no positions for moving joint(s) 'j1', 'j2', 'j3', 'j4', 'j5', 'j6', 'j7', 'j8', "
+                         "'j9', 'j10' and 1 more")
+
+
+def test_validate_refuses_non_finite_joint_values() -> None:
+    model = bot()
+    for bad in (JointState("hinge", (math.nan,)), JointState("hinge", (0.1,), (math.inf,)),
+                JointState("hinge", (0.1,), (0.0,), (-math.inf,))):
+        s = WorldState("w", model_states=[ModelState("bot", joint_states=[bad])])
+        got = validate_against_model(s, model)
+        assert [(d.code, d.element, d.message) for d in got] == [
+            ("USDF_NON_FINITE", "joint_state[name=hinge]", "joint 'hinge' has a non-finite value")]
+
+
 def test_validate_pose_consistency() -> None:
     model = bot()
     s = state_from_model(model, POSITIONS)

@@ -1,6 +1,6 @@
 """The USDF reader's bulk fast path gives exactly what the element-by-element path gives.
 
-``reader._fast_model`` reads plain model_states in bulk and returns None whenever anything is off, so
+``read_bulk.fast_model`` reads plain model_states in bulk and returns None whenever anything is off, so
 that the detailed path reports the fault. Each document below is read twice, with the fast path and
 with it switched off, strict and lenient, from str and bytes: the states, warnings and diagnostics
 (code, line, message) must be equal.
@@ -15,6 +15,8 @@ import pytest
 
 from robot_state_format.errors import UsdfError
 from robot_state_format.usdf import reader as R
+from robot_state_format.usdf import read_elements
+from robot_state_format.usdf.read_bulk import fast_model
 
 SMALL = '''<?xml version="1.0" encoding="UTF-8"?>
 <world_state name="w" version="1.0">
@@ -103,24 +105,24 @@ def _same_both_ways(doc: str, monkeypatch: pytest.MonkeyPatch) -> None:
         for d in (doc, doc.encode()):
             fast = _read(d, lenient)
             with monkeypatch.context() as m:
-                m.setattr(R, "_fast_model", lambda el, top: None)
+                m.setattr(read_elements, "fast_model", lambda el, top: None)
                 slow = _read(d, lenient)
             assert fast == slow, doc
 
 
 def test_plain_document_reads_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     taken: list[bool] = []
-    real = R._fast_model
+    real = fast_model
 
     def spy(el: Any, top: bool) -> Any:
         out = real(el, top)
         taken.append(out is not None)
         return out
 
-    monkeypatch.setattr(R, "_fast_model", spy)
+    monkeypatch.setattr(read_elements, "fast_model", spy)
     R.read_world_state(SMALL)
     assert taken == [True]  # the plain document really goes through the fast path
-    monkeypatch.setattr(R, "_fast_model", real)
+    monkeypatch.setattr(read_elements, "fast_model", real)
     _same_both_ways(SMALL, monkeypatch)
 
 

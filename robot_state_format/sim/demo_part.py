@@ -14,10 +14,12 @@ from pathlib import Path
 
 import numpy as np
 
+from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.run import make_sim, restart_path, trajectory_columns, trajectory_values
 from robot_state_format.usdf.build import state_from_model
+from robot_state_format.usdf.plot import pyplot
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.writer import write_world_state_file
 
@@ -76,11 +78,7 @@ def simulation_demo(model_path: Path, out: Path, *, engine: str = "mujoco",
 
 
 def _plot(run1: np.ndarray, run2: np.ndarray, names: list[str], png: Path, diff: float, engine: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(9, 5))
     shown = list(range(min(len(names), 8)))
     for i in shown:
@@ -102,8 +100,6 @@ def _plot(run1: np.ndarray, run2: np.ndarray, names: list[str], png: Path, diff:
 def demo_summary(model_path: Path, out: Path, *, say: Callable[[str], None] = print) -> tuple[bool, str]:
     """The demo's one-line result: ``(ok, text)``; ok is False only when the restart did not continue
     within 1e-9 (a missing MuJoCo, or a model it cannot simulate, is reported and not a failure)."""
-    from robot_state_format.errors import RobotStateFormatError
-
     try:
         diff, saved, png = simulation_demo(model_path, out, say=say)
     except RobotStateFormatError as exc:

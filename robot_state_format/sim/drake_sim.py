@@ -17,16 +17,20 @@ from __future__ import annotations
 
 import hashlib
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from lxml import etree
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix, rpy_to_matrix
 from robot_state_format.spatial import matrix_to_rpy
 from robot_state_format.kinematics.tree import planar_basis
 from robot_state_format.model.types import SCOPE, JointType, Model
+from robot_state_format.model.xacro import expand_xacro_file
+from robot_state_format.model.xml import parse_xml
 from robot_state_format.sim.mapping import FloatArray, WorldMap, quat_close
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
 from robot_state_format.sim.mujoco_sim import floating_from_mj, floating_to_mj
@@ -47,13 +51,7 @@ def _drake() -> Any:
 
 def _urdf_without_meshes(path: Path) -> str:
     """The URDF (xacro expanded) without visuals and mesh collisions: the geometry both engines use."""
-    from lxml import etree
-
-    from robot_state_format.model.xml import parse_xml
-
     if path.suffix == ".xacro":
-        from robot_state_format.model.xacro import expand_xacro_file
-
         text = expand_xacro_file(path)  # default xacro arguments
     else:
         text = path.read_text(encoding="utf-8")
@@ -175,7 +173,7 @@ class DrakeSim:
     def _x_jf(self, name: str) -> FloatArray:
         """``X_JF``: Drake's parent-side joint frame F in the package's joint frame J."""
         j = self._joints[name]
-        x_pf = j.frame_on_parent().GetFixedPoseInBodyFrame().GetAsMatrix4()
+        x_pf = np.asarray(j.frame_on_parent().GetFixedPoseInBodyFrame().GetAsMatrix4(), dtype=np.float64)
         return np.linalg.inv(np.asarray(self.model.joints[name].origin, dtype=float)) @ x_pf
 
     def joint_values(self) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
@@ -246,10 +244,9 @@ class DrakeSim:
         state = self.map.capture_state(poses, twists, pos, vel, self.time)
         arrays = {"q": tuple(self.plant.GetPositions(self.pctx).tolist()),
                   "v": tuple(self.plant.GetVelocities(self.pctx).tolist())}
-        import pydrake
-
+        version = getattr(sys.modules.get("pydrake"), "__version__", None)  # loaded by _drake()
         set_simulator_state(state, SimulatorState(ENGINE, self.layout_signature, self.time, arrays, self.step_count,
-                                                  getattr(pydrake, "__version__", None), self.dt))
+                                                  version, self.dt))
         return state
 
     def restore(self, state: WorldState, *, file: str = "<state>") -> list[str]:

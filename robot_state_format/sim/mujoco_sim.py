@@ -23,19 +23,12 @@ from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matri
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
+from robot_state_format.usdf.export.mujoco import mujoco_module
 from robot_state_format.usdf.simulator_state import SimulatorState, find_simulator_state, set_simulator_state
 from robot_state_format.usdf.types import WorldState
 
 ENGINE = "mujoco"
 CONSISTENCY = 1e-7  # extension vs spec elements: larger means the file was edited
-
-
-def _mujoco() -> Any:
-    try:
-        import mujoco
-    except ImportError:
-        raise ConversionError("the mujoco package is not installed (pip install mujoco)") from None
-    return mujoco
 
 
 def _wxyz(x: FloatArray) -> FloatArray:
@@ -53,7 +46,7 @@ class MujocoSim:
     engine = ENGINE
 
     def __init__(self, model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None) -> None:
-        mj = _mujoco()
+        mj = mujoco_module()
         self.mj = mj
         self.model = model
         self.dt = float(dt)

@@ -13,7 +13,9 @@ from typing import Any, TextIO
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.model.types import JointType, Model
+from robot_state_format.sim.drake_sim import DrakeSim
 from robot_state_format.sim.mjcf import DEFAULT_DT, FREE_SUFFIX
+from robot_state_format.sim.mujoco_sim import MujocoSim
 from robot_state_format.usdf.writer import write_world_state_file
 
 ENGINES = ("mujoco", "drake")
@@ -30,12 +32,8 @@ _SUFFIXES = {
 def make_sim(engine: str, model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None) -> Any:
     """A simulation of ``model`` at its zero state (``ConversionError`` when the engine is missing)."""
     if engine == "mujoco":
-        from robot_state_format.sim.mujoco_sim import MujocoSim
-
         return MujocoSim(model, dt=dt, floating_base=floating_base)
     if engine == "drake":
-        from robot_state_format.sim.drake_sim import DrakeSim
-
         return DrakeSim(model, dt=dt, floating_base=floating_base)
     raise ConversionError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})")
 

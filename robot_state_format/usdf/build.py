@@ -4,7 +4,9 @@
   joint's positions and velocities, mimic followers included) from joint-value mappings.
 * :class:`SnapshotBuilder` — the same document as ``write_world_state(state_from_model(...))``,
   serialised straight from numpy arrays through a precompiled text template (usdf/snapshot_text.py:
-  one gather, one float formatting call, one join), for the state_publisher's snapshots.
+  one gather, one float formatting call, one join), for the state_publisher's snapshots.  The
+  template's text is cut out of ``write_world_state``'s document of the layout (sentinel numbers):
+  the writer is the one serialisation.
 * :func:`world_poses` — every frame/model/link pose of any state in the world frame.
 
 Conventions (docs/usdf-spec.md): a link_state's pose and twist are relative to, and expressed in,
@@ -28,9 +30,9 @@ from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import Model
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.resolve import world_poses
-from robot_state_format.usdf.snapshot_text import SnapshotTemplate, TextLayout, check_finite
+from robot_state_format.usdf.snapshot_text import SnapshotTemplate, check_finite, derive_template, sentinels
 from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, WorldState
-from robot_state_format.usdf.writer import XML_DECLARATION, escape_name
+from robot_state_format.usdf.writer import stamp_element, write_world_state
 
 __all__ = ["SnapshotBuilder", "state_from_model", "world_poses"]
 
@@ -126,8 +128,6 @@ class SnapshotBuilder:
         self._world_pose = np.asarray(model.pose, dtype=float) if not model.is_world else np.eye(4)
         self._templates: dict[tuple[object, ...], SnapshotTemplate] = {}
         self._deps: NDArray[np.bool_] | None = None
-        self._nl = "\n" if pretty else ""
-        self._ind = "  " if pretty else ""
         self._trivial_pose6 = poses_to_pose6((self._world_pose @ self.slot_offset[0])[None])
 
     # ---- what is known ---------------------------------------------------------------------
@@ -278,7 +278,7 @@ class SnapshotBuilder:
             if not (isinstance(sec, (int, np.integer)) and isinstance(nsec, (int, np.integer))
                     and sec >= 0 and 0 <= nsec < 10**9):
                 raise UsdfError(Diagnostic("USDF_BAD_STAMP", f"bad stamp {stamp!r}", "<output>", None, "stamp"))
-            stamp_text = f'{self._ind}<stamp sec="{int(sec)}" nanosec="{int(nsec)}"/>{self._nl}'
+            stamp_text = stamp_element(int(sec), int(nsec), pretty=self.pretty)
         template = self._template(has_v, has_e, self.known_masks(known))
         t = self.tree
         k, n = len(self.slot_paths), t.nlinks
@@ -301,79 +301,25 @@ class SnapshotBuilder:
 
     def _template(self, has_v: bool, has_e: bool,
                   masks: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]] | None) -> SnapshotTemplate:
+        """The text of this layout, cut out of the writer's document of a state holding sentinel numbers
+        (usdf/snapshot_text.py: the writer alone decides tags, escaping and layout)."""
         key = (has_v, has_e) if masks is None else (has_v, has_e, *(m.tobytes() for m in masks))
         cached = self._templates.get(key)
         if cached is not None:
             return cached
         t = self.tree
         k, n = len(self.slot_paths), t.nlinks
-        base_mtw, base_lp = k * 6, 2 * k * 6
-        base_ltw = base_lp + n * 6
-        base_qa = base_ltw + n * 6
+        base_qa = 12 * (k + n)  # the value order of build(): model poses, model twists, link poses, link twists, ...
         base_va = base_qa + t.nqa
         base_e = base_va + (t.nva if has_v else 0)
         nvalues = base_e + (t.nv if has_e else 0)
-        slot_ok, link_ok, joint_ok = masks if masks is not None else (None, None, None)
-        nl, ind = self._nl, self._ind
-        out = TextLayout()
-        out.text(XML_DECLARATION)
-        out.text(f'<world_state name="{escape_name(self.name)}" version="1.0">{nl}')
-        out.stamp()
-        children: dict[int, list[int]] = {s: [] for s in range(k)}
-        for s in range(k):
-            if self.slot_parent[s] >= 0:
-                children[int(self.slot_parent[s])].append(s)
-
-        def model(s: int, depth: int) -> None:
-            pad, inner = ind * depth, ind * (depth + 1)
-            name = self.layout.slots[self.slot_paths[s]].usdf_path[-1]
-            links = [li for li in np.flatnonzero(self.link_slot == s).tolist() if link_ok is None or link_ok[li]]
-            joints = [ji for ji, jt in enumerate(self.joints) if jt[0] == s and (joint_ok is None or joint_ok[ji])]
-            if not (slot_ok is None or slot_ok[s]) and not links and not joints and not children[s]:
-                out.text(f'{pad}<model_state name="{escape_name(name)}"/>{nl}')  # as the writer: empty
-                return
-            out.text(f'{pad}<model_state name="{escape_name(name)}">{nl}')
-            if slot_ok is None or slot_ok[s]:
-                out.text(f"{inner}<pose>")
-                out.numbers(s * 6, 6)
-                out.text(f"</pose>{nl}")
-                if has_v:
-                    out.text(f"{inner}<twist>")
-                    out.numbers(base_mtw + s * 6, 6)
-                    out.text(f"</twist>{nl}")
-            i3 = inner + ind
-            for li in links:
-                out.text(f'{inner}<link_state name="{escape_name(self.link_local[li])}">{nl}{i3}<pose>')
-                out.numbers(base_lp + li * 6, 6)
-                out.text(f"</pose>{nl}")
-                if has_v:
-                    out.text(f"{i3}<twist>")
-                    out.numbers(base_ltw + li * 6, 6)
-                    out.text(f"</twist>{nl}")
-                out.text(f"{inner}</link_state>{nl}")
-            for ji in joints:
-                _slot, local, qa, nq, va, nv, ev = self.joints[ji]
-                out.text(f'{inner}<joint_state name="{escape_name(local)}">{nl}{i3}<positions>')
-                out.numbers(base_qa + qa, nq)
-                out.text(f"</positions>{nl}")
-                if has_v:
-                    out.text(f"{i3}<velocities>")
-                    out.numbers(base_va + va, nv)
-                    out.text(f"</velocities>{nl}")
-                if has_e and ev >= 0:
-                    out.text(f"{i3}<torques>")
-                    out.numbers(base_e + ev, nv)
-                    out.text(f"</torques>{nl}")
-                out.text(f"{inner}</joint_state>{nl}")
-            for c in children[s]:
-                model(c, depth + 1)
-            out.text(f"{pad}</model_state>{nl}")
-
-        for s in range(k):
-            if self.slot_parent[s] < 0:
-                model(s, 1)
-        out.text(f"</world_state>{nl}")
-        result = out.compile(nvalues)
+        marks = sentinels(nvalues)
+        vals = _Values(marks[:6 * k].reshape(k, 6), marks[6 * k:12 * k].reshape(k, 6),
+                       marks[12 * k:12 * k + 6 * n].reshape(n, 6), marks[12 * k + 6 * n:base_qa].reshape(n, 6),
+                       marks[base_qa:base_va], marks[base_va:base_e] if has_v else None,
+                       marks[base_e:nvalues] if has_e else None)
+        document = write_world_state(self._assemble(vals, masks, Stamp(0, 0)), pretty=self.pretty)
+        result = derive_template(document, marks, stamp_element(0, 0, pretty=self.pretty))
         if len(self._templates) >= 32:  # known-joint patterns vary: keep the cache bounded
             self._templates.clear()
         self._templates[key] = result
@@ -386,8 +332,14 @@ class SnapshotBuilder:
               stamp: Stamp | tuple[int, int] | None = None, known: NDArray[np.bool_] | None = None) -> WorldState:
         """The same snapshot as a :class:`WorldState` (``known`` as in :meth:`build`)."""
         vals = self.values(q, v, efforts, link_poses=link_poses, link_twists_=link_twists)
+        st = Stamp(int(stamp[0]), int(stamp[1])) if stamp is not None else None
+        return self._assemble(vals, self.known_masks(known), st)
+
+    def _assemble(self, vals: _Values,
+                  masks: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]] | None,
+                  stamp: Stamp | None) -> WorldState:
+        """The :class:`WorldState` of these values: what :meth:`build`'s text holds (``masks``: known_masks)."""
         has_v = vals.va is not None
-        masks = self.known_masks(known)
         slot_ok, link_ok, joint_ok = masks if masks is not None else (None, None, None)
         k = len(self.slot_paths)
         states = []
@@ -414,8 +366,7 @@ class SnapshotBuilder:
         for s in range(k):
             par = int(self.slot_parent[s])
             (top if par < 0 else states[par].model_states).append(states[s])
-        st = Stamp(int(stamp[0]), int(stamp[1])) if stamp is not None else None
-        return WorldState(self.name, "1.0", st, [], top)
+        return WorldState(self.name, "1.0", stamp, [], top)
 
 
 def _t6(a: FloatArray) -> tuple[float, float, float, float, float, float]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, UsdfError
+from robot_state_format.model.xml import safe_parser
 from robot_state_format.usdf.types import ExtensionElement
 
 
@@ -24,8 +25,7 @@ def extension_element(el: etree._Element) -> ExtensionElement:
 def check_extension(ext: ExtensionElement) -> str:
     """The XML text of ``ext`` after checking it is one well-formed element in its namespace."""
     try:
-        el = etree.fromstring(ext.xml.encode("utf-8"),
-                              etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False))
+        el = etree.fromstring(ext.xml.encode("utf-8"), safe_parser())
     except (etree.LxmlError, ValueError) as exc:
         raise UsdfError(Diagnostic("USDF_EXTENSION", f"extension <{ext.tag}> is not well-formed XML: {exc}",
                                    "<output>", None, ext.tag)) from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,9 +22,8 @@ def _state_link_name(layout: ModelLayout, name: str) -> str | None:
     return "::".join((*layout.slots[split[0]].usdf_path, split[1]))
 
 
-def plot_world_state(state: WorldState, out: str | os.PathLike[str], *, model: Model | None = None,
-                     title: str | None = None, dpi: int = 120) -> Path:
-    """Draw ``state`` into a PNG at ``out`` (the model adds the parent → child link edges)."""
+def pyplot() -> Any:
+    """``matplotlib.pyplot`` on the file-only Agg backend (optional: ``ConversionError`` when missing)."""
     try:
         import matplotlib
 
@@ -31,6 +31,13 @@ def plot_world_state(state: WorldState, out: str | os.PathLike[str], *, model: M
         import matplotlib.pyplot as plt
     except ImportError:
         raise ConversionError("matplotlib is not installed (pip install matplotlib)") from None
+    return plt
+
+
+def plot_world_state(state: WorldState, out: str | os.PathLike[str], *, model: Model | None = None,
+                     title: str | None = None, dpi: int = 120) -> Path:
+    """Draw ``state`` into a PNG at ``out`` (the model adds the parent → child link edges)."""
+    plt = pyplot()
     wp = world_poses(state)
     links: dict[str, np.ndarray] = {}
     models: dict[str, np.ndarray] = {}
@@ -55,7 +62,7 @@ def plot_world_state(state: WorldState, out: str | os.PathLike[str], *, model: M
             c = _state_link_name(layout, j.child)
             p = _state_link_name(layout, j.parent) if j.parent != WORLD else None
             if c in links and p in links:
-                edges.append((p, c))  # type: ignore[arg-type]
+                edges.append((p, c))
     else:  # no model: join each link to its model frame
         for key in links:
             owner = key.rsplit("::", 1)[0]

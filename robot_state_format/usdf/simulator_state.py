@@ -23,6 +23,7 @@ from xml.sax.saxutils import quoteattr
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, UsdfError
+from robot_state_format.model.xml import safe_parser
 from robot_state_format.usdf.types import ExtensionElement, WorldState
 from robot_state_format.usdf.writer import format_floats
 
@@ -77,8 +78,7 @@ def _floats(el: etree._Element) -> tuple[float, ...]:
 def from_extension(ext: ExtensionElement) -> SimulatorState:
     """Parse the extension element (``UsdfError`` ``USDF_EXTENSION`` when malformed)."""
     try:
-        root = etree.fromstring(ext.xml.encode("utf-8"),
-                                etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False))
+        root = etree.fromstring(ext.xml.encode("utf-8"), safe_parser())
     except (etree.LxmlError, ValueError) as exc:
         raise _bad(f"not well-formed: {exc}") from None
     if root.tag != f"{{{NAMESPACE}}}{TAG}":

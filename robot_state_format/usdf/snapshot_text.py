@@ -1,8 +1,11 @@
 """Precompiled world_state text: the fixed pieces of one snapshot layout, numbers filled in per call.
 
 A :class:`SnapshotTemplate` holds the text between the number groups of one document layout (tags,
-names, indentation: escaped and laid out once) and which values go into each group.  ``render``
-gathers the values in document order and formats them all in one call:
+names, indentation) and which values go into each group.  That text is not written here: it is cut
+out of the USDF writer's own document (:func:`derive_template`: the writer writes a state of the
+layout holding :func:`sentinels` for its numbers, and the text between them is kept), so the one
+writer decides tags, escaping and layout.  ``render`` gathers the values in document order and
+formats them all in one call:
 
 * with ``orjson`` (requirements/core.txt) the gathered array is written by its shortest round-trip
   float formatter (Ryu-style, the same digits as Python's ``repr``).  ``orjson`` writes some
@@ -31,39 +34,69 @@ except ImportError:  # pragma: no cover - orjson is in requirements/core.txt
     orjson = None  # type: ignore[assignment]
     _OPTION = 0
 
-__all__ = ["SnapshotTemplate", "TextLayout"]
+__all__ = ["SnapshotTemplate", "check_finite", "derive_template", "sentinels"]
 
 FloatArray = NDArray[np.float64]
-_SEP = " null "
-CHUNK_VALUES = 2048  # gathered values formatted per orjson call (see SnapshotTemplate.chunks)  # a NaN sentinel between two groups: orjson writes it ``null``, then ``,`` -> `` ``
+_SEP = " null "  # a NaN sentinel between two groups: orjson writes it ``null``, then ``,`` -> `` ``
+CHUNK_VALUES = 2048  # gathered values formatted per orjson call (see SnapshotTemplate.chunks)
 _frepr = float.__repr__
 
 
-class TextLayout:
-    """Collects a document as alternating fixed text and number groups (indices into the values)."""
+def sentinels(n: int) -> FloatArray:
+    """``n`` distinct finite numbers standing for the values of a layout while its text is derived:
+    ``(1 + i / 2**30) * 2**1000`` is exact and distinct for every ``i < 2**30``, and the writer's
+    text of it (``repr``) cannot be mistaken for a number a real state writes next to it."""
+    if n >= 1 << 30:
+        raise ValueError("too many values for one snapshot layout")
+    return np.ldexp(1.0 + np.arange(n, dtype=np.float64) / float(1 << 30), 1000)
 
-    def __init__(self) -> None:
-        self.pieces: list[str] = [""]
-        self.groups: list[tuple[int, int]] = []  # (start, count) in the flat value array
-        self.stamp_at = -1  # where the stamp element goes in the first piece
 
-    def stamp(self) -> None:
-        """Mark where the stamp element goes (in the text before the first number group)."""
-        if len(self.pieces) != 1:
-            raise ValueError("the stamp comes before every number")
-        self.stamp_at = len(self.pieces[0])
+def derive_template(document: str, values: FloatArray, stamp_text: str = "") -> SnapshotTemplate:
+    """The template of the layout the writer wrote as ``document``.
 
-    def text(self, s: str) -> None:
-        self.pieces[-1] += s
-
-    def numbers(self, start: int, count: int) -> None:
-        if count <= 0:
-            raise ValueError("a number group holds at least one value")
-        self.groups.append((start, count))
-        self.pieces.append("")
-
-    def compile(self, nvalues: int) -> SnapshotTemplate:
-        return SnapshotTemplate(self.pieces, self.groups, nvalues, self.stamp_at)
+    ``document`` is :func:`robot_state_format.usdf.writer.write_world_state` of a state holding
+    ``values`` (:func:`sentinels`, one per value of the layout), each vector element's numbers
+    consecutive values; ``stamp_text`` is the stamp element that document holds (empty: none).
+    Every element text made of sentinels becomes a number group; everything else (tags, names,
+    escaping, indentation) is kept as the writer wrote it, so the template renders the writer's
+    bytes (values the document leaves out, unknown or unmeasured, are never gathered).  ``ValueError``
+    when a value appears twice or a group is not a run of consecutive values.
+    """
+    nvalues = len(values)
+    index = {_frepr(v): i for i, v in enumerate(values.tolist())}
+    stamp_at = -1
+    if stamp_text:
+        stamp_at = document.find(stamp_text)
+        if stamp_at < 0:
+            raise ValueError("the stamp element is not in the document")
+        document = document[:stamp_at] + document[stamp_at + len(stamp_text):]
+    pieces: list[str] = [""]
+    groups: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        gt = document.find(">", pos)
+        lt = document.find("<", gt + 1) if gt >= 0 else -1
+        if lt < 0:
+            break
+        words = document[gt + 1:lt].split(" ")
+        at = [index.get(w, -1) for w in words]
+        if -1 in at:  # white space between elements, or text that is not a number group
+            pieces[-1] += document[pos:lt]
+        else:
+            first = at[0]
+            if at != list(range(first, first + len(at))):
+                raise ValueError("a number group is not a run of consecutive values")
+            pieces[-1] += document[pos:gt + 1]
+            groups.append((first, len(at)))
+            pieces.append("")
+        pos = lt
+    pieces[-1] += document[pos:]
+    covered = sorted(groups)
+    if any(s0 + c0 > s1 for (s0, c0), (s1, _) in zip(covered, covered[1:])):
+        raise ValueError("the document holds a value of the layout twice")
+    if stamp_at > len(pieces[0]):
+        raise ValueError("the stamp comes before every number")
+    return SnapshotTemplate(pieces, groups, nvalues, stamp_at)
 
 
 class SnapshotTemplate:

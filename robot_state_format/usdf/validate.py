@@ -8,7 +8,12 @@ Model checks (diagnostic codes):
 * ``USDF_POSITION_LIMIT`` (warning) — a position outside the joint's limits;
 * ``USDF_POSE_MISMATCH`` — with ``check_poses``, a link_state or nested model_state pose that
   differs from forward kinematics of the joint positions by more than ``tolerance``;
-* ``USDF_MODEL_NOT_DESCRIBED`` (warning) — a model_state the model does not describe (not checked).
+* ``USDF_MODEL_NOT_DESCRIBED`` (warning) — a model_state the model does not describe (not checked);
+* ``USDF_NON_FINITE`` — a joint_state holding NaN or an infinity (a state built in code; the reader
+  and the writer refuse them);
+* with ``complete`` (a state to replay or restore onto the model):  ``USDF_MODEL_MISSING`` — a model
+  file's state has no model_state named as the model (reported alone); ``USDF_MISSING_POSITIONS`` —
+  a moving joint (mimic followers excepted) without positions.
 """
 
 from __future__ import annotations
@@ -16,12 +21,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from functools import lru_cache
+from itertools import chain
 from importlib import resources
 
 import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
+from robot_state_format.kinematics.fk import forward
+from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.spatial import Transform, pose6_to_transform
 from robot_state_format.model.types import JointType, Limits, Model
 from robot_state_format.model.xml import parse_xml, safe_parser
@@ -54,9 +62,17 @@ def validate_against_model(
     file: str = "<string>",
     check_poses: bool = False,
     tolerance: float = 1e-6,
+    complete: bool = False,
 ) -> list[Diagnostic]:
-    """Every inconsistency between ``state`` and ``model`` (errors and warnings)."""
+    """Every inconsistency between ``state`` and ``model`` (errors and warnings).
+
+    ``complete``: the state must describe the whole model, as a restart file replayed onto it does
+    (see the module docstring)."""
     out: list[Diagnostic] = []
+    if complete and not model.is_world and state.model(model.name) is None:
+        have = ", ".join(repr(m.name) for m in state.model_states) or "none"
+        return [Diagnostic("USDF_MODEL_MISSING", f"no model_state named {model.name!r} (the file has {have})",
+                           file, None, None)]
     layout = ModelLayout(model)
     joints = {**model.constraints, **model.joints}
     links = model.links
@@ -88,10 +104,14 @@ def validate_against_model(
                      f"joint_state[name={js.name}]")
                 continue
             _check_joint(js, joint.type, joint.limits, joint.limits2, diag)
+            if not all(map(math.isfinite, chain(js.positions or (), js.velocities or (), js.torques or ()))):
+                diag("USDF_NON_FINITE", f"joint {js.name!r} has a non-finite value", f"joint_state[name={js.name}]")
         for nested in ms.model_states:
             if f"{prefix}{nested.name}" not in layout.slots:
                 diag("USDF_UNKNOWN_MODEL", f"model {_label(model, path)!r} has no nested model {nested.name!r}",
                      f"model_state[name={nested.name}]")
+    if complete:
+        out.extend(_missing_positions(model, matched, file))
     if check_poses and not any(d.severity is Severity.ERROR for d in out):
         out.extend(_check_poses(state, model, layout, matched, file, tolerance))
     return out
@@ -130,6 +150,18 @@ def validate_world_against_models(
             out.append(Diagnostic("USDF_UNKNOWN_MODEL", f"the state has no top-level model_state {name!r}", file,
                                   None, None))
     return out
+
+
+def _missing_positions(model: Model, matched: dict[str, ModelState], file: str) -> list[Diagnostic]:
+    """``USDF_MISSING_POSITIONS`` naming the moving joints (mimic followers excepted) without positions."""
+    given = {f"{path}::{js.name}" if path else js.name
+             for path, ms in matched.items() for js in ms.joint_states if js.positions is not None}
+    missing = [j.name for j in model.joints.values() if j.is_moving and not j.mimic and j.name not in given]
+    if not missing:
+        return []
+    more = f" and {len(missing) - 10} more" if len(missing) > 10 else ""
+    return [Diagnostic("USDF_MISSING_POSITIONS",
+                       f"no positions for moving joint(s) {', '.join(map(repr, missing[:10]))}{more}", file, None, None)]
 
 
 def _label(model: Model, path: str) -> str:
@@ -192,9 +224,6 @@ def _check_joint(js: JointState, jtype: JointType, limits: Limits | None, limits
 
 def _check_poses(state: WorldState, model: Model, layout: ModelLayout, matched: dict[str, ModelState],
                  file: str, tolerance: float) -> list[Diagnostic]:
-    from robot_state_format.kinematics.fk import forward
-    from robot_state_format.kinematics.tree import compile_model
-
     tree = compile_model(model)
     positions: dict[str, list[float]] = {}
     moving = set(tree.moving_joint_names)

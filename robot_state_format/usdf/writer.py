@@ -18,7 +18,9 @@ import re
 from collections.abc import Sequence
 
 from robot_state_format.errors import Diagnostic, UsdfError
+from robot_state_format.usdf.atomic import atomic_write
 from robot_state_format.usdf.extension import check_extension
+from robot_state_format.usdf.resolve import parent_diagnostics
 from robot_state_format.usdf.types import (
     FrameState,
     JointState,
@@ -73,6 +75,13 @@ def format_floats(values: Sequence[float], where: str | None = None, arity: int 
     return text
 
 
+def stamp_element(sec: int, nanosec: int, *, pretty: bool = True) -> str:
+    """The ``<stamp>`` line of a document (values already checked: integers, ``0 <= nanosec < 1e9``)."""
+    if pretty:
+        return f'  <stamp sec="{int(sec)}" nanosec="{int(nanosec)}"/>\n'
+    return f'<stamp sec="{int(sec)}" nanosec="{int(nanosec)}"/>'
+
+
 def write_world_state(state: WorldState, *, pretty: bool = True) -> str:
     """The document for ``state`` (with XML declaration)."""
     out: list[str] = [XML_DECLARATION]
@@ -87,7 +96,7 @@ def write_world_state(state: WorldState, *, pretty: bool = True) -> str:
         if not (isinstance(sec, int) and isinstance(nanosec, int) and sec >= 0 and 0 <= nanosec < 10**9):
             raise _fail("USDF_BAD_STAMP", f"stamp {state.stamp!r} needs integers sec >= 0 and "
                         "0 <= nanosec < 1e9", "stamp")
-        out.append(f'{ind}<stamp sec="{int(sec)}" nanosec="{int(nanosec)}"/>{nl}')
+        out.append(stamp_element(sec, nanosec, pretty=pretty))
     for f in state.frames:
         _frame(out, f, ind, nl)
     for m in state.model_states:
@@ -122,8 +131,6 @@ def _check_structure(state: WorldState) -> None:
                         "top-level model_states share one namespace)", f"world_state[name={state.name}]")
     if any(f.parent is not None and f.parent != "world" for f in frames) or \
             any(m.parent is not None and m.parent != "world" for m in models):
-        from robot_state_format.usdf.resolve import parent_diagnostics
-
         diags = parent_diagnostics(state, file="<output>")
         if diags:
             raise UsdfError(diags)
@@ -131,8 +138,6 @@ def _check_structure(state: WorldState) -> None:
 
 def write_world_state_file(state: WorldState, path: str | os.PathLike[str], *, pretty: bool = True) -> None:
     """Write ``state`` to ``path`` atomically (see :mod:`robot_state_format.usdf.atomic`)."""
-    from robot_state_format.usdf.atomic import atomic_write
-
     atomic_write(path, write_world_state(state, pretty=pretty).encode("utf-8"))
 
 

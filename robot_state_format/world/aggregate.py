@@ -27,8 +27,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.spatial import inverse, transform_to_pose6
+from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.types import SCOPE, Model
+from robot_state_format.playback.state_cache import JointStateCache
+from robot_state_format.spatial import inverse, transform_to_pose6
+from robot_state_format.usdf.build import SnapshotBuilder
+from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import WORLD_FRAME, FrameState, ModelState, Stamp, Vec6, WorldState
 from robot_state_format.world.tf_tree import TfTree
@@ -143,9 +147,6 @@ class WorldAggregator:
     # -- inputs ----------------------------------------------------------------------------------
     def set_model(self, namespace: str, model: Model | None) -> None:
         """The source's model (from its ``robot_description``); joint values of joints it keeps stay."""
-        from robot_state_format.kinematics.tree import compile_model
-        from robot_state_format.playback.state_cache import JointStateCache
-
         src = self.sources[namespace]
         old = src.cache
         src.model, src.tree, src.cache, src.builder = model, None, None, None
@@ -253,8 +254,6 @@ class WorldAggregator:
         return bool(int(cache.value_stamp.min()) > snap)
 
     def _parsed(self, src: RobotSource) -> WorldState | None:
-        from robot_state_format.usdf.reader import read_world_state
-
         if src.parsed is None or src.parsed[0] != src.version:
             try:
                 src.parsed = (src.version, read_world_state(src.text or "", file=f"<{topic(src.namespace, 'world_state')}>"))
@@ -295,8 +294,6 @@ class WorldAggregator:
         return holder, state.stamp, []
 
     def _from_joint_states(self, src: RobotSource) -> tuple[ModelState, Stamp | None, list[FrameState]]:
-        from robot_state_format.usdf.build import SnapshotBuilder
-
         cache, model = src.cache, src.model
         assert cache is not None and model is not None
         if src.builder is None:

@@ -35,17 +35,21 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from lxml import etree
 
-from robot_state_format.errors import ConversionError
+from robot_state_format.errors import ConversionError, ModelError, UsdfError
 from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.xml import parse_xml
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
+from robot_state_format.usdf.writer import escape_name, format_floats
 
 _PLANAR_SUFFIX = {"_TX": 0, "_TY": 1, "_RZ": 2}
 
 
-def _mujoco() -> Any:
+def mujoco_module() -> Any:
+    """The ``mujoco`` package (optional: ``ConversionError`` naming the install when it is missing)."""
     try:
         import mujoco
     except ImportError:
@@ -61,22 +65,17 @@ def load_mujoco_model(path: str | os.PathLike[str], *, free_base: bool = False,
     ``strip_geometry`` removes URDF visuals and collisions (meshes MuJoCo cannot find);
     ``free_base`` gives the first top-level body a free joint (a floating base) if it has none.
     """
-    mujoco = _mujoco()
+    mujoco = mujoco_module()
     p = Path(path)
     try:
         text = read_input_file(p).decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ConversionError(f"{p}: cannot read: {getattr(exc, 'strerror', None) or exc}") from None
-    from robot_state_format.model.xml import parse_xml
-    from robot_state_format.errors import ModelError
-
     try:
         root, _ = parse_xml(text, str(p))
     except ModelError as exc:
         raise ConversionError(str(exc)) from None
     if root.tag == "robot":
-        from lxml import etree
-
         if strip_geometry:
             for el in root.xpath("//visual|//collision"):
                 el.getparent().remove(el)
@@ -165,7 +164,7 @@ def world_keyframe_arrays(state: WorldState, mj_model: Any, prefixes: Mapping[st
     """``(qpos, qvel, warnings)`` restoring a world of several top-level model_states in one MuJoCo model
     whose joints and bodies of model_state ``M`` are named ``prefixes[M] + name`` (default ``"M/"``, as
     :func:`load_mujoco_world` names them). A MuJoCo joint of no listed model keeps ``qpos0``, with a warning."""
-    mujoco = _mujoco()
+    mujoco = mujoco_module()
     table = dict(prefixes) if prefixes is not None else {ms.name: f"{ms.name}/" for ms in state.model_states}
     qpos = np.array(mj_model.qpos0, dtype=float)
     qvel = np.zeros(mj_model.nv)
@@ -188,7 +187,7 @@ def load_mujoco_world(state: WorldState, files: Mapping[str, str | os.PathLike[s
     bodies and joints named ``M/<name>``, attached to the world at the model_state's world pose
     (fixed-base robots stay where the state puts them; a model_state without a world pose is at the
     origin). Compile with ``.compile()``; restore with :func:`world_keyframe_arrays`."""
-    mujoco = _mujoco()
+    mujoco = mujoco_module()
     poses = world_poses(state)
     world = mujoco.MjSpec()
     for name, path in files.items():
@@ -208,7 +207,7 @@ def load_mujoco_world(state: WorldState, files: Mapping[str, str | os.PathLike[s
 def _fill(state: WorldState, mj_model: Any, ms: ModelState, scoped: str, prefix: str, qpos: np.ndarray,
           qvel: np.ndarray, warnings: list[str]) -> None:
     """Set the MuJoCo joints named ``prefix + <joint>`` from model_state ``ms`` (scoped name ``scoped``)."""
-    mujoco = _mujoco()
+    mujoco = mujoco_module()
     table = _joint_table(ms, scoped)
     poses: dict[str, np.ndarray] | None = None
     jt = mujoco.mjtJoint
@@ -256,7 +255,7 @@ def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms
                 entry: tuple[JointState, str] | None, mj_model: Any, j: int, qpos: np.ndarray,
                 qvel: np.ndarray, warnings: list[str], prefix: str = "") -> None:
     """qpos/qvel of MuJoCo free joint ``j``: from the body's link_state pose, else its joint_state."""
-    mujoco = _mujoco()
+    mujoco = mujoco_module()
     name = (mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_JOINT, j) or "")[len(prefix):]
     qa, da = int(mj_model.jnt_qposadr[j]), int(mj_model.jnt_dofadr[j])
     body = (mujoco.mj_id2name(mj_model, mujoco.mjtObj.mjOBJ_BODY, int(mj_model.jnt_bodyid[j])) or "")[len(prefix):]
@@ -334,8 +333,6 @@ def mujoco_keyframe(state: WorldState, mj_model: Any, *, name: str = "usdf",
                     ) -> tuple[str, list[str]]:
     """``<keyframe><key .../></keyframe>`` text (lossless floats) and the mapping warnings; with
     ``prefixes`` (model_state → MuJoCo name prefix) the key of a world (:func:`world_keyframe_arrays`)."""
-    from robot_state_format.usdf.writer import escape_name, format_floats
-
     if prefixes is not None:
         qpos, qvel, warnings = world_keyframe_arrays(state, mj_model, prefixes)
     else:
@@ -351,9 +348,6 @@ def mujoco_keyframe(state: WorldState, mj_model: Any, *, name: str = "usdf",
 
 def parse_keyframe(text: str) -> tuple[np.ndarray, np.ndarray, float]:
     """``(qpos, qvel, time)`` of the first ``<key>`` of a keyframe document (for applying it)."""
-    from robot_state_format.errors import UsdfError
-    from robot_state_format.model.xml import parse_xml
-
     root, _ = parse_xml(text, "<keyframe>", error_type=UsdfError, code_prefix="USDF_XML")
     key = root if root.tag == "key" else root.find("key")
     if key is None:

@@ -349,7 +349,7 @@ def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[World
                 if rm_t is not None and ls.pose is not None:
                     lin = np.array(vec(lv, 3) or (0.0,) * 3) if lv is not None else np.zeros(3)
                     ang = np.array(vec(av, 3) or (0.0,) * 3) if av is not None else np.zeros(3)
-                    ls.twist = tuple((rm_t @ lin).tolist() + (rm_t @ ang).tolist())  # type: ignore[assignment]
+                    ls.twist = tuple((rm_t @ lin).tolist() + (rm_t @ ang).tolist())
                     moving = True
                 else:
                     warn("USDF_SDF_VELOCITY_DROPPED", f"link_state {ms.name}::{ls.name}: velocities need the "
@@ -360,7 +360,7 @@ def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[World
                     r_t = (xm @ pose6_to_transform(ls.pose))[:3, :3].T
                     f = np.array(vec(lw, 3) or (0.0,) * 3) if lw is not None else np.zeros(3)
                     t = np.array(vec(aw, 3) or (0.0,) * 3) if aw is not None else np.zeros(3)
-                    ls.wrench = tuple((r_t @ f).tolist() + (r_t @ t).tolist())  # type: ignore[assignment]
+                    ls.wrench = tuple((r_t @ f).tolist() + (r_t @ t).tolist())
                 else:
                     warn("USDF_SDF_WRENCH_DROPPED", f"link_state {ms.name}::{ls.name}: wrenches need the link's "
                          "world pose; dropped", lw if lw is not None else aw)
