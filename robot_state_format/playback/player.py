@@ -162,9 +162,10 @@ class Player:
                     if not anchored:  # the clock starts with the first message to play, once it is read
                         self._anchor(target)
                         anchored = True
+                    data = shifted(e, shift)  # before the wait: a restamped world_state costs a read and a write
                     if not self._wait_until(target):
                         return
-                    self._send(e, shift)
+                    self._send(e, shift, data)
                     if self._after_first is not None and self.published == 1:
                         self._after_first()
                         self._anchor(target)  # the timeline goes on from here
@@ -182,10 +183,10 @@ class Player:
                 if close is not None:
                     close()
 
-    def _send(self, e: Event, shift: int) -> None:
+    def _send(self, e: Event, shift: int, data: bytes) -> None:
         if self._publish_clock is not None:
             self._publish_clock(e.t_ns + shift)
-        self._publish(e.topic, shifted(e, shift))
+        self._publish(e.topic, data)
         self.published += 1
         if self._sent is not None:
             self._sent(e.topic, e.t_ns + shift, self.clock.now())

@@ -38,6 +38,11 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
+try:  # optional: not in every PyPI set-up (publish_clock says so when it is missing)
+    from rosgraph_msgs.msg import Clock as _CLOCK_MSG  # type: ignore[import-untyped]
+except ImportError:
+    _CLOCK_MSG = None
+
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
@@ -92,11 +97,7 @@ class StateStoreModelError(RobotStateFormatError):
 
 def clock_type() -> Any | None:
     """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None."""
-    try:
-        from rosgraph_msgs.msg import Clock  # type: ignore[import-untyped]  # optional: not in every set-up
-    except ImportError:
-        return None
-    return Clock
+    return _CLOCK_MSG
 
 
 def _has_clock() -> bool:
