@@ -37,7 +37,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = r"""
 import json, resource, sys, time
-from robot_state_format.ros import replay as rp
+from robot_state_format.playback import player as rp
+from robot_state_format.playback.timeline import RecordingTimeline, timeline_from_recording
 def rss_mb():
     with open("/proc/self/status") as f:
         for line in f:
@@ -45,7 +46,7 @@ def rss_mb():
                 return int(line.split()[1]) / 1024
 base = rss_mb()
 t0 = time.monotonic()
-source = rp.RecordingTimeline(sys.argv[1]) if sys.argv[2] == "stream" else rp.timeline_from_recording(sys.argv[1])
+source = RecordingTimeline(sys.argv[1]) if sys.argv[2] == "stream" else timeline_from_recording(sys.argv[1])
 first = []
 peak = [base]
 def publish(topic, data):
@@ -64,13 +65,14 @@ print(json.dumps({"base": base, "peak": peak_rss, "first_s": first[0], "publishe
 REALTIME_CHILD = r"""
 import json, sys, time
 import numpy as np
-from robot_state_format.ros import replay as rp
+from robot_state_format.playback import player as rp
+from robot_state_format.playback.timeline import RecordingTimeline, timeline_from_recording
 def rss_mb():
     with open("/proc/self/status") as f:
         for line in f:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
-source = rp.RecordingTimeline(sys.argv[1])
+source = RecordingTimeline(sys.argv[1])
 n = int(sys.argv[2])
 # error of each publish against its stamp, in a fixed histogram (1 us bins, -100..+100 ms): nothing
 # here grows with the recording's length, so what grows is the player's
@@ -88,7 +90,7 @@ def publish(topic, data):
     if t >= state["next"] or state["i"] == n:
         samples.append(rss_mb())
         state["next"] = t + 5.0
-p = rp.Player(source, publish, rate=1.0)
+p = rp.Player(source, publish, rate=1.0, realtime=True)
 p.start()
 p.wait()
 k = state["i"]

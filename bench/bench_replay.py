@@ -101,7 +101,8 @@ def main() -> int:
     out = tmp / "out"
     out.mkdir()
     params = tmp / "params.yaml"
-    params.write_text(f"/**:\n  ros__parameters:\n    playback_path: {tmp / 'bag'}\n    output_dir: {out}\n")
+    params.write_text(f"/**:\n  ros__parameters:\n    playback_path: {tmp / 'bag'}\n    output_dir: {out}\n"
+                      "    realtime_playback: true\n")
     proc = subprocess.Popen([sys.executable, "-m", "robot_state_format.ros.state_store", "--ros-args",
                              "--params-file", str(params)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     # The measuring side gets real-time priority too when permitted, so that what is measured is the
@@ -162,14 +163,15 @@ def main() -> int:
         r50, r99 = _stats((rcv - rcv[0]) / 1e9 - rel)  # when it reached this process's reader
         a50, a99 = anchor(min(args.messages, 2000), 0.001)
         # the player alone, in this process (publish side, no DDS): what the node's scheduling adds
-        from robot_state_format.ros.replay import Player, RecordingTimeline, timeline_from_recording
+        from robot_state_format.playback.player import Player
+        from robot_state_format.playback.timeline import RecordingTimeline, timeline_from_recording
 
         events = timeline_from_recording(tmp / "bag")
         alone = {}
         for how, source in (("streamed from the file, as the node plays", RecordingTimeline(tmp / "bag")),
                             ("from memory", events)):
             sent: list[float] = []
-            player = Player(source, lambda topic, data: sent.append(time.monotonic()))
+            player = Player(source, lambda topic, data: sent.append(time.monotonic()), realtime=True)
             player.start()
             player.wait()
             perr = (np.array(sent) - sent[0]) - (np.array([e.t_ns for e in events]) - events[0].t_ns) / 1e9

@@ -194,7 +194,7 @@ def test_reindex_cli_runs_as_a_command(tmp_path: Path) -> None:
 
 def test_restamp_tf_moves_every_stamp_and_nothing_else(tmp_path: Path) -> None:
     pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
-    from robot_state_format.ros.session_playback import restamp_tf
+    from robot_state_format.recording.cdr import restamp_tf
 
     w = RecordingWriter(tmp_path / "bag")
     w.add_topic("/tf", TF_TYPE)
@@ -217,7 +217,7 @@ def test_restamp_tf_moves_every_stamp_and_nothing_else(tmp_path: Path) -> None:
 
 def test_plan_tf() -> None:
     pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
-    from robot_state_format.ros.session_playback import plan_tf
+    from robot_state_format.playback.tf_source import plan_tf
 
     state = {"joint_states", "world_state"}
     assert plan_tf("auto", {"tf", "tf_static", "robot_description", *state}, False) == (

@@ -132,3 +132,18 @@ def test_any_name_stays_inside(tmp_path_factory: pytest.TempPathFactory, name: s
     assert os.path.commonpath([str(out.resolve()), str(p)]) == str(out.resolve())
     parsed = parse_name(p)
     assert parsed is not None and parsed.kind == "checkpoint" and parsed.model == safe_name(name)
+
+
+def test_recording_directory_is_named_by_model_and_stamp_and_never_reused(tmp_path: Path) -> None:
+    from robot_state_format.playback.restart_files import recording_directory
+
+    stamp_ns = 1_700_000_000 * 10**9 + 5
+    first = recording_directory(tmp_path, "arm", stamp_ns)
+    assert first.parent == tmp_path and not first.exists()  # named, not created
+    assert first.name == "arm_recording_20231114T221320.000000005Z"  # 1.7e9 s = 2023-11-14 22:13:20 UTC
+    first.mkdir()
+    second = recording_directory(tmp_path, "arm", stamp_ns)
+    assert second.name == first.name + "_1"
+    second.mkdir()
+    assert recording_directory(tmp_path, "arm", stamp_ns).name == first.name + "_2"
+    assert recording_directory(tmp_path, "a/b", 0).name.startswith("a_b-")  # an unsafe name made safe

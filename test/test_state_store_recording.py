@@ -281,3 +281,47 @@ def test_publish_clock_is_refused_without_rosgraph_msgs(tmp_path: Path) -> None:
     assert lines["PLAY"].startswith("False ") and "rosgraph_msgs" in lines["PLAY"]
     assert lines["SET"].startswith("False ") and "rosgraph_msgs" in lines["SET"]
     assert lines["TOPICS"] == "[]"  # nothing was published on /clock
+
+
+REALTIME_OPT_IN = r"""
+import json
+import os
+import sys
+import time
+import rclpy
+from rclpy.parameter import Parameter
+from robot_state_format.ros.state_store import StateStore
+rclpy.init(args=sys.argv)
+for realtime in (False, True):
+    before = (sys.getswitchinterval(), os.sched_getscheduler(0))
+    node = StateStore(parameter_overrides=[Parameter("playback_path", value=sys.argv[1]),
+                                           Parameter("realtime_playback", value=realtime)])
+    ok, msg = node.play()
+    during = (sys.getswitchinterval(), os.sched_getscheduler(0))
+    end = time.monotonic() + 0.8  # the 20 ms recording ends; the 0.2 s timer sees it
+    while time.monotonic() < end:
+        rclpy.spin_once(node, timeout_sec=0.05)
+    after = (sys.getswitchinterval(), os.sched_getscheduler(0))
+    print("RT " + json.dumps({"realtime": realtime, "ok": ok, "msg": msg, "before": before, "during": during,
+                             "after": after}), flush=True)
+    node.destroy_node()
+rclpy.try_shutdown()
+"""
+
+
+def test_real_time_scheduling_is_opt_in_and_restored(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    _write_timeline(tmp_path / "bag", 3, 10_000_000)
+    out = subprocess.run([sys.executable, "-c", REALTIME_OPT_IN, str(tmp_path / "bag")], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    runs = {r["realtime"]: r for r in (json.loads(line[3:]) for line in out.stdout.splitlines()
+                                          if line.startswith("RT "))}
+    off, on = runs[False], runs[True]
+    assert off["ok"] and on["ok"], (off["msg"], on["msg"])
+    assert off["during"] == off["before"] and off["after"] == off["before"]  # by default: the process left alone
+    assert on["during"][0] == pytest.approx(0.0002) and on["after"] == on["before"]  # asked for: applied, restored
+    assert on["during"][1] == os.SCHED_FIFO or "no real-time priority for the executor" in out.stderr

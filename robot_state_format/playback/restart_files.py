@@ -184,3 +184,16 @@ def rotate(
         except FileNotFoundError:
             pass
     return removed
+
+
+def recording_directory(base: str | os.PathLike[str], model: str, stamp_ns: int) -> Path:
+    """A new recording directory under ``base``: ``<model>_recording_<stamp>``, with ``_1``, ``_2``, ...
+    appended while the name is taken (the directory itself is not created)."""
+    sec, nsec = divmod(stamp_ns, 1_000_000_000)
+    stem = f"{safe_name(model)}_recording_{format_stamp(sec, nsec)}"
+    directory = Path(base) / stem
+    n = 1
+    while directory.exists():
+        directory = Path(base) / f"{stem}_{n}"
+        n += 1
+    return directory

@@ -28,16 +28,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.model.types import JointType, Model
+from robot_state_format.playback.sub_joints import MULTI_DOF_NAMES
 
-# (suffix, index in the joint's q, index in the joint's v or None)
-MULTI_DOF_NAMES: dict[JointType, tuple[tuple[str, int, int | None], ...]] = {
-    JointType.FLOATING: (("trans_x", 0, 0), ("trans_y", 1, 1), ("trans_z", 2, 2),
-                         ("rot_x", 3, 3), ("rot_y", 4, 4), ("rot_z", 5, 5), ("rot_w", 6, None)),
-    JointType.PLANAR: (("x", 0, 0), ("y", 1, 1), ("theta", 2, 2)),
-    JointType.BALL: (("rot_x", 0, 0), ("rot_y", 1, 1), ("rot_z", 2, 2), ("rot_w", 3, None)),
-    JointType.UNIVERSAL: (("axis1", 0, 0), ("axis2", 1, 1)),
-    JointType.REVOLUTE2: (("axis1", 0, 0), ("axis2", 1, 1)),
-}
 _QUAT_OFFSET = {JointType.FLOATING: 3, JointType.BALL: 0}
 _PLAN_CACHE_SIZE = 64
 

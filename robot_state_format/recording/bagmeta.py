@@ -54,7 +54,8 @@ def qos_list(profiles: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None) -
 
 def qos_yaml(profiles: Mapping[str, Any] | Sequence[Mapping[str, Any]] | None) -> str:
     """The ``offered_qos_profiles`` channel metadata text (a YAML list, version 9 spelling)."""
-    return yaml.safe_dump(qos_list(profiles), sort_keys=False)
+    text: str = yaml.safe_dump(qos_list(profiles), sort_keys=False)
+    return text
 
 
 @dataclass
@@ -108,7 +109,8 @@ def bag_info(topics: Sequence[TopicInfo], files: Sequence[FileInfo], *,
 
 def serialized_metadata(info: Mapping[str, Any]) -> str:
     """The ``serialized_metadata`` value of the MCAP ``rosbag2`` metadata record."""
-    return yaml.safe_dump(dict(info), sort_keys=False)
+    text: str = yaml.safe_dump(dict(info), sort_keys=False)
+    return text
 
 
 def write_metadata_yaml(directory: Path, info: Mapping[str, Any]) -> Path:

@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from mcap.exceptions import InvalidMagic
+from mcap.reader import make_reader
 from mcap.records import Channel, Message, Metadata, Schema
 from mcap.stream_reader import StreamReader
+from mcap_ros2._dynamic import generate_dynamic
 
 from robot_state_format.recording.writer import RecordingError
 
@@ -93,8 +95,6 @@ def read_recording(path: str | os.PathLike[str], *, complete: list[bool] | None 
 def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
     """``{topic: type}`` of every channel of a recording: from the summary, or (a file cut off by a
     crash) by reading it through."""
-    from mcap.reader import make_reader
-
     p = mcap_file(path)
     try:
         with open(p, "rb") as f:
@@ -114,10 +114,36 @@ def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
     return out
 
 
+@dataclass(frozen=True)
+class MessageSummary:
+    """What the summary section of a recording says about some of its topics."""
+
+    count: int  # messages on those topics
+    start_ns: int  # log time of the first message (of any topic)
+    end_ns: int  # log time of the last message (of any topic)
+
+
+def message_summary(path: str | os.PathLike[str], kinds: frozenset[str]) -> MessageSummary | None:
+    """Message count on the topics whose last name part is in ``kinds``, and the time span, from the
+    MCAP summary section of ``path``; None when it has none (a recording cut off before it was
+    closed), or ``path`` is not a regular file (a FIFO would block)."""
+    try:
+        if not Path(path).is_file():
+            return None
+        with open(path, "rb") as f:
+            summary = make_reader(f).get_summary()
+    except Exception:  # noqa: BLE001 - no or torn summary: unknown
+        return None
+    if summary is None or summary.statistics is None:
+        return None
+    ids = [cid for cid, ch in summary.channels.items() if ch.topic.rsplit("/", 1)[-1] in kinds]
+    stats = summary.statistics
+    count = sum(stats.channel_message_counts.get(cid, 0) for cid in ids)
+    return MessageSummary(count, stats.message_start_time, stats.message_end_time)
+
+
 def decoder_for(schema: Schema) -> Any:
     """A function decoding CDR bytes of ``schema`` into a message object (mcap_ros2's decoder)."""
-    from mcap_ros2._dynamic import generate_dynamic
-
     return generate_dynamic(schema.name, schema.data.decode())[schema.name]
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mcap.writer import CompressionType, Writer
+from mcap_ros2._dynamic import serialize_dynamic
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.recording import bagmeta, msgdefs
@@ -153,8 +154,6 @@ class RecordingWriter:
 
     def write_message(self, topic: str, fields: Any, log_time_ns: int) -> None:
         """Encode ``fields`` (a dict or object with the message's fields) with the topic's schema."""
-        from mcap_ros2._dynamic import serialize_dynamic
-
         t = self._topics[topic]
         encoder = self._decoders.get(t.type)
         if encoder is None:
@@ -170,7 +169,7 @@ class RecordingWriter:
     def flush(self) -> None:
         """Write the chunk in progress to the file now."""
         if self._pending:
-            self._writer.flush()
+            self._writer.flush()  # type: ignore[no-untyped-call]  # mcap's Writer is unannotated here
             self._pending = False
         self._last_flush = time.monotonic()
         if self._file.removed():
@@ -195,7 +194,7 @@ class RecordingWriter:
         info = self.info()
         try:
             self._writer.add_metadata("rosbag2", {"serialized_metadata": bagmeta.serialized_metadata(info)})
-            self._writer.finish()
+            self._writer.finish()  # type: ignore[no-untyped-call]  # mcap's Writer is unannotated here
             self._file.fsync()
         finally:
             self._file.close()

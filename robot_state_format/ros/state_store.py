@@ -21,32 +21,54 @@ No request ever stops the node: failures answer ``success: false`` with the reas
 
 from __future__ import annotations
 
-import math
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-from rcl_interfaces.msg import (FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType,
-                                SetParametersResult)
+from rclpy.duration import Duration
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
+from rcl_interfaces.msg import SetParametersResult
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
+
+try:  # optional: not in every PyPI set-up (publish_clock says so when it is missing)
+    from rosgraph_msgs.msg import Clock as _CLOCK_MSG  # type: ignore[import-untyped]
+except ImportError:
+    _CLOCK_MSG = None
 
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
+from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
-from robot_state_format.output_dirs import ensure_directory
-from robot_state_format.ros import replay as rp
-from robot_state_format.ros.store_saving import SnapshotSaving
-from robot_state_format.ros import world_sources
+from robot_state_format.playback.fit import check_fit
+from robot_state_format.playback.joint_arrays import JointStateFields, joint_state_fields
+from robot_state_format.playback.outcome import Outcome
+from robot_state_format.playback.player import Player
+from robot_state_format.playback.realtime import ProcessScheduling
+from robot_state_format.playback.source import is_restart_directory, open_source
+from robot_state_format.playback.state_cache import JointStateCache
+from robot_state_format.playback.tf_source import plan_tf, recording_topic_kinds
+from robot_state_format.playback.timeline import STATE_TOPICS
+from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros import session_playback as sp
-from robot_state_format.ros import spin
+from robot_state_format.ros import spin, store_params, world_sources
+from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp
+from robot_state_format.ros.replay import encode_joint_state, joint_state_msg, replay_transforms
+from robot_state_format.ros.store_params import PARAMS, StateStoreConfigError
+from robot_state_format.ros.store_recording import StoreRecording
+from robot_state_format.ros.store_saving import SnapshotSaving
+from robot_state_format.ros.tf_publisher import TF_STATIC_QOS, TfPublisher
+from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.writer import write_world_state
+
+__all__ = ["PARAMS", "StateStore", "StateStoreConfigError", "StateStoreModelError", "clock_type", "main"]
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -62,40 +84,11 @@ JOINT_STATES_IN = {
     "reliable": QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                            durability=DurabilityPolicy.VOLATILE),
 }
-MAX_PERIOD_S = 86400.0
-
-PARAMS: dict[str, tuple[Any, str]] = {
-    "robot_description": ("", "robot description text (URDF, SDFormat, xacro): replay checks against it"),
-    "model_file": ("", "path to a model file (instead of robot_description)"),
-    "xacro_args": ("", "xacro arguments 'name:=value ...'"),
-    "output_dir": ("restart_files", "directory of restart files and recordings (created when missing)"),
-    "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
-    "allow_partial": (False, "save and checkpoint also when some moving joints were never reported: only the "
-                      "measured joints (and the links they place) are written, never zeros"),
-    "max_snapshot_age": (10.0, "seconds: once its publisher is gone, a snapshot received longer ago is not "
-                         "saved as the current state; 0 = no limit"),
-    "keep_last": (10, "checkpoints kept (the newest); 0 = keep all"),
-    "record": (False, "record record_topics into an MCAP directory"),
-    "record_topics": (["/tf", "/tf_static", "robot_description", "joint_states", "world_state"],
-                      "topics recorded (relative names resolve in the node's namespace)"),
-    "joint_states_qos": ("sensor_data", "joint_states subscription: sensor_data (best effort, matches any "
-                         "publisher) or reliable (nothing lost, reliable publishers only); read-only"),
-    "recording_dir": ("", "where recordings go (default: output_dir; created when missing)"),
-    "replay_file": ("", "restart file published by ~/replay"),
-    "replay_on_start": (False, "replay replay_file once the node has started"),
-    "publish_link_tf": (False, "on replay, also publish every joint's transform (no state_publisher running)"),
-    "playback_path": ("", "MCAP recording or directory of restart files played by ~/play"),
-    "rate": (1.0, "playback speed factor"),
-    "loop": (False, "play the recording again and again (stamps keep increasing)"),
-    "start_offset": (0.0, "seconds into the recording where playback starts"),
-    "publish_clock": (False, "publish /clock during playback (needs rosgraph_msgs)"),
-    "play_on_start": (False, "start playback of playback_path once the node has started"),
-    "tf_source": ("auto", "TF during playback: auto, recorded, computed (from joint_states and the model) or none"),
-}
-
-
-class StateStoreConfigError(RobotStateFormatError):
-    """The node was started with a parameter it cannot work with."""
+# /tf as tf2 publishes it (reliable, volatile) with a deeper history: played at a high rate, a
+# listener that falls behind for a moment still gets every message
+TF_PLAYBACK_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.VOLATILE)
+MAX_NOTES = 20  # playback notes logged one by one (restart files skipped); the rest counted
 
 
 class StateStoreModelError(RobotStateFormatError):
@@ -104,22 +97,22 @@ class StateStoreModelError(RobotStateFormatError):
 
 def clock_type() -> Any | None:
     """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None."""
-    try:
-        from rosgraph_msgs.msg import Clock
-    except ImportError:
-        return None
-    return Clock
+    return _CLOCK_MSG
 
 
-class StateStore(SnapshotSaving, Node):
+def _has_clock() -> bool:
+    return clock_type() is not None
+
+
+class StateStore(SnapshotSaving, StoreRecording, Node):
     """Save, checkpoint, record and replay USDF world states (composable Node)."""
 
     def __init__(self, node_name: str = "state_store", **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
-        self._declare_parameters()
+        store_params.declare(self, self._parameter_overrides, _has_clock)
         self._model: Model | None = None
-        self._tree: Any = None
-        self._cache: Any = None
+        self._tree: CompiledTree | None = None
+        self._cache: JointStateCache | None = None
         self._builder: Any = None
         self._model_error: str | None = None
         self._log_throttle = LogThrottle()
@@ -132,19 +125,18 @@ class StateStore(SnapshotSaving, Node):
         self._js_seq = 0
         self._js_built_seq = -1
         self._built: Any = None  # WorldState built from joint_states
-        self._recorder: Any = None
-        self._record_error: str | None = None
-        self._topic_names: dict[str, str] = {}  # "/world_state" → the name recorded (namespace applied)
-        self._player: rp.Player | None = None
-        self._replayed: tuple[str, rp.JointStateFields | None, list[Any]] | None = None
+        self._recorder = None
+        self._record_error = None
+        self._topic_names = {}  # "/world_state" → the name recorded (namespace applied)
+        self._player: Player | None = None
+        self._replayed: tuple[str, JointStateFields | None, list[Any]] | None = None
         self._pubs: dict[str, Any] = {}
-        self._tf: Any = None
+        self._tf: TfPublisher | None = None
         self._clock_pub: Any = None
         self._checkpoint_timer: Any = None
         self.last_save: tuple[bool, str] | None = None
         self._resend_until = 0.0
-        self._realtime_on = False
-        self._old_switch = sys.getswitchinterval()
+        self._scheduling = ProcessScheduling()  # real-time settings, only with realtime_playback
 
         self._js_qos = str(self._p("joint_states_qos"))
         if self._js_qos not in JOINT_STATES_IN:
@@ -160,8 +152,7 @@ class StateStore(SnapshotSaving, Node):
             self._description_sub = self.create_subscription(String, "robot_description",
                                                              self._on_robot_description, LATCHED)
         # with `sources`: one world of several robots (ros/world_sources.py); None: this namespace only
-        self._world = world_sources.attach(self, lambda t, raw: self._recorder is not None and self._record(t, raw),
-                                           self._model)
+        self._world = world_sources.attach(self, self._record, self._model)
         srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
                ("stop_recording", self._srv_stop_recording), ("replay", self._srv_replay),
                ("play", self._srv_play), ("pause", self._srv_pause), ("resume", self._srv_resume),
@@ -180,52 +171,16 @@ class StateStore(SnapshotSaving, Node):
         self._start_timer = self.create_timer(0.05, self._on_start)
 
     # -- parameters ----------------------------------------------------------------------------
-    def _declare_parameters(self) -> None:
-        from rclpy.exceptions import ParameterException
-
-        kinds = {str: ParameterType.PARAMETER_STRING, float: ParameterType.PARAMETER_DOUBLE,
-                 int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL,
-                 list: ParameterType.PARAMETER_STRING_ARRAY}
-        # `-p rate:=2` (or `rate: 2` in a YAML file) gives an integer: take it as the double it means
-        for name, (default, _) in PARAMS.items():
-            given = self._parameter_overrides.get(name)
-            if isinstance(default, float) and given is not None and given.type_ is Parameter.Type.INTEGER:
-                self._parameter_overrides[name] = Parameter(name, Parameter.Type.DOUBLE, float(given.value))
-        decls = []
-        for name, (default, text) in PARAMS.items():
-            d = ParameterDescriptor(description=text, type=kinds[type(default)])
-            if name == "checkpoint_period":
-                d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=MAX_PERIOD_S, step=0.0)]
-            elif name == "rate":
-                d.floating_point_range = [FloatingPointRange(from_value=0.001, to_value=1000.0, step=0.0)]
-            elif name == "start_offset":
-                d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=1e9, step=0.0)]
-            elif name == "max_snapshot_age":
-                d.floating_point_range = [FloatingPointRange(from_value=0.0, to_value=MAX_PERIOD_S, step=0.0)]
-            elif name == "joint_states_qos":
-                d.read_only = True
-            elif name == "keep_last":
-                d.integer_range = [IntegerRange(from_value=0, to_value=1_000_000, step=1)]
-            decls.append((name, default, d))
-        try:
-            self.declare_parameters("", decls)
-        except ParameterException as exc:  # a value given at start that the descriptor refuses
-            raise StateStoreConfigError(f"parameter refused: {exc}") from None
-        # (publish_clock without rosgraph_msgs is not a start-up error: playback refuses it, saying why)
-        problem = self._check_values({n: self._p(n) for n in PARAMS if n != "publish_clock"})
-        if problem is not None:
-            raise StateStoreConfigError(problem)
-
     def _p(self, name: str) -> Any:
         return self.get_parameter(name).value
 
-    def _on_set_parameters(self, params: list[Parameter]) -> SetParametersResult:
+    def _on_set_parameters(self, params: list[Parameter[Any]]) -> SetParametersResult:
         changes = {p.name: p.value for p in params}
 
         def bad(reason: str) -> SetParametersResult:
             return SetParametersResult(successful=False, reason=reason)
 
-        problem = self._check_values(changes)
+        problem = store_params.check_values(changes, _has_clock)
         if problem is not None:
             return bad(problem)
         if changes.keys() & {"robot_description", "model_file", "xacro_args"}:
@@ -242,47 +197,12 @@ class StateStore(SnapshotSaving, Node):
             if not ok:
                 return bad(f"record: {msg}")
         return SetParametersResult(successful=True)
-
-    @staticmethod
-    def _check_values(changes: dict[str, Any]) -> str | None:
-        """Why these parameter values are refused (None: they are fine); no side effects."""
-        if "checkpoint_period" in changes:
-            v = changes["checkpoint_period"]
-            if not isinstance(v, float) or not math.isfinite(v) or not 0.0 <= v <= MAX_PERIOD_S:
-                return (f"checkpoint_period must be a number of seconds in 0..{MAX_PERIOD_S:g} (0 = off), "
-                        f"got {v!r}")
-        if "keep_last" in changes and (not isinstance(changes["keep_last"], int) or changes["keep_last"] < 0):
-            return f"keep_last must be an integer >= 0 (0 = keep all), got {changes['keep_last']!r}"
-        if "rate" in changes:
-            v = changes["rate"]
-            if not isinstance(v, float) or not math.isfinite(v) or not 0.001 <= v <= 1000.0:
-                return f"rate must be a number in 0.001..1000, got {v!r}"
-        if "start_offset" in changes:
-            v = changes["start_offset"]
-            if not isinstance(v, float) or not math.isfinite(v) or v < 0:
-                return f"start_offset must be a number of seconds >= 0, got {v!r}"
-        if "max_snapshot_age" in changes:
-            v = changes["max_snapshot_age"]
-            if not isinstance(v, float) or not math.isfinite(v) or not 0.0 <= v <= MAX_PERIOD_S:
-                return f"max_snapshot_age must be a number of seconds in 0..{MAX_PERIOD_S:g} (0 = no limit), got {v!r}"
-        if "output_dir" in changes and not str(changes["output_dir"]).strip():
-            return "output_dir must not be empty"
-        if "record_topics" in changes and (not changes["record_topics"]
-                                           or not all(str(t).strip() for t in changes["record_topics"])):
-            return f"record_topics must name at least one topic, got {list(changes['record_topics'])!r}"
-        if "tf_source" in changes and changes["tf_source"] not in sp.TF_SOURCES:
-            return f"tf_source must be one of {', '.join(sp.TF_SOURCES)}, got {changes['tf_source']!r}"
-        if "publish_clock" in changes and changes["publish_clock"] and clock_type() is None:
-            return ("publish_clock needs rosgraph_msgs, which is not installed "
-                    "(pip install ros-rosgraph-msgs, or source a ROS 2 distro)")
-        return None
-
     # -- model --------------------------------------------------------------------------------
     @staticmethod
     def _read_model(description: str, model_file: str, xacro_args: str) -> Model | None:
         if not description.strip() and not model_file.strip():
             return None
-        from robot_state_format.ros.state_publisher import load_description
+        from robot_state_format.ros.state_publisher import load_description  # the integrator moves it to ros.description
 
         return load_description(description, model_file, xacro_args).model
 
@@ -303,9 +223,6 @@ class StateStore(SnapshotSaving, Node):
         self._model_error = None
         if model is None:
             return
-        from robot_state_format.kinematics.tree import compile_model
-        from robot_state_format.playback.state_cache import JointStateCache
-
         self._tree = compile_model(model)
         self._cache = JointStateCache(model, self._tree)
         self._js_built_seq = -1
@@ -345,7 +262,7 @@ class StateStore(SnapshotSaving, Node):
 
     def _on_world_state(self, raw: bytes) -> None:
         try:
-            text = rp.cdr_string_text(raw)
+            text = cdr_string_text(raw)
         except (ValueError, UnicodeDecodeError, IndexError) as exc:
             throttled(self._log_throttle, self.get_logger(), "warning", "world_state-unreadable",
                       f"world_state message unreadable: {exc}")
@@ -361,10 +278,6 @@ class StateStore(SnapshotSaving, Node):
             self._record("/joint_states", raw)
         if self._cache is None or self._snapshot_text is not None:
             return
-        from rclpy.serialization import deserialize_message
-
-        from robot_state_format.ros.messages import joint_state_arrays
-
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
             up = self._cache.update(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
@@ -376,28 +289,11 @@ class StateStore(SnapshotSaving, Node):
             self._js_seq += 1
             self._js_rx = time.monotonic()
 
-    def _record(self, topic: str, raw: bytes) -> None:
-        """Write one message; ``topic`` is ``/world_state`` or ``/joint_states``, recorded under the
-        name the node resolved for it (namespace and remappings applied)."""
-        self._recorder.write_input(self._topic_names.get(topic, topic), raw)
-
-    def _recording_failed(self, exc: BaseException) -> None:
-        self._record_error = f"recording stopped: {error_text(exc)}"
-        self.get_logger().error(self._record_error)
-        self._recorder = None
-        self._sync_record_parameter()
-
-    def _sync_record_parameter(self) -> None:
-        """Keep the ``record`` parameter equal to whether the node records (services, failures)."""
-        recording = self._recorder is not None
-        if bool(self._p("record")) != recording:
-            self.set_parameters([Parameter("record", value=recording)])
-
     def _on_flush_timer(self) -> None:
         if self._resend_until and time.monotonic() < self._resend_until:
             self._resend_replayed()
-        if self._player is not None and not self._player.running and self._realtime_on:
-            self._normal_executor()
+        if self._scheduling.applied and (self._player is None or not self._player.running):
+            self._scheduling.restore()  # playback ended: the process as it was
         if not self._inputs and (self._player is None or not self._player.running):
             self._subscribe_inputs()
         if self._recorder is not None:
@@ -424,75 +320,12 @@ class StateStore(SnapshotSaving, Node):
         except OSError:
             pass
 
-    # -- recording ----------------------------------------------------------------------------
-    def start_recording(self) -> tuple[bool, str]:
-        from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, RecordingWriter
-        from robot_state_format.playback.restart_files import format_stamp, safe_name
-        from robot_state_format.ros.recorder import SessionRecorder
-
-        if self._recorder is not None:
-            return True, f"already recording to {self._recorder.directory}"
-        self._subscribe_inputs()
-        base = Path(str(self._p("recording_dir") or self._p("output_dir"))).expanduser()
-        created, why = ensure_directory(base, "recording directory")
-        if why is not None:
-            return False, why
-        if created:
-            self.get_logger().info(f"created recording directory {str(base)!r}")
-        try:
-            topics = [self.resolve_topic_name(str(t).strip()) for t in self._p("record_topics")]
-        except Exception as exc:  # noqa: BLE001 - an invalid name
-            return False, f"record_topics: {error_text(exc)}"
-        name = self._model.name if self._model is not None else "state"
-        sec, nsec = divmod(time.time_ns(), 1_000_000_000)
-        stem = f"{safe_name(name)}_recording_{format_stamp(sec, nsec)}"
-        directory = base / stem
-        n = 1
-        while directory.exists():
-            directory = base / f"{stem}_{n}"
-            n += 1
-        self._topic_names = {"/world_state": self.resolve_topic_name("world_state"),
-                             "/joint_states": self.resolve_topic_name("joint_states")}
-        inputs = {self._topic_names["/world_state"]: STRING_TYPE, self._topic_names["/joint_states"]: JOINT_STATE_TYPE}
-        for world_topic, kind in self._world.recording_topics() if self._world is not None else []:
-            topics.append(world_topic)  # each source's world_state / joint_states, under its own name
-            inputs[world_topic] = STRING_TYPE if kind == "world_state" else JOINT_STATE_TYPE
-        try:
-            rec = SessionRecorder(self, RecordingWriter(directory), topics, inputs, self._recording_failed)
-        except Exception as exc:  # noqa: BLE001
-            return False, f"cannot start recording: {error_text(exc)}"
-        self._recorder = rec
-        self._record_error = None
-        if self._snapshot_text is not None:  # the latched snapshot starts the recording
-            self._record("/world_state", rp.cdr_string(self._snapshot_text))
-        self.get_logger().info(f"recording {', '.join(topics)} to {directory}")
-        return True, str(directory)
-
-    def stop_recording(self) -> tuple[bool, str]:
-        rec, self._recorder = self._recorder, None
-        if rec is None:
-            return (False, self._record_error) if self._record_error else (False, "not recording")
-        try:
-            directory = rec.close()
-        except Exception as exc:  # noqa: BLE001
-            return False, f"recording could not be finished: {error_text(exc)}"
-        return True, f"{directory} ({rec.message_count} messages)"
-
-    def _srv_start_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        response.success, response.message = self.start_recording()
-        self._sync_record_parameter()
-        return response
-
-    def _srv_stop_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        response.success, response.message = self.stop_recording()
-        self._sync_record_parameter()
-        return response
-
     # -- publishing ---------------------------------------------------------------------------
     def _publisher(self, topic: str) -> Any:
         pub = self._pubs.get(topic)
         if pub is None:
             msg_type = String if topic == "world_state" else JointState
+
             def on_matched(info: Any, t: str = topic) -> None:
                 self._on_matched(t, info)
 
@@ -504,29 +337,19 @@ class StateStore(SnapshotSaving, Node):
         """Playback publisher of a recorded session topic: ``tf``, ``tf_static`` or ``robot_description``."""
         pub = self._pubs.get(kind)
         if pub is None:
-            from tf2_msgs.msg import TFMessage
-
-            from robot_state_format.ros.tf_publisher import TF_STATIC_QOS
-
-            # /tf as tf2 publishes it (reliable, volatile) with a deeper history: played at a high rate, a
-            # listener that falls behind for a moment still gets every message
-            tf_qos = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                                durability=DurabilityPolicy.VOLATILE)
-            pub = self._pubs[kind] = (self.create_publisher(String, "robot_description", LATCHED)
-                                      if kind == "robot_description" else
-                                      self.create_publisher(TFMessage, f"/{kind}", tf_qos if kind == "tf" else TF_STATIC_QOS))
+            pub = self._pubs[kind] = (
+                self.create_publisher(String, "robot_description", LATCHED) if kind == "robot_description" else
+                self.create_publisher(TFMessage, f"/{kind}", TF_PLAYBACK_QOS if kind == "tf" else TF_STATIC_QOS))
         return pub
 
     def subscriber_count(self, topic: str) -> int:
         """How many subscriptions match this node's publisher on ``topic`` (world_state, joint_states, tf, ...)."""
-        pub = self._publisher(topic) if topic in rp.STATE_TOPICS else self._session_publisher(topic)
+        pub = self._publisher(topic) if topic in STATE_TOPICS else self._session_publisher(topic)
         return int(pub.get_subscription_count())
 
     def wait_for_all_acked(self, timeout_s: float) -> bool:
         """Wait up to ``timeout_s`` until every reliable subscriber has acknowledged what this node
         published on world_state and joint_states (call before exiting, or the last samples can be lost)."""
-        from rclpy.duration import Duration
-
         deadline = time.monotonic() + timeout_s
         return all(pub.wait_for_all_acked(Duration(nanoseconds=int(max(0.0, deadline - time.monotonic()) * 1e9)))
                    for pub in list(self._pubs.values()))
@@ -546,84 +369,50 @@ class StateStore(SnapshotSaving, Node):
         if topic in (None, "world_state"):
             self._pubs["world_state"].publish(String(data=text))
         if topic in (None, "joint_states") and fields is not None:
-            self._pubs["joint_states"].publish(self._joint_state_msg(fields, self.get_clock().now().nanoseconds))
+            self._pubs["joint_states"].publish(joint_state_msg(fields, self.get_clock().now().nanoseconds))
 
-    @staticmethod
-    def _joint_state_msg(fields: rp.JointStateFields, stamp_ns: int) -> JointState:
-        from robot_state_format.ros.messages import ns_to_stamp
-
-        msg = JointState()
-        msg.header.stamp = ns_to_stamp(stamp_ns)
-        msg.name = list(fields.name)
-        msg.position = [float(v) for v in fields.position]
-        msg.velocity = [float(v) for v in fields.velocity]
-        msg.effort = [float(v) for v in fields.effort]
-        return msg
-
-    def _tf_publisher(self) -> Any:
+    def _tf_publisher(self) -> TfPublisher:
         if self._tf is None:
-            from robot_state_format.ros.tf_publisher import TfPublisher
-
             self._tf = TfPublisher(self)
         return self._tf
 
     # -- replay of one restart file ---------------------------------------------------------------
-    def replay(self, path: str) -> tuple[bool, str]:
-        """Check ``path`` against the model and publish it; ``(ok, message)``."""
-        from robot_state_format.usdf.reader import read_world_state_file
-        from robot_state_format.usdf.writer import write_world_state
-
+    def replay(self, path: str) -> Outcome:
+        """Check ``path`` against the model and publish it (ok, or why not)."""
         if not str(path).strip():
-            return False, "replay_file is not set"
+            return Outcome(False, "replay_file is not set")
         try:
             state = read_world_state_file(path)
         except Exception as exc:  # noqa: BLE001
-            return False, f"cannot read {path}: {error_text(exc)}"
-        world = self._world.replay(state, str(path), bool(self._p("publish_link_tf"))) if self._world else None
+            return Outcome(False, f"cannot read {path}: {error_text(exc)}")
+        link_tf = bool(self._p("publish_link_tf"))
+        world = self._world.replay(state, str(path), link_tf) if self._world else None
         if world is not None:  # a world of the sources: each robot under its own namespace
             if world[0]:
                 self._replayed = (write_world_state(state), None, world[2])
                 self._publisher("world_state").publish(String(data=self._replayed[0]))
                 self._tf_publisher().replace_static(world[2])
-            return world[0], world[1]
+            return Outcome(world[0], world[1])
         model = self._model
         if model is None:
-            return False, ("no model loaded: set robot_description or model_file, the restart file is checked "
-                           "against it" + (f" ({self._model_error})" if self._model_error else ""))
-        problems = rp.check_state(state, model)
-        if not problems:
-            try:
-                from robot_state_format.errors import Severity
-                from robot_state_format.usdf.validate import validate_against_model
-
-                problems = [d.message for d in validate_against_model(state, model, file=str(path))
-                            if d.severity is Severity.ERROR]
-            except ImportError:
-                pass
-        if problems:
-            return False, f"refused {path} for model {model.name!r}: " + "; ".join(problems)
+            return Outcome(False, "no model loaded: set robot_description or model_file, the restart file is "
+                           "checked against it" + (f" ({self._model_error})" if self._model_error else ""))
+        fit = check_fit(state, model, file=str(path))
+        if not fit.ok:
+            return Outcome(False, f"refused {path} for model {model.name!r}: " + "; ".join(fit.problems))
         if self._player is not None and self._player.running:
             self._player.stop()
         text = write_world_state(state)
-        fields = rp.joint_state_fields(state, model)
+        fields = joint_state_fields(state, model)
         stamp = self.get_clock().now().nanoseconds
-        transforms = self._replay_transforms(state, model, stamp)
+        transforms = replay_transforms(state, model, stamp, link_tf=link_tf)
         self._replayed = (text, fields, transforms)
         self._publisher("world_state").publish(String(data=text))
-        self._publisher("joint_states").publish(self._joint_state_msg(fields, stamp))
+        self._publisher("joint_states").publish(joint_state_msg(fields, stamp))
         if transforms:
             self._tf_publisher().replace_static(transforms)
-        return True, (f"replayed {path}: {len(fields.name)} joint values, {len(transforms)} transforms, "
-                      "world_state")
-
-    def _replay_transforms(self, state: Any, model: Model, stamp_ns: int) -> list[Any]:
-        """Static TF of a restart file: its frames, the model poses and (``publish_link_tf``) the joints."""
-        from robot_state_format.ros.messages import transforms_to_msgs
-
-        edges = rp.replay_edges(state, model, link_tf=bool(self._p("publish_link_tf")))
-        if not edges:
-            return []
-        return transforms_to_msgs([(p, c) for p, c, _ in edges], np.asarray([x for _, _, x in edges]), stamp_ns)
+        return Outcome(True, f"replayed {path}: {len(fields.name)} joint values, {len(transforms)} transforms, "
+                       "world_state")
 
     def _srv_replay(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         response.success, response.message = self.replay(str(self._p("replay_file")))
@@ -632,7 +421,7 @@ class StateStore(SnapshotSaving, Node):
         return response
 
     # -- timed playback -------------------------------------------------------------------------
-    def play(self, path: str | None = None, *, first_acked_timeout: float = 0.0) -> tuple[bool, str]:
+    def play(self, path: str | None = None, *, first_acked_timeout: float = 0.0) -> Outcome:
         """Start timed playback of ``path`` (default: the ``playback_path`` parameter).
 
         With ``first_acked_timeout`` > 0 the player publishes the first message, then waits up to that
@@ -641,113 +430,78 @@ class StateStore(SnapshotSaving, Node):
         """
         path = str(path if path is not None else self._p("playback_path")).strip()
         if not path:
-            return False, "playback_path is not set"
+            return Outcome(False, "playback_path is not set")
         if self._player is not None and self._player.running:
-            return False, "already playing (call ~/stop_playback first)"
+            return Outcome(False, "already playing (call ~/stop_playback first)")
         p = Path(path).expanduser()
-        events: list[rp.Event] | rp.RecordingTimeline
         try:
-            files = p.is_dir() and not any(p.glob("*.mcap"))
             tf_mode, kinds = self.playback_plan(p)
         except ValueError as exc:
-            return False, str(exc)
+            return Outcome(False, str(exc))
         except Exception as exc:  # noqa: BLE001
-            return False, f"cannot read {path}: {error_text(exc)}"
+            return Outcome(False, f"cannot read {path}: {error_text(exc)}")
         try:
-            if files:
-                notes: list[str] = []
-                events = rp.timeline_from_directory(p, self._model, self._encode_joint_state, notes)
-                for note in notes[:20]:
-                    self.get_logger().warning(f"play: {note}")
-                if len(notes) > 20:
-                    self.get_logger().warning(f"play: ... and {len(notes) - 20} more files like these")
-                extent = rp.TimelineSummary(len(events), events[0].t_ns, events[-1].t_ns) if events else None
-                empty = not events
-            else:  # streamed from the file while it plays (bounded memory)
-                events = rp.RecordingTimeline(p, topics=kinds, full_names=self._world is not None)
-                extent = events.summary()
-                empty = (extent.count == 0) if extent is not None else events.first() is None
+            source = open_source(p, kinds, self._model, encode_joint_state, full_names=self._world is not None)
         except Exception as exc:  # noqa: BLE001
-            return False, f"cannot read {path}: {error_text(exc)}"
-        if empty:
-            return False, f"{path} holds no world_state or joint_states messages"
+            return Outcome(False, f"cannot read {path}: {error_text(exc)}")
+        for note in source.notes[:MAX_NOTES]:
+            self.get_logger().warning(f"play: {note}")
+        if len(source.notes) > MAX_NOTES:
+            self.get_logger().warning(f"play: ... and {len(source.notes) - MAX_NOTES} more files like these")
+        if source.empty:
+            return Outcome(False, f"{path} holds no world_state or joint_states messages")
         clock = None
         if self._p("publish_clock"):
             ctype = clock_type()
             if ctype is None:
-                return False, "publish_clock needs rosgraph_msgs, which is not installed"
+                return Outcome(False, "publish_clock needs rosgraph_msgs, which is not installed")
             if self._clock_pub is None:
                 self._clock_pub = self.create_publisher(ctype, "/clock", 10)
             clock = self._publish_clock
-        pubs = {t: self._publisher(t) if t in rp.STATE_TOPICS else self._session_publisher(t)
+        pubs = {t: self._publisher(t) if t in STATE_TOPICS else self._session_publisher(t)
                 for t in kinds | ({"tf", "tf_static"} if tf_mode == "computed" else set())}
         computed = sp.ComputedTf(self._model) if tf_mode == "computed" and self._model is not None else None
         if computed is not None:
             pubs["tf_static"].publish(computed.static(self.get_clock().now().nanoseconds))
         self._replayed = None
-        after_first = (lambda: self.wait_for_all_acked(first_acked_timeout)) if first_acked_timeout > 0 else None
+
+        def wait_first_acked() -> None:
+            self.wait_for_all_acked(first_acked_timeout)
+
+        after_first = wait_first_acked if first_acked_timeout > 0 else None
         route = self._world.router(pubs, {self.resolve_topic_name(t): t for t in pubs}) if self._world else None
-        self._player = rp.Player(events, route or sp.session_publish(pubs, computed, time.time_ns),
-                                 rate=self._p("rate"),
-                                 loop=self._p("loop"), start_offset=self._p("start_offset"), clock=clock,
-                                 after_first=after_first)
-        if self._player.realtime:
-            self._realtime_executor()
+        realtime = bool(self._p("realtime_playback"))
+        self._player = Player(source.events, route or sp.session_publish(pubs, computed, time.time_ns),
+                              rate=self._p("rate"), loop=self._p("loop"), start_offset=self._p("start_offset"),
+                              publish_clock=clock, after_first=after_first, realtime=realtime)
+        if realtime:
+            self._scheduling.apply()
+            if self._scheduling.note:
+                self.get_logger().info(self._scheduling.note)
         if self._recorder is None:
             self._unsubscribe_inputs()
         self._player.start()
-        time.sleep(0.01)
-        if self._player.realtime_note:
-            self.get_logger().info(self._player.realtime_note)
+        if realtime:
+            time.sleep(0.01)  # the player thread has asked for its priority: say when it was refused
+            if self._player.realtime_note:
+                self.get_logger().info(self._player.realtime_note)
         rate = f"at rate {self._p('rate'):g}"
+        extent = source.extent
         if extent is None:
-            return True, f"playing {path}: a recording without summary (cut off?), length unknown, {rate}"
+            return Outcome(True, f"playing {path}: a recording without summary (cut off?), length unknown, {rate}")
         span = (extent.end_ns - extent.start_ns) / 1e9
-        return True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}, TF {tf_mode}"
+        return Outcome(True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}, TF {tf_mode}")
 
     def playback_plan(self, path: str | Path) -> tuple[str, frozenset[str]]:
         """``(tf source in effect, topic kinds played)`` for playing ``path`` (ValueError: refused, with why)."""
         p = Path(path).expanduser()
-        files = p.is_dir() and not any(p.glob("*.mcap"))
-        return sp.plan_tf(str(self._p("tf_source")), None if files else sp.recording_topic_kinds(p),
-                          self._model is not None)
-
-    def _realtime_executor(self) -> None:
-        """During playback the executor thread shares the GIL with the player: give it a real-time
-        priority below the player's (no priority inversion behind a preempted GIL holder) and a short
-        GIL switch interval, when the process may; undone when playback ends."""
-        import os
-
-        self._realtime_on = True
-        self._old_switch = sys.getswitchinterval()
-        sys.setswitchinterval(0.0002)
-        try:
-            os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(5))
-        except (AttributeError, OSError):
-            pass
-
-    def _normal_executor(self) -> None:
-        import os
-
-        self._realtime_on = False
-        sys.setswitchinterval(self._old_switch)
-        try:
-            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
-        except (AttributeError, OSError):
-            pass
+        return plan_tf(str(self._p("tf_source")), None if is_restart_directory(p) else recording_topic_kinds(p),
+                       self._model is not None)
 
     def _publish_clock(self, t_ns: int) -> None:
-        from robot_state_format.ros.messages import ns_to_stamp
-
         ctype = clock_type()
         assert ctype is not None
         self._clock_pub.publish(ctype(clock=ns_to_stamp(t_ns)))
-
-    @staticmethod
-    def _encode_joint_state(t_ns: int, fields: rp.JointStateFields) -> bytes:
-        from rclpy.serialization import serialize_message
-
-        return bytes(serialize_message(StateStore._joint_state_msg(fields, t_ns)))
 
     def _srv_play(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         response.success, response.message = self.play()
@@ -774,9 +528,10 @@ class StateStore(SnapshotSaving, Node):
         return response
 
     def shutdown(self) -> None:
-        """Stop playback and close the recording cleanly (called on SIGINT)."""
+        """Stop playback, close the recording cleanly and undo real-time settings (called on SIGINT)."""
         if self._player is not None:
             self._player.stop()
+        self._scheduling.restore()
         if self._recorder is not None:
             ok, msg = self.stop_recording()
             print(f"state_store: recording {'closed' if ok else 'failed'}: {msg}", file=sys.stderr)

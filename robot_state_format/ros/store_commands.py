@@ -9,6 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+try:
+    from rclpy.parameter import Parameter
+except ImportError:  # the command line outside the project's .venv
+    raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
+
+from robot_state_format.ros import spin
+from robot_state_format.ros.state_store import StateStore, StateStoreConfigError, StateStoreModelError
+
 
 def _err(cmd: str, msg: str) -> None:
     print(f"robot-state-format {cmd}: error: {msg}", file=sys.stderr)
@@ -17,14 +25,6 @@ def _err(cmd: str, msg: str) -> None:
 def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     """rclpy up (SIGINT/SIGTERM end the command cleanly, exit 0), one StateStore with ``params``;
     returns the node and its :class:`robot_state_format.ros.spin.Stop`."""
-    try:
-        from rclpy.parameter import Parameter
-
-        from robot_state_format.ros import spin
-    except ImportError:
-        raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
-    from robot_state_format.ros.state_store import StateStore, StateStoreConfigError, StateStoreModelError
-
     stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
     if args.model:
         params = {"model_file": str(Path(args.model).resolve()), **params}
@@ -64,8 +64,6 @@ def _usage_errors(cmd: str, run: Callable[[argparse.Namespace], int]) -> Callabl
 
 
 def _stop(node: Any, stop: Any) -> None:
-    from robot_state_format.ros import spin
-
     try:
         node.shutdown()
     finally:
@@ -74,8 +72,6 @@ def _stop(node: Any, stop: Any) -> None:
 
 def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
     """Spin until the deadline, ``done()``, or SIGINT/SIGTERM; True when interrupted."""
-    from robot_state_format.ros import spin
-
     return spin.spin(node, stop, until=until, done=done, timeout_sec=0.05)
 
 
@@ -101,7 +97,7 @@ def _run_save(args: argparse.Namespace) -> int:
 
         def attempt() -> bool:  # wait while nothing (or not every joint) has been measured yet
             result["r"] = node.save_ex("restart")
-            return result["r"][2] != "wait"
+            return bool(result["r"][2] != "wait")
 
         _spin(node, stop, time.monotonic() + args.timeout, attempt)
         ok, msg, why = result.get("r") or node.save_ex("restart")
@@ -170,7 +166,10 @@ def _run_replay(args: argparse.Namespace) -> int:
                 waited = "tf" if node.playback_plan(path)[0] != "none" else "joint_states"
             except Exception:  # noqa: BLE001 - play() below reports it
                 waited = "joint_states"
-            enough = lambda: node.subscriber_count(waited) >= want  # noqa: E731
+
+            def enough() -> bool:
+                return bool(node.subscriber_count(waited) >= want)
+
             if _spin(node, stop, time.monotonic() + args.wait_timeout, enough):
                 return 0
             if not enough():

@@ -10,15 +10,34 @@ docs/state_store.md "Only measured, recent state is saved").
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from std_srvs.srv import Trigger
 
-from robot_state_format.playback import snapshot_checks as sc
+from robot_state_format.ros.world_sources import WorldSources
+
 from robot_state_format.errors import error_text
 from robot_state_format.log_throttle import throttled
 from robot_state_format.output_dirs import ensure_directory
+from robot_state_format.playback import snapshot_checks as sc
+from robot_state_format.playback.outcome import FailureKind, Outcome, SaveOutcome
+from robot_state_format.playback.restart_files import restart_file_path, rotate
+from robot_state_format.usdf.build import SnapshotBuilder
+from robot_state_format.usdf.reader import read_world_state
+from robot_state_format.usdf.types import Stamp, WorldState
+from robot_state_format.usdf.writer import write_world_state, write_world_state_file
+
+
+@dataclass
+class SaveCheck:
+    """Whether the newest snapshot may be saved as the current state: ``state`` when it may, else
+    ``why`` (``wait``, ``refused`` or ``error``, as :class:`SaveOutcome`) and the ``reason``."""
+
+    state: WorldState | None
+    why: FailureKind = ""
+    reason: str = ""
 
 
 class SnapshotSaving:
@@ -38,7 +57,7 @@ class SnapshotSaving:
     _cache: Any
     _tree: Any
     _model: Any
-    _world: Any
+    _world: WorldSources | None
     _log_throttle: Any
     last_save: tuple[bool, str] | None
     _p: Any
@@ -61,18 +80,13 @@ class SnapshotSaving:
         state = self._built_state()
         if state is None:
             return None
-        from robot_state_format.usdf.writer import write_world_state
-
         return write_world_state(state)
 
-    def _built_state(self) -> Any:
+    def _built_state(self) -> WorldState | None:
         """The snapshot built from the joint_states received (None before any); unmeasured joints left out."""
         if self._cache is None or self._model is None or self._js_seq == 0:
             return None
         if self._js_built_seq != self._js_seq:
-            from robot_state_format.usdf.build import SnapshotBuilder
-            from robot_state_format.usdf.types import Stamp
-
             if self._builder is None:
                 self._builder = SnapshotBuilder(self._model, self._tree)
             cache = self._cache
@@ -82,65 +96,64 @@ class SnapshotSaving:
             missing = cache.missing_joints()
             self._built = sc.drop_unmeasured(state, self._model, missing) if missing else state
             self._js_built_seq = self._js_seq
-        return self._built
+        built: WorldState | None = self._built
+        return built
 
     def _snapshot_version(self) -> int:
         if self._world is not None:
             return int(self._world.version)
         return self._snapshot_seq if self._snapshot_text is not None else -1 - self._js_seq
 
-    def _save_state(self) -> tuple[Any, str, str]:
-        """``(state, "", "")`` when the newest snapshot may be saved as the current state, else
-        ``(None, kind, reason)``: kind ``wait`` (nothing measured yet: no snapshot, or joints never
+    def _save_state(self) -> SaveCheck:
+        """The state to save, or why not: ``wait`` (nothing measured yet: no snapshot, or joints never
         reported), ``refused`` (too old, no stamp) or ``error`` (not valid USDF)."""
-        from robot_state_format.usdf.reader import read_world_state
-
         model = self._model
+        state: WorldState | None
         if self._world is not None:  # one world of the sources: each robot holds only what it reported
             text = self._world.snapshot_text()
             if text is None:
-                return None, "wait", "no snapshot yet: no source has reported; nothing written"
+                return SaveCheck(None, "wait", "no snapshot yet: no source has reported; nothing written")
             try:
                 state = read_world_state(text, file="<world_state>")
             except Exception as exc:  # noqa: BLE001
-                return None, "error", f"the world snapshot is not valid USDF: {error_text(exc)}"
+                return SaveCheck(None, "error", f"the world snapshot is not valid USDF: {error_text(exc)}")
             if state.stamp is None:
-                return None, "refused", "refused: the world snapshot has no <stamp>; nothing written"
-            return state, "", ""
+                return SaveCheck(None, "refused", "refused: the world snapshot has no <stamp>; nothing written")
+            return SaveCheck(state)
         if self._snapshot_text is not None:
             received = self._snapshot_rx
             try:
                 state = read_world_state(self._snapshot_text, file="<world_state>")
             except Exception as exc:  # noqa: BLE001
-                return None, "error", f"the latest snapshot is not valid USDF: {error_text(exc)}"
+                return SaveCheck(None, "error", f"the latest snapshot is not valid USDF: {error_text(exc)}")
             missing = sc.unmeasured_joints(state, model) if model is not None else []
         else:
             received = self._js_rx
             try:
                 state = self._built_state()
             except Exception as exc:  # noqa: BLE001
-                return None, "error", f"cannot build a snapshot from joint_states: {error_text(exc)}"
+                return SaveCheck(None, "error", f"cannot build a snapshot from joint_states: {error_text(exc)}")
             if state is None:
                 why = "no snapshot yet: nothing received on world_state nor joint_states"
                 if model is None:
-                    return None, "wait", why + " (and no model to build one from joint_states)"
+                    return SaveCheck(None, "wait", why + " (and no model to build one from joint_states)")
                 leaders = sc.moving_leaders(model)
                 if leaders:
                     why += f"; never reported: {len(leaders)} moving joint(s): {sc.names_text(leaders)}"
-                return None, "wait", why + "; nothing written"
+                return SaveCheck(None, "wait", why + "; nothing written")
             missing = self._cache.missing_joints()
         if missing and not self._p("allow_partial"):
-            return None, "wait", sc.missing_refusal(missing, len(sc.moving_leaders(model)) if model else 0)
+            return SaveCheck(None, "wait", sc.missing_refusal(missing, len(sc.moving_leaders(model)) if model else 0))
         if missing:
             state = sc.drop_unmeasured(state, model, missing)
         old = sc.age_refusal(time.monotonic() - received, float(self._p("max_snapshot_age")))
         source = "world_state" if self._snapshot_text is not None else "joint_states"
         if old is not None and not self._publisher_alive(source):  # publisher gone: not the current state
-            return None, "refused", old
+            return SaveCheck(None, "refused", old)
         if state.stamp is None:
-            return None, "refused", ("refused: the snapshot has no <stamp> (when it was measured is unknown); "
-                                     "nothing written")
-        return state, "", ""
+            return SaveCheck(None, "refused", "refused: the snapshot has no <stamp> (when it was measured is "
+                             "unknown); nothing written")
+        return SaveCheck(state)
 
     def _publisher_alive(self, topic: str) -> bool:
         """Whether another node still publishes on ``topic`` (this node publishes there too, for replay)."""
@@ -151,19 +164,17 @@ class SnapshotSaving:
         me = (self.get_name(), self.get_namespace())
         return any((i.node_name, i.node_namespace) != me for i in infos)
 
-    def save_ex(self, kind: str = "restart") -> tuple[bool, str, str]:
+    def save_ex(self, kind: str = "restart") -> SaveOutcome:
         """:meth:`save` with the kind of failure: ``(ok, message, why)``, ``why`` one of ``""`` (saved),
         ``wait`` (nothing measured yet), ``refused`` (stale or unstamped), ``error`` (I/O, invalid)."""
-        from robot_state_format.playback.restart_files import restart_file_path, rotate
-        from robot_state_format.usdf.writer import write_world_state_file
-
-        state, why, reason = self._save_state()
-        if state is None:
-            return False, reason, why
+        check = self._save_state()
+        state = check.state
+        if state is None or state.stamp is None:
+            return SaveOutcome(False, check.reason, check.why)
         out = Path(str(self._p("output_dir"))).expanduser()
         created, why_not = ensure_directory(out, "output_dir")
         if why_not is not None:
-            return False, why_not, "error"
+            return SaveOutcome(False, why_not, "error")
         if created:
             self.get_logger().info(f"created output_dir {str(out)!r}")
         name = state.model_states[0].name if state.model_states and self._world is None else state.name
@@ -171,19 +182,19 @@ class SnapshotSaving:
             path = restart_file_path(out, name, state.stamp.sec, state.stamp.nanosec, kind=kind)
             write_world_state_file(state, path)
         except Exception as exc:  # noqa: BLE001 - full disk, read-only directory: answer, keep running
-            return False, f"cannot write to {str(out)!r}: {error_text(exc)}", "error"
+            return SaveOutcome(False, f"cannot write to {str(out)!r}: {error_text(exc)}", "error")
         if kind == "checkpoint":
             try:
                 rotate(out, int(self._p("keep_last")), kind="checkpoint", model=name)
             except OSError as exc:
                 self.get_logger().warning(f"checkpoint rotation: {exc}")
         note = self._world.stale_note() if self._world is not None else ""
-        return True, str(path) + (f"\n{note}" if note else ""), ""
+        return SaveOutcome(True, str(path) + (f"\n{note}" if note else ""), "")
 
-    def save(self, kind: str = "restart") -> tuple[bool, str]:
+    def save(self, kind: str = "restart") -> Outcome:
         """Write the latest snapshot; ``(True, path)`` or ``(False, reason)``."""
         ok, msg, _ = self.save_ex(kind)
-        return ok, msg
+        return Outcome(ok, msg)
 
     def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         try:

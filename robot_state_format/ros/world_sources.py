@@ -32,10 +32,16 @@ from tf2_msgs.msg import TFMessage
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.model.types import Model
-from robot_state_format.ros import replay as rp
-from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp, transform_msg_to_matrix, transforms_to_msgs
+from robot_state_format.model.loader import load_model
+from robot_state_format.playback.edges import replay_edges
+from robot_state_format.playback.fit import replay_problems
+from robot_state_format.playback.joint_arrays import joint_state_fields
+from robot_state_format.recording.cdr import cdr_string_text
+from robot_state_format.ros.replay import joint_state_msg
+from robot_state_format.ros.messages import joint_state_arrays, transform_msg_to_matrix, transforms_to_msgs
 from robot_state_format.ros.tf_publisher import TF_QOS, TF_STATIC_QOS
 from robot_state_format.usdf.types import WORLD_FRAME, ModelState, WorldState
+from robot_state_format.usdf.writer import write_world_state
 from robot_state_format.world.aggregate import SourceStatus, WorldAggregator, normalise_namespace, topic
 from robot_state_format.world.tf_tree import TfTree
 
@@ -137,7 +143,7 @@ class WorldSources:
     # -- inputs ----------------------------------------------------------------------------------
     def _on_world_state(self, ns: str, raw: bytes) -> None:
         try:
-            text = rp.cdr_string_text(raw)
+            text = cdr_string_text(raw)
         except (ValueError, UnicodeDecodeError, IndexError) as exc:
             self.node.get_logger().warning(f"{topic(ns, 'world_state')}: unreadable: {exc}",
                                            throttle_duration_sec=5.0)
@@ -159,8 +165,6 @@ class WorldSources:
             self.node.get_logger().warning(f"{topic(ns, 'joint_states')}: {text}", throttle_duration_sec=5.0)
 
     def _on_description(self, ns: str, msg: String) -> None:
-        from robot_state_format.model.loader import load_model
-
         try:
             model = load_model(msg.data, file=f"<{topic(ns, 'robot_description')}>")
         except (RobotStateFormatError, ValueError) as exc:
@@ -230,8 +234,6 @@ class WorldSources:
 
     def snapshot_text(self) -> str | None:
         """The world as USDF text (None until a robot was heard from)."""
-        from robot_state_format.usdf.writer import write_world_state
-
         self._drain_tf()
         self.agg.update_poses(self.tf)
         version = self.agg.version
@@ -265,7 +267,7 @@ class WorldSources:
             single = WorldState(state.name, state.version, state.stamp, [],
                                 [ModelState(src.model.name, ms.parent, ms.pose, ms.twist, ms.link_states,
                                             ms.joint_states, ms.model_states)])
-            problems += [f"{ms.name}: {p}" for p in rp.check_state(single, src.model)]
+            problems += [f"{ms.name}: {p}" for p in replay_problems(single, src.model, file=path)]
             plan.append((src.namespace, src.model, single))
         if problems:
             return False, f"refused {path}: " + "; ".join(problems), []
@@ -275,15 +277,13 @@ class WorldSources:
         joints = 0
         for ns, model, single in plan:
             prefix = self.agg.sources[ns].frame_prefix
-            fields = rp.joint_state_fields(single, model)
-            msg = JointState(name=list(fields.name), position=[float(v) for v in fields.position],
-                             velocity=[float(v) for v in fields.velocity], effort=[float(v) for v in fields.effort])
-            msg.header.stamp = ns_to_stamp(stamp)
+            fields = joint_state_fields(single, model)
+            msg = joint_state_msg(fields, stamp)
             self._replayed[ns] = msg
             self._publisher(ns).publish(msg)
             self._resend_until = time.monotonic() + 3.0
             joints += len(fields.name)
-            for parent, child, x in rp.replay_edges(single, model, link_tf=link_tf):
+            for parent, child, x in replay_edges(single, model, link_tf=link_tf):
                 outer = parent in (WORLD_FRAME, self.agg.common_frame) or state.frame(parent) is not None \
                     or state.model(parent) is not None
                 edges.append((parent if outer else prefix + parent, prefix + child, x))
