@@ -20,7 +20,7 @@ from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from robot_state_format.ros.tf_publisher import TF_QOS, TF_STATIC_QOS  # noqa: E402
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 ECHO_NODE = str(HERE / "helpers" / "tf_echo_node.py")

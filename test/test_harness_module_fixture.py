@@ -12,7 +12,7 @@ pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests throu
 from ros_harness import RosHarness  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from robot_state_format.ros.tf_publisher import TF_STATIC_QOS  # noqa: E402
+from robot_state_format.ros.qos import TF_STATIC_QOS  # noqa: E402
 
 ECHO_NODE = str(Path(__file__).resolve().parent / "helpers" / "tf_echo_node.py")
 SEEN: dict[str, Any] = {}

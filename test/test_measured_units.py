@@ -162,7 +162,7 @@ def test_throttled_never_raises() -> None:
 
 # -- the joint-state source ------------------------------------------------------------------------------
 def test_sweep_values_follow_from_the_stamp() -> None:
-    from robot_state_format.ros.trajectory_source import channels, sample, sample_at_stamp
+    from robot_state_format.playback.trajectory import channels, sample, sample_at_stamp
 
     model = load_model(ROBOT)
     chans, quats = channels(model)
@@ -176,7 +176,7 @@ def test_sweep_values_follow_from_the_stamp() -> None:
 
 
 def test_fixed_values_and_defaults() -> None:
-    from robot_state_format.ros.trajectory_source import SourceError, fixed_positions
+    from robot_state_format.playback.trajectory import SourceError, fixed_positions
 
     model = load_model(ROBOT)
     names, pos, defaulted = fixed_positions(model, {"j2": 1.5})

@@ -28,7 +28,7 @@ from ros_harness import RosHarness  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from robot_state_format.model.loader import load_model  # noqa: E402
-from robot_state_format.ros.tf_publisher import TF_STATIC_QOS  # noqa: E402
+from robot_state_format.ros.qos import TF_STATIC_QOS  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

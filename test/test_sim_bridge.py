@@ -81,7 +81,7 @@ def test_clock_carries_the_simulation_time(ros: RosHarness) -> None:
     from rosgraph_msgs.msg import Clock
     from sensor_msgs.msg import JointState
 
-    from robot_state_format.ros.sim_bridge import CLOCK_QOS
+    from robot_state_format.ros.qos import CLOCK_QOS
 
     bridge = ros.start_node("sim_bridge", params={"model_file": str(ROBOTS["floating_mimic"][0]),
                                                   "publish_clock": True, "real_time_factor": 0.0},

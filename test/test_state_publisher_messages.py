@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from robot_state_format.spatial import (pose6_to_transform, quaternion_to_matrix, rpy_to_matrix)
-from robot_state_format.ros.messages import matrices_to_quaternions
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
+
+from robot_state_format.spatial import matrices_to_quaternions  # noqa: E402
 
 
 def test_quaternions_batch_round_trip_and_sign() -> None:

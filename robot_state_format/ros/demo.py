@@ -13,18 +13,35 @@ with SIGINT.  Exit 0 on success, 1 when the TF check fails, 2 on a set-up error.
 from __future__ import annotations
 
 import argparse
+import copy
 import math
 import os
 import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import rclpy
+import yaml
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
 
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.types import Model
+from robot_state_format.playback.trajectory import channels, sample_at_stamp
+from robot_state_format.ros.messages import transform_msg_to_matrix
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_LISTEN_QOS
+from robot_state_format.ros.replay import joint_state_fields
 from robot_state_format.sim.demo_part import demo_summary
+from robot_state_format.spatial import inverse, pose6_to_transform
+from robot_state_format.usdf.plot import plot_world_state
+from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.types import WorldState
+from robot_state_format.usdf.validate import validate_against_model
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 DEFAULT_MODEL = "arm7_gripper.urdf"
@@ -92,8 +109,6 @@ def _environment(out: Path) -> None:
 
 
 def _params_file(path: Path, params: dict[str, Any]) -> str:
-    import yaml
-
     path.write_text(yaml.safe_dump({"/**": {"ros__parameters": params}}, sort_keys=True))
     return str(path)
 
@@ -106,15 +121,11 @@ class Observer:
     """The demo's own rclpy node: service calls and TF collection."""
 
     def __init__(self) -> None:
-        import rclpy
-
         rclpy.init()
         self.node = rclpy.create_node("rsf_demo")
         self.edges: dict[tuple[str, str], Any] = {}
 
-    def spin_until(self, cond: Any, timeout: float, what: str, children: Children) -> None:
-        import rclpy
-
+    def spin_until(self, cond: Callable[[], bool], timeout: float, what: str, children: Children) -> None:
         deadline = time.monotonic() + timeout
         while not cond():
             children.check()
@@ -123,8 +134,6 @@ class Observer:
             rclpy.spin_once(self.node, timeout_sec=0.05)
 
     def trigger(self, service: str, children: Children, timeout: float = 30.0) -> tuple[bool, str]:
-        from std_srvs.srv import Trigger
-
         client: Any = self.node.create_client(Trigger, service)
         self.spin_until(client.service_is_ready, timeout, f"service {service}", children)
         future = client.call_async(Trigger.Request())
@@ -134,31 +143,21 @@ class Observer:
         return bool(r.success), str(r.message)
 
     def listen_tf(self) -> None:
-        from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
-        from tf2_msgs.msg import TFMessage
-
-        from robot_state_format.ros.messages import transform_msg_to_matrix
-
         def on_tf(msg: Any) -> None:
             for t in msg.transforms:
                 self.edges[(t.header.frame_id, t.child_frame_id)] = transform_msg_to_matrix(t.transform)
 
-        self.node.create_subscription(TFMessage, "/tf", on_tf, QoSProfile(depth=100))
-        self.node.create_subscription(TFMessage, "/tf_static", on_tf, QoSProfile(
-            depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL))
+        self.node.create_subscription(TFMessage, "/tf", on_tf, TF_QOS)
+        self.node.create_subscription(TFMessage, "/tf_static", on_tf, TF_STATIC_LISTEN_QOS)
 
     def close(self) -> None:
-        import rclpy
-
         self.node.destroy_node()
         if rclpy.ok():
             rclpy.try_shutdown()
 
 
-def expected_edges(state: Any, model: Any) -> dict[tuple[str, str], Any]:
+def expected_edges(state: WorldState, model: Model) -> dict[tuple[str, str], Any]:
     """Joint transforms (parent link → child link) implied by the saved link poses."""
-    from robot_state_format.spatial import inverse, pose6_to_transform
-
     ms = state.model(model.name) or state.model_states[0]
     poses = {ls.name: pose6_to_transform(ls.pose) for ls in ms.link_states if ls.pose is not None}
     out = {}
@@ -168,13 +167,10 @@ def expected_edges(state: Any, model: Any) -> dict[tuple[str, str], Any]:
     return out
 
 
-def compare_with_sent(state: Any, model: Any) -> tuple[float, int]:
+def compare_with_sent(state: WorldState, model: Model) -> tuple[float, int]:
     """Largest difference between the saved joint positions and the sweep the source sent at the saved
     ``<stamp>`` (its values are a function of the stamp), and how many values were compared. A file
     without a stamp, or missing a joint the source sends, differs by infinity."""
-    from robot_state_format.ros.replay import joint_state_fields
-    from robot_state_format.ros.trajectory_source import channels, sample_at_stamp
-
     if state.stamp is None:
         return math.inf, 0
     names, want, _ = sample_at_stamp(*channels(model), state.stamp.sec * 1_000_000_000 + state.stamp.nanosec)
@@ -192,59 +188,17 @@ def tf_error(a: Any, b: Any) -> tuple[float, float]:
     return float(np.linalg.norm(a[:3, 3] - b[:3, 3])), angle
 
 
-def write_png(state: Any, model: Any, path: Path) -> str:
-    """A picture of the saved state: the USDF plot when available, else link origins and joints."""
-    try:
-        from robot_state_format.usdf.plot import plot_world_state
-    except ImportError:
-        pass
-    else:
-        import copy
-
-        shown = copy.deepcopy(state)
-        unposed = [ms for ms in shown.model_states if ms.pose is None]
-        for ms in unposed:  # no model pose in the snapshot (no TF to the world): draw it at the origin
-            ms.pose = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-        plot_world_state(shown, path, model=model)
-        return "usdf.plot" + (", model placed at the world origin" if unposed else "")
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from robot_state_format.usdf.resolve import world_poses
-
-    poses = world_poses(state)
-    ms = state.model(model.name) or state.model_states[0]
-    pts = {}
-    for ls in ms.link_states:
-        for key in (f"{ms.name}::{ls.name}", ls.name):
-            if key in poses:
-                pts[ls.name] = np.asarray(poses[key])[:3, 3]
-                break
-    fig, axes = plt.subplots(1, 2, figsize=(9, 4.5))
-    for ax, (i, j, label) in zip(axes, ((0, 2, "x-z (side)"), (0, 1, "x-y (top)"))):
-        for joint in model.joints.values():
-            if joint.parent in pts and joint.child in pts:
-                p, c = pts[joint.parent], pts[joint.child]
-                ax.plot([p[i], c[i]], [p[j], c[j]], "-", color="tab:blue", lw=2)
-        for name, p in pts.items():
-            ax.plot(p[i], p[j], "o", color="tab:orange", ms=4)
-        ax.set_title(label)
-        ax.set_aspect("equal", adjustable="datalim")
-        ax.grid(True, lw=0.3)
-    stamp = f" at {state.stamp.sec}.{state.stamp.nanosec:09d}" if state.stamp else ""
-    fig.suptitle(f"{model.name}{stamp}")
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return "matplotlib (link origins)"
+def write_png(state: WorldState, model: Model, path: Path) -> str:
+    """A picture of the saved state (usdf.plot; a model without a pose is drawn at the world origin)."""
+    shown = copy.deepcopy(state)
+    unposed = [ms for ms in shown.model_states if ms.pose is None]
+    for ms in unposed:  # no model pose in the snapshot (no TF to the world): draw it at the origin
+        ms.pose = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    plot_world_state(shown, path, model=model)
+    return "usdf.plot" + (", model placed at the world origin" if unposed else "")
 
 
 def run(model_path: Path, out: Path, record_s: float) -> int:
-    from robot_state_format.model.loader import load_model_file
-    from robot_state_format.usdf.reader import read_world_state_file
-    from robot_state_format.usdf.validate import validate_against_model
-
     t_start = time.monotonic()
     model = load_model_file(model_path)
     out.mkdir(parents=True, exist_ok=True)

@@ -8,8 +8,7 @@
 * :func:`joint_state_arrays` turns a ``sensor_msgs/JointState`` into names and numpy arrays.
 * :func:`transforms_to_msgs` builds ``TransformStamped`` objects (for /tf_static and tests).
 
-Importing this module does not import rclpy; the functions that build ROS message objects
-import the message packages when called.
+Importing this module imports the message packages, not rclpy.
 """
 
 from __future__ import annotations
@@ -19,13 +18,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from builtin_interfaces.msg import Time
+from geometry_msgs.msg import TransformStamped
 from numpy.typing import NDArray
 
-from robot_state_format.spatial import matrices_to_quaternions as matrices_to_quaternions  # re-exported
-from robot_state_format.spatial import transforms_to_quaternions
+from robot_state_format.spatial import quaternion_to_matrix, transforms_to_quaternions
 
 CDR_LE_HEADER = b"\x00\x01\x00\x00"  # XCDR1, little endian, no options
 _CACHE_SIZE = 256
+_Layout = tuple[bytes, int, "NDArray[np.intp]", "NDArray[np.intp]", "NDArray[np.intp]"]
+"""Skeleton bytes, total size, stamp words, double words, rows (see :meth:`TfEncoder._layout`)."""
 
 
 def _cdr_string(text: str, offset: int) -> tuple[bytes, int]:
@@ -55,10 +57,9 @@ class TfEncoder:
                 b, off = _cdr_string(child, off)
                 pad = (-off) % 8
                 self._tmpl[phase].append(b"\x00" * 8 + a + b + b"\x00" * pad + b"\x00" * 56)
-        self._layouts: dict[bytes, Any] = {}  # skeleton, size, stamp words, double words, rows
+        self._layouts: dict[bytes, _Layout] = {}
 
-    def _layout(self, slots: NDArray[np.intp]) -> tuple[bytes, int, NDArray[np.intp], NDArray[np.intp],
-                                                         NDArray[np.intp]]:
+    def _layout(self, slots: NDArray[np.intp]) -> _Layout:
         """Skeleton bytes (padded to 4 + 8n), total size, and uint64 indices (from byte 4) of the numbers."""
         key = slots.tobytes()
         hit = self._layouts.get(key)
@@ -80,7 +81,7 @@ class TfEncoder:
         # block of seven doubles is 8-aligned: both are whole uint64 words of the buffer viewed from byte 4.
         stamp_words = np.asarray([(p - 4) // 8 for p in stamp_pos[1:]], dtype=np.intp)
         dbl_words = (np.asarray([(p - 4) // 8 for p in dbl_pos], dtype=np.intp)[:, None] + np.arange(7)).ravel()
-        layout = (skeleton, size, stamp_words, dbl_words, np.arange(len(slots)))
+        layout: _Layout = (skeleton, size, stamp_words, dbl_words, np.arange(len(slots)))
         if len(self._layouts) >= _CACHE_SIZE:
             self._layouts.clear()
         self._layouts[key] = layout
@@ -116,9 +117,8 @@ def stamp_to_ns(stamp: Any) -> int:
     return int(stamp.sec) * 1_000_000_000 + int(stamp.nanosec)
 
 
-def ns_to_stamp(ns: int) -> Any:
-    from builtin_interfaces.msg import Time
-
+def ns_to_stamp(ns: int) -> Time:
+    """Integer nanoseconds → ``builtin_interfaces/Time``."""
     sec, nsec = divmod(int(ns), 1_000_000_000)
     return Time(sec=sec, nanosec=nsec)
 
@@ -137,10 +137,8 @@ def joint_state_arrays(msg: Any) -> tuple[list[str], NDArray[np.float64], NDArra
 
 
 def transforms_to_msgs(frames: Sequence[tuple[str, str]], transforms: NDArray[np.float64],
-                       stamp_ns: int) -> list[Any]:
+                       stamp_ns: int) -> list[TransformStamped]:
     """``geometry_msgs/TransformStamped`` objects for ``frames[k]`` at ``transforms[k]``."""
-    from geometry_msgs.msg import TransformStamped
-
     stamp = ns_to_stamp(stamp_ns)
     quats = matrices_to_quaternions(transforms[:, :3, :3]) if len(transforms) else np.empty((0, 4))
     out = []
@@ -158,8 +156,6 @@ def transforms_to_msgs(frames: Sequence[tuple[str, str]], transforms: NDArray[np
 
 def transform_msg_to_matrix(tf: Any) -> NDArray[np.float64]:
     """``geometry_msgs/Transform`` → 4x4."""
-    from robot_state_format.spatial import quaternion_to_matrix
-
     q = tf.rotation
     x, y, z, w = float(q.x), float(q.y), float(q.z), float(q.w)
     n = (x * x + y * y + z * z + w * w) ** 0.5

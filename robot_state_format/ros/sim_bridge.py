@@ -20,20 +20,22 @@ from typing import Any
 
 from rcl_interfaces.msg import ParameterDescriptor
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+from rclpy.qos import qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.ros.messages import ns_to_stamp
-from robot_state_format.ros.replay import MULTI_DOF_SUFFIXES
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.xacro import parse_xacro_args
 from robot_state_format.ros import spin
-
-LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-CLOCK_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT)
+from robot_state_format.ros.messages import ns_to_stamp
+from robot_state_format.ros.qos import CLOCK_QOS, LATCHED
+from robot_state_format.ros.replay import MULTI_DOF_SUFFIXES
+from robot_state_format.sim.run import make_sim
+from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.writer import write_world_state
 MAX_STEPS_PER_TICK = 2000  # a slow machine falls behind the clock instead of stalling the executor
 
 PARAMS: dict[str, tuple[Any, str]] = {
@@ -56,10 +58,6 @@ class SimBridge(Node):
         super().__init__(node_name, **kwargs)
         for name, (default, text) in PARAMS.items():
             self.declare_parameter(name, default, ParameterDescriptor(description=text))
-        from robot_state_format.model.loader import load_model_file
-        from robot_state_format.model.xacro import parse_xacro_args
-        from robot_state_format.sim.run import make_sim
-
         p = self._p
         model = load_model_file(str(p("model_file")), xacro_args=parse_xacro_args(str(p("xacro_args")).split()))
         self.sim = make_sim(str(p("engine")), model, dt=float(p("dt")),
@@ -144,16 +142,12 @@ class SimBridge(Node):
         self._js_pub.publish(msg)
 
     def publish_world_state(self) -> None:
-        from robot_state_format.usdf.writer import write_world_state
-
         self._ws_pub.publish(String(data=write_world_state(self.sim.capture(), pretty=False)))
 
     # ---- restart ------------------------------------------------------------------------------
 
     def restart(self) -> tuple[bool, str]:
         """Restore the ``restart_file``; publish its state at once; ``(ok, message)``."""
-        from robot_state_format.usdf.reader import read_world_state_file
-
         path = str(self._p("restart_file"))
         if not path:
             return False, "the restart_file parameter is empty"

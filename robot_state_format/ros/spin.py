@@ -24,7 +24,7 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from types import FrameType
-from typing import Any
+from typing import Any, TypeVar
 
 import rclpy
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
@@ -126,23 +126,25 @@ def finish(stop: Stop, *nodes: Node | None) -> None:
 
 
 Failure = tuple["type[BaseException] | tuple[type[BaseException], ...]", str, int]
+N = TypeVar("N", bound=Node)
 
 
-def run_main(prog: str, make: Callable[[], Node], args: list[str] | None,
-             failures: Sequence[Failure], on_exit: Callable[[Any], None] | None = None) -> int:
+def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures: Sequence[Failure],
+             on_exit: Callable[[N], None] | None = None, *,
+             until: Callable[[N], float | None] | None = None) -> int:
     """A node's console script: init, make the node, spin until SIGINT/SIGTERM, finish.
 
     ``failures``: ``(exception types, text before the error, exit code)``, the first that matches an
     exception raised while making or spinning the node is printed as ``PROG: error: TEXT<exc>`` on
     stderr and gives the exit code; any other exception propagates. ``on_exit(node)`` runs before
-    the node is destroyed (when it was made).
+    the node is destroyed (when it was made). ``until(node)``: a monotonic time to stop at (None: never).
     """
     stop = init(args if args is not None else sys.argv)
-    node: Any = None
+    node: N | None = None
     code = 0
     try:
         node = make()
-        spin(node, stop)
+        spin(node, stop, until=until(node) if until is not None else None)
     except Exception as exc:  # noqa: BLE001 - matched against failures, else raised again
         for types, lead, exit_code in failures:
             if isinstance(exc, types):

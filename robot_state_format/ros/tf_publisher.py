@@ -23,39 +23,38 @@ transform per child frame (ros2/geometry2 issue #818), cannot drop a frame and s
 from __future__ import annotations
 
 from collections.abc import Iterable
+from types import ModuleType
 from typing import Any
 
 from geometry_msgs.msg import TransformStamped
 from rclpy.node import Node
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.serialization import deserialize_message
 from tf2_msgs.msg import TFMessage
+
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS
 
 TF_TOPIC = "/tf"
 TF_STATIC_TOPIC = "/tf_static"
 
-TF_QOS = QoSProfile(
-    depth=100,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
-TF_STATIC_QOS = QoSProfile(
-    depth=1,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
-
 BACKENDS = ("auto", "tf2_ros", "native")
+
+# TF_QOS and TF_STATIC_QOS are defined in ros/qos.py; importable from here for callers not moved yet.
+__all__ = ["BACKENDS", "TF_QOS", "TF_STATIC_QOS", "TF_STATIC_TOPIC", "TF_TOPIC", "TfPublisher", "tf2_ros_available"]
+
+
+def _tf2_ros() -> ModuleType | None:
+    """``tf2_ros`` (a ROS distro's, optional: the PyPI wheels have none), or None."""
+    try:
+        import tf2_ros
+    except ImportError:
+        return None
+    module: ModuleType = tf2_ros
+    return module
 
 
 def tf2_ros_available() -> bool:
     """True when ``tf2_ros`` (a ROS distro's) can be imported."""
-    try:
-        import tf2_ros  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return _tf2_ros() is not None
 
 
 def _as_list(transforms: TransformStamped | Iterable[TransformStamped]) -> list[TransformStamped]:
@@ -73,16 +72,18 @@ class TfPublisher:
     def __init__(self, node: Node, backend: str = "auto") -> None:
         if backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, not {backend!r}")
+        tf2_ros = _tf2_ros() if backend != "native" else None
         if backend == "auto":
-            backend = "tf2_ros" if tf2_ros_available() else "native"
+            backend = "tf2_ros" if tf2_ros is not None else "native"
+        elif backend == "tf2_ros" and tf2_ros is None:
+            raise ImportError("backend 'tf2_ros': tf2_ros cannot be imported (no ROS distro sourced)")
         self._node = node
         self.backend = backend
+        self._tf2_ros = tf2_ros
         self._static: dict[str, TransformStamped] = {}
         self._static_broadcaster: Any = None
         self._static_pub: Any = None
-        if backend == "tf2_ros":
-            import tf2_ros
-
+        if tf2_ros is not None and backend == "tf2_ros":
             self._broadcaster: Any = tf2_ros.TransformBroadcaster(node, qos=TF_QOS)
             self._tf_pub: Any = None
         else:
@@ -109,8 +110,6 @@ class TfPublisher:
         if pub is not None:
             pub.publish(bytes(data))
             return
-        from rclpy.serialization import deserialize_message
-
         self.send(deserialize_message(bytes(data), TFMessage).transforms)
 
     # -- static --------------------------------------------------------------------------------
@@ -137,14 +136,12 @@ class TfPublisher:
 
     def _static_writer(self) -> Any:
         if self._static_pub is None:
-            if self.backend == "tf2_ros":
-                import tf2_ros
-
+            if self._tf2_ros is not None and self.backend == "tf2_ros":
                 # The broadcaster makes the /tf_static publisher (tf2_ros's topic and QoS); the message is
                 # ours. Its own sendTransform cannot give the native semantics: tf2_ros_py <= 0.39.1 keeps
                 # the FIRST transform sent per child frame (ros2/geometry2#818, fixed after 0.39.1), it
                 # never drops a frame, and it sends nothing new for an empty set.
-                self._static_broadcaster = tf2_ros.StaticTransformBroadcaster(self._node, qos=TF_STATIC_QOS)
+                self._static_broadcaster = self._tf2_ros.StaticTransformBroadcaster(self._node, qos=TF_STATIC_QOS)
                 self._static_pub = self._static_broadcaster.pub_tf
             else:
                 self._static_pub = self._node.create_publisher(TFMessage, TF_STATIC_TOPIC, TF_STATIC_QOS)

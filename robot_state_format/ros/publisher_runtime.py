@@ -1,0 +1,112 @@
+"""One compiled model of the state_publisher with everything its hot path needs.
+
+:class:`Runtime` is replaced as a whole when the model changes (one reference assignment in the node).
+:meth:`Runtime.apply` is the joint-state path without ROS: it merges one JointState into the
+:class:`~robot_state_format.playback.state_cache.JointStateCache` and returns the ``/tf`` message to
+send as CDR bytes (:class:`~robot_state_format.ros.messages.TfEncoder`) with what else the node must
+do (:class:`Applied`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_format import spatial as tfm
+from robot_state_format.kinematics import compiled
+from robot_state_format.kinematics.fk import joint_transforms
+from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.model.types import WORLD, JointType
+from robot_state_format.playback.state_cache import JointStateCache, Update
+from robot_state_format.ros.description import LoadedDescription
+from robot_state_format.ros.messages import TfEncoder
+from robot_state_format.usdf.build import SnapshotBuilder
+
+
+@dataclass(frozen=True)
+class Applied:
+    """The outcome of one JointState: the ``/tf`` bytes to send (None: nothing due) and the cache's update."""
+
+    tf: bytes | None
+    update: Update
+
+
+class Runtime:
+    """One compiled model: frames, the joint-state cache, the TF encoder and the snapshot builder."""
+
+    def __init__(self, loaded: LoadedDescription, frame_prefix: str, publish_period_ns: int,
+                 ignore_timestamp: bool) -> None:
+        self.loaded = loaded
+        self.model = model = loaded.model
+        self.tree = tree = compile_model(model)
+        self.cache = JointStateCache(model, tree, publish_period_ns=publish_period_ns,
+                                     ignore_timestamp=ignore_timestamp)
+        self.prefix = frame_prefix
+        frames: list[tuple[str, str]] = []
+        world_parent: list[int] = []
+        fixed: list[int] = []
+        for i, name in enumerate(tree.joint_names):
+            joint = model.joints[name]
+            if joint.parent == WORLD:
+                world_parent.append(i)
+                parent = WORLD
+            else:
+                parent = frame_prefix + joint.parent
+            frames.append((parent, frame_prefix + joint.child))
+            if joint.type is JointType.FIXED:
+                fixed.append(i)
+        self.frames = frames
+        self.child_frames = frozenset(child for _, child in frames)
+        self.world_parent = np.array(world_parent, dtype=np.intp)
+        self.world_pose: NDArray[np.float64] = np.asarray(model.pose, dtype=np.float64)
+        self.fixed = np.array(fixed, dtype=np.intp)
+        self.encoder = TfEncoder(frames)
+        self.root_link = tree.link_names[0] if tree.link_names else ""
+        root = model.links.get(self.root_link)
+        self.X_root_rootlink: NDArray[np.float64] = (np.asarray(root.pose, dtype=np.float64) if root is not None
+                                                     else np.eye(4))
+        self._snapshots: SnapshotBuilder | None = None
+
+    @property
+    def root_frame(self) -> str:
+        """The published frame id of the model's root link."""
+        return self.prefix + self.root_link
+
+    def joint_transforms(self) -> NDArray[np.float64]:
+        """X_parent_child of every tree joint at the cached q (joints to the world include the model pose)."""
+        x = joint_transforms(self.tree, self.cache.q)
+        if len(self.world_parent):
+            x = x.copy()
+            x[self.world_parent] = self.world_pose @ x[self.world_parent]
+        return x
+
+    def apply(self, names: Sequence[str], position: NDArray[np.float64], velocity: NDArray[np.float64],
+              effort: NDArray[np.float64], stamp_ns: int, now_ns: int) -> Applied:
+        """Merge one JointState; the TF message of the joints it made due."""
+        up = self.cache.update(names, position, velocity, effort, stamp_ns, now_ns)
+        if not len(up.send):
+            return Applied(None, up)
+        x = self.joint_transforms()
+        return Applied(self.encoder.encode(up.send, x[up.send], up.stamp_ns), up)
+
+    def snapshots(self) -> SnapshotBuilder:
+        """The USDF SnapshotBuilder of this model (made on first use, off the joint-state path)."""
+        if self._snapshots is None:
+            self._snapshots = SnapshotBuilder(self.model, self.tree)
+            compiled.warm()  # load the compiled kinematics now (1-3 s once), not in a snapshot
+        return self._snapshots
+
+    def static_transforms(self) -> tuple[list[tuple[str, str]], NDArray[np.float64]]:
+        """The frames and transforms of the fixed joints (for /tf_static)."""
+        x = self.joint_transforms()
+        return [self.frames[i] for i in self.fixed.tolist()], x[self.fixed]
+
+    def pose_in(self, x_parent_root: NDArray[np.float64]) -> NDArray[np.float64]:
+        """X_parent_model from the pose of the root link's frame in a parent frame."""
+        return x_parent_root @ tfm.inverse(self.X_root_rootlink)
+
+
+__all__ = ["Applied", "Runtime"]
