@@ -1,11 +1,13 @@
 """The command line loads lazily: ``--help`` imports no command module, a command only its own; the
-command table names every command module with the help line the module registers."""
+command table names every command module with the help line the module registers; commands that compute
+kinematics do it with numpy (numba never loaded) and give the process its default back."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -20,7 +22,7 @@ PROBE = """
 import json, sys
 from robot_state_format.cli import main
 code = main(sys.argv[1:])
-heavy = ("numpy", "lxml", "rclpy", "robot_state_format.kinematics.fk", "robot_state_format.usdf",
+heavy = ("numpy", "lxml", "rclpy", "robot_state_format.kinematics", "robot_state_format.usdf",
          "robot_state_format.ros", "matplotlib", "mujoco", "mcap")
 print(json.dumps({"code": code, "loaded": sorted({m.split(".")[0] if not m.startswith("robot_state_format")
                                                    else m for m in sys.modules if m.startswith(heavy)})}))
@@ -43,8 +45,42 @@ def test_check_imports_only_what_reading_a_model_needs() -> None:
     assert r["code"] == 0
     loaded = set(r["loaded"])  # type: ignore[arg-type]
     assert {"numpy", "lxml"} <= loaded  # the model reader's own needs
-    assert not loaded & {"rclpy", "matplotlib", "mujoco", "mcap", "robot_state_format.kinematics.fk"}
-    assert not any(m.startswith(("robot_state_format.usdf", "robot_state_format.ros")) for m in loaded)
+    assert not loaded & {"rclpy", "matplotlib", "mujoco", "mcap"}
+    assert not any(m.startswith(("robot_state_format.kinematics", "robot_state_format.usdf", "robot_state_format.ros"))
+                   for m in loaded), loaded
+
+
+KERNEL_PROBE = """
+import json, sys
+from robot_state_format.cli import main
+from robot_state_format.kinematics import compiled
+seen = []
+real = compiled.kernel
+compiled.kernel = lambda: seen[-1].add(compiled._default["kernel"]) or real()
+codes = []
+for argv in json.loads(sys.argv[1]):
+    seen.append(set())
+    codes.append(main(argv))
+print(json.dumps({"codes": codes, "numba": "numba" in sys.modules, "defaults_seen": [sorted(s) for s in seen],
+                  "restored": compiled._default["kernel"]}))
+"""
+
+
+def test_commands_that_compute_kinematics_use_numpy_and_restore_the_default(tmp_path: Path) -> None:
+    """One-shot commands never load numba (1-3 s); the process's default is back afterwards."""
+    out = tmp_path / "s.usdf"
+    runs = [["state", "from-model", str(SAMPLE), "--positions", '{"joint1": 0.5}', "--velocities", "{}",
+             "-o", str(out)],
+            ["state", "validate", str(out), "--model", str(SAMPLE), "--check-poses", "-q"],
+            ["fk", str(SAMPLE), "--positions", '{"joint1": 0.5}', "--velocities", "{}", "--json"]]
+    env = {k: v for k, v in os.environ.items() if k != "ROBOT_STATE_FORMAT_KERNEL"}
+    proc = subprocess.run([sys.executable, "-c", KERNEL_PROBE, json.dumps(runs)], capture_output=True, text=True,
+                          cwd=ROOT, env=env, check=False, timeout=120)
+    r = json.loads(proc.stdout.strip().splitlines()[-1])
+    # each command ran and computed kinematics (asked for the kernels) with numpy as the default; numba never
+    # loaded; the process's default (the kernels) restored
+    assert r == {"codes": [0] * len(runs), "numba": False, "defaults_seen": [[False]] * len(runs),
+                 "restored": True}, proc.stderr
 
 
 def test_command_table_names_every_module_and_its_help_lines() -> None:

@@ -8,7 +8,10 @@ Commands are loaded lazily: :data:`COMMANDS` names each command's module and one
 ``--help`` imports no command module and a command imports only its own module (``check`` does not
 pay for numpy-heavy kinematics or rclpy).  A new command module joins with one line in
 :data:`COMMANDS`; until then it is still found (every module of this package not listed is imported
-when the command line names no listed command: slower, but never missing).
+when the command line names no listed command: slower, but never missing).  A command module
+imports what it needs at its top (only optional heavy packages, such as mujoco or matplotlib, are
+imported where used); commands that compute kinematics wrap their ``func`` in
+:func:`robot_state_format.cli._kernel.numpy_kinematics`.
 
 Exit codes (a contract): 0 success/valid, 1 invalid input document, 2 usage or I/O error.
 """
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -39,11 +43,24 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def _unlisted_modules() -> list[str]:
-    """Command modules of this package that :data:`COMMANDS` does not name (``_*`` skipped)."""
-    import pkgutil
+    """Command modules of this package that :data:`COMMANDS` does not name (``_*`` skipped).
 
+    Read from the directory (``os.scandir``: pkgutil would cost ``--help`` about 3 ms of imports).
+    """
     listed = {m for m, _ in COMMANDS.values()}
-    return sorted(i.name for i in pkgutil.iter_modules(__path__) if not i.name.startswith("_") and i.name not in listed)
+    found = set()
+    for directory in __path__:
+        with os.scandir(directory) as entries:
+            for e in entries:
+                if e.is_file() and e.name.endswith(".py"):
+                    name = e.name[:-3]
+                elif e.is_dir() and os.path.isfile(os.path.join(e.path, "__init__.py")):
+                    name = e.name  # a command package
+                else:
+                    continue
+                if name.isidentifier() and not name.startswith("_") and name not in listed:
+                    found.add(name)
+    return sorted(found)
 
 
 def _register(sub: argparse._SubParsersAction, module: str) -> None:  # type: ignore[type-arg]
@@ -95,17 +112,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help(sys.stderr)
         return 2
-    from robot_state_format.kinematics import compiled  # light (numpy); numba stays unloaded
-
-    before = compiled.set_default(False)  # one-shot: numpy kinematics (ROBOT_STATE_FORMAT_KERNEL=numba overrides)
-    try:
+    try:  # commands that compute kinematics run them with numpy (cli/_kernel.py)
         return int(func(args))
     except BrokenPipeError:
         return 0
     except KeyboardInterrupt:
         return 130
-    finally:
-        compiled.set_default(before)
 
 
 def entry_point() -> None:

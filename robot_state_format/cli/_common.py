@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from robot_state_format.limits import read_input_file
 from robot_state_format.errors import (
     DiagnosticError,
     KinematicsError,
@@ -16,6 +15,8 @@ from robot_state_format.errors import (
     RobotStateFormatError,
     Severity,
 )
+from robot_state_format.limits import read_input_file
+from robot_state_format.model.xacro import parse_xacro_args
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -45,9 +46,7 @@ def split_xacro_items(items: list[str], options: list[str]) -> tuple[list[str], 
         else:
             paths.append(item)
     if not positional and not options:
-        return paths, {}  # nothing to parse: the xacro module stays unloaded (start-up time)
-    from robot_state_format.model.xacro import parse_xacro_args
-
+        return paths, {}
     args = parse_xacro_args(options)
     args.update(parse_xacro_args(positional))
     return paths, args

@@ -13,6 +13,8 @@ import tempfile
 from pathlib import Path
 
 from robot_state_format.errors import ConversionError, DiagnosticError, ModelIOError, Severity
+from robot_state_format.model.convert import convert_model
+from robot_state_format.model.loader import load_model_file
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -38,9 +40,6 @@ def _err(msg: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from robot_state_format.model.convert import convert_model
-    from robot_state_format.model.loader import load_model_file
-
     xacro_args: dict[str, str] = {}
     for item in args.xacro_arg:
         name, sep, value = item.partition(":=")

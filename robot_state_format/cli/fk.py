@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.cli._common import add_model_options, json_mapping, report_error
+from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
@@ -44,7 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--json", action="store_true", help="print the JSON document instead of a tree")
     p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
     add_model_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=numpy_kinematics(run))
 
 
 def _clean(v: float) -> float:

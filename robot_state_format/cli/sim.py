@@ -18,8 +18,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from robot_state_format.cli._common import add_model_options, report_error
+from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
+from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import ConversionError, ModelIOError, RobotStateFormatError
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.sim.mjcf import DEFAULT_DT
+from robot_state_format.sim.run import make_sim
+from robot_state_format.sim.run import run as run_steps
+from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.simulator_state import find_simulator_state
 
 PROG = "robot-state-format sim"
 
@@ -43,16 +50,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r.add_argument("--floating-base", action="store_true",
                    help="give a URDF robot's root link a free joint (SDFormat models float unless static)")
     add_model_options(r)
-    r.set_defaults(func=_run)
+    r.set_defaults(func=numpy_kinematics(_run))
 
 
 def _run(args: argparse.Namespace) -> int:
-    from robot_state_format.model.loader import load_model_file
-    from robot_state_format.sim.mjcf import DEFAULT_DT
-    from robot_state_format.sim.run import run
-    from robot_state_format.usdf.reader import read_world_state_file
-    from robot_state_format.usdf.simulator_state import find_simulator_state
-
     if args.steps < 0:
         print(f"{PROG}: error: --steps must be >= 0", file=sys.stderr)
         return 2
@@ -73,8 +74,6 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{PROG}: error: --dt must be positive", file=sys.stderr)
         return 2
     try:
-        from robot_state_format.cli._common import split_xacro_items
-
         _, xargs = split_xacro_items([], args.xacro_arg)
     except ValueError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
@@ -84,8 +83,6 @@ def _run(args: argparse.Namespace) -> int:
     except RobotStateFormatError as exc:
         return report_error(PROG, exc, args.model)
     try:
-        from robot_state_format.sim.run import make_sim
-
         sim = make_sim(args.engine, model, dt=dt, floating_base=True if args.floating_base else None)
     except ConversionError as exc:
         code = 2 if "not installed" in str(exc) else 1
@@ -116,7 +113,7 @@ def _run(args: argparse.Namespace) -> int:
         if args.trajectory is not None:
             Path(args.trajectory).parent.mkdir(parents=True, exist_ok=True)
             traj = open(args.trajectory, "w", encoding="utf-8")  # noqa: SIM115 - closed below
-        saved = run(sim, args.steps, save_at=args.save_at, out_dir=args.out, trajectory=traj)
+        saved = run_steps(sim, args.steps, save_at=args.save_at, out_dir=args.out, trajectory=traj)
     except OSError as exc:
         print(f"{PROG}: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2

@@ -17,11 +17,14 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
+
 from robot_state_format.cli._common import json_mapping
-from robot_state_format.limits import read_input_file
+from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import (
     ConversionError,
     Diagnostic,
@@ -30,6 +33,20 @@ from robot_state_format.errors import (
     ModelIOError,
     Severity,
 )
+from robot_state_format.kinematics.tree import CompiledTree, compile_model
+from robot_state_format.limits import read_input_file
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.types import Model
+from robot_state_format.model.xml import safe_parser
+from robot_state_format.usdf.atomic import atomic_write
+from robot_state_format.usdf.build import state_from_model
+from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
+from robot_state_format.usdf.export.sdf_state import sdf_to_state_ex, state_to_sdf
+from robot_state_format.usdf.plot import plot_world_state
+from robot_state_format.usdf.reader import read_world_state_file_ex
+from robot_state_format.usdf.types import WorldState
+from robot_state_format.usdf.validate import validate_against_model, validate_schema
+from robot_state_format.usdf.writer import write_world_state
 
 PROG = "robot-state-format state"
 
@@ -96,7 +113,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 # --------------------------------------------------------------------------------------------
 
 
-def _guard(func: Any) -> Any:
+def _guard(func: Callable[[argparse.Namespace], int]) -> Callable[[argparse.Namespace], int]:
+    """``func`` with this command's error → exit-code contract, run with numpy kinematics."""
+    @numpy_kinematics
     def run(args: argparse.Namespace) -> int:
         try:
             return int(func(args))
@@ -134,9 +153,7 @@ def _need_file(path: str, what: str) -> None:
         raise _Usage(f"{path}: no such {what}")
 
 
-def _load_model(path: str, xacro: bool = False) -> Any:
-    from robot_state_format.model.loader import load_model_file
-
+def _load_model(path: str, xacro: bool = False) -> Model:
     _need_file(path, "model file")
     return load_model_file(path, xacro=xacro)
 
@@ -146,10 +163,8 @@ def _locate(diags: list[Diagnostic], path: str) -> list[Diagnostic]:
     first element of that tag and name in the file (checks against a model work on the parsed state)."""
     if all(d.line is not None or not d.element for d in diags):
         return diags
-    from lxml import etree
-
     try:
-        root = etree.parse(path, etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)).getroot()
+        root = etree.parse(path, safe_parser()).getroot()
     except (OSError, etree.LxmlError):
         return diags
     lines: dict[tuple[str, str], int] = {}
@@ -164,9 +179,7 @@ def _locate(diags: list[Diagnostic], path: str) -> list[Diagnostic]:
     return out
 
 
-def _read_state(path: str, lenient: bool = False) -> Any:
-    from robot_state_format.usdf.reader import read_world_state_file_ex
-
+def _read_state(path: str, lenient: bool = False) -> WorldState:
     res = read_world_state_file_ex(path, lenient=lenient)
     for w in res.warnings:
         print(w.format(), file=sys.stderr)
@@ -186,8 +199,6 @@ def _emit(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
-    from robot_state_format.usdf.atomic import atomic_write
-
     atomic_write(output, text.encode("utf-8"))
 
 
@@ -196,8 +207,6 @@ def _emit(text: str, output: str | None) -> None:
 
 @_guard
 def _validate(args: argparse.Namespace) -> int:
-    from robot_state_format.usdf.validate import validate_against_model, validate_schema
-
     _need_file(args.file, "world_state file")
     model = _load_model(args.model, args.xacro) if args.model else None
     state = _read_state(args.file, args.lenient)
@@ -231,10 +240,6 @@ def _parse_stamp(text: str | None) -> tuple[int, int] | None:
 
 @_guard
 def _from_model(args: argparse.Namespace) -> int:
-    from robot_state_format.kinematics.tree import compile_model
-    from robot_state_format.usdf.build import state_from_model
-    from robot_state_format.usdf.writer import write_world_state
-
     positions = _json_arg(args.positions, "positions") or {}
     velocities = _json_arg(args.velocities, "velocities")
     efforts = _json_arg(args.efforts, "efforts")
@@ -250,7 +255,7 @@ def _from_model(args: argparse.Namespace) -> int:
     return 0
 
 
-def _defaulted(tree: Any, model_file: str, positions: dict[str, Any], velocities: dict[str, Any] | None
+def _defaulted(tree: CompiledTree, model_file: str, positions: dict[str, Any], velocities: dict[str, Any] | None
                ) -> list[Diagnostic]:
     """Warnings naming the moving joints left out of --positions / --velocities (written as zero)."""
     out: list[Diagnostic] = []
@@ -270,9 +275,6 @@ def _defaulted(tree: Any, model_file: str, positions: dict[str, Any], velocities
 def _export(args: argparse.Namespace) -> int:
     state = _read_state(args.file)
     if args.to == "sdf-state":
-        from robot_state_format.usdf.export.sdf_state import state_to_sdf
-        from robot_state_format.usdf.validate import validate_against_model
-
         problems = _locate(validate_against_model(state, _load_model(args.model, args.xacro), file=args.file), args.file)
         _print(problems)
         if any(d.severity is Severity.ERROR for d in problems):
@@ -281,8 +283,6 @@ def _export(args: argparse.Namespace) -> int:
         _print(warnings)
         _emit(text, args.output)
         return 0
-    from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
-
     if not Path(args.model).is_file():
         raise _Usage(f"{args.model}: no such model file")
     spec = load_mujoco_model(args.model, free_base=args.free_base, strip_geometry=True)
@@ -299,9 +299,6 @@ def _export(args: argparse.Namespace) -> int:
 
 @_guard
 def _import(args: argparse.Namespace) -> int:
-    from robot_state_format.usdf.export.sdf_state import sdf_to_state_ex
-    from robot_state_format.usdf.writer import write_world_state
-
     try:
         data = read_input_file(args.file)
     except OSError as exc:
@@ -314,8 +311,6 @@ def _import(args: argparse.Namespace) -> int:
 
 @_guard
 def _plot(args: argparse.Namespace) -> int:
-    from robot_state_format.usdf.plot import plot_world_state
-
     _need_file(args.file, "world_state file")
     model = _load_model(args.model, args.xacro) if args.model else None
     state = _read_state(args.file, args.lenient)

@@ -24,14 +24,16 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from robot_state_format.cli._kernel import numpy_kinematics
+from robot_state_format.ros import store_commands
+
 
 def _run(name: str) -> Callable[[argparse.Namespace], int]:
-    """The command's body lives in ros/ (the only place that starts rclpy); import it when run."""
+    """The command's body, in ros/ (the only place that starts rclpy; this module is loaded only when
+    one of its commands runs)."""
     def run(args: argparse.Namespace) -> int:
-        from robot_state_format.ros import store_commands
-
         return int(getattr(store_commands, name)(args))
-    return run
+    return numpy_kinematics(run)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
