@@ -175,9 +175,27 @@ def transforms_to_quaternions(x: NDArray[np.float64], out: NDArray[np.float64] |
 
 
 def matrix_to_quaternion(rot: NDArray[np.float64]) -> tuple[float, float, float, float]:
-    """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` from a 3x3 rotation (:func:`matrices_to_quaternions`)."""
-    x, y, z, w = matrices_to_quaternions(np.asarray(rot, dtype=np.float64)[:3, :3]).tolist()
-    return (x, y, z, w)
+    """Unit quaternion ``(x, y, z, w)`` with ``w >= 0`` from a 3x3 rotation.
+
+    :func:`matrices_to_quaternions`' method (the row of ``B = 4 q q^T`` with the largest diagonal
+    entry, first of x, y, z, w on a tie) for one matrix in plain floats (several times faster than the
+    vectorised form on one matrix); the two agree to rounding (the tests check 1e-15).
+    """
+    m = np.asarray(rot, dtype=np.float64)
+    (r00, r01, r02), (r10, r11, r12), (r20, r21, r22) = m[:3, :3].tolist()
+    diag = ((r00 - r11 - r22) + 1.0, (r11 - r00 - r22) + 1.0, (r22 - r00 - r11) + 1.0, (r00 + r11 + r22) + 1.0)
+    k = diag.index(max(diag))
+    if k == 0:
+        row = (diag[0], r01 + r10, r02 + r20, r21 - r12)
+    elif k == 1:
+        row = (r01 + r10, diag[1], r12 + r21, r02 - r20)
+    elif k == 2:
+        row = (r02 + r20, r12 + r21, diag[2], r10 - r01)
+    else:
+        row = (r21 - r12, r02 - r20, r10 - r01, diag[3])
+    scale = math.copysign(1.0 / math.sqrt(row[0] * row[0] + row[1] * row[1] + row[2] * row[2] + row[3] * row[3]),
+                          row[3])
+    return (row[0] * scale, row[1] * scale, row[2] * scale, row[3] * scale)
 
 
 def axis_angle_to_matrix(axis: Sequence[float], angle: float) -> NDArray[np.float64]:
