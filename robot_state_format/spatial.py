@@ -18,23 +18,40 @@ from numpy.typing import NDArray
 Transform = NDArray[np.float64]
 """A 4x4 homogeneous transform (float64)."""
 
+_EYE4 = np.eye(4)
+
 
 def identity() -> Transform:
     return np.eye(4)
 
 
-def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> NDArray[np.float64]:
-    """3x3 rotation for fixed-axis roll, pitch, yaw: Rz(yaw) Ry(pitch) Rx(roll)."""
+def _rpy_rows(roll: float, pitch: float, yaw: float) -> tuple[tuple[float, float, float], ...]:
+    """The rows of Rz(yaw) Ry(pitch) Rx(roll): the one rpy formula (:func:`rpy_to_matrix`, :func:`xyz_rpy_to_transform`)."""
     cr, sr = math.cos(roll), math.sin(roll)
     cp, sp = math.cos(pitch), math.sin(pitch)
     cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array(
-        [
-            [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-            [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-            [-sp, cp * sr, cp * cr],
-        ]
+    return (
+        (cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr),
+        (sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr),
+        (-sp, cp * sr, cp * cr),
     )
+
+
+def rpy_to_matrix(roll: float, pitch: float, yaw: float) -> NDArray[np.float64]:
+    """3x3 rotation for fixed-axis roll, pitch, yaw: Rz(yaw) Ry(pitch) Rx(roll)."""
+    return np.array(_rpy_rows(roll, pitch, yaw))
+
+
+def xyz_rpy_to_transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: float) -> Transform:
+    """4x4 of a position and fixed-axis roll, pitch, yaw, built in one array (the readers' hot path)."""
+    if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
+        t = _EYE4.copy()
+        t[0, 3] = x
+        t[1, 3] = y
+        t[2, 3] = z
+        return t
+    r0, r1, r2 = _rpy_rows(roll, pitch, yaw)
+    return np.array([[*r0, x], [*r1, y], [*r2, z], [0.0, 0.0, 0.0, 1.0]])
 
 
 def matrices_to_rpy(rot: NDArray[np.float64]) -> NDArray[np.float64]:

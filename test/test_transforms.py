@@ -19,6 +19,7 @@ from robot_state_format.spatial import (
     quaternions_to_matrices,
     rpy_to_matrix,
     transforms_to_quaternions,
+    xyz_rpy_to_transform,
 )
 
 
@@ -146,3 +147,12 @@ def test_axis_angle_matches_rodrigues_reference() -> None:
                                    atol=4e-15)
         r, p, y = rng.uniform(-3, 3, 3)
         np.testing.assert_allclose(rpy_to_matrix(r, p, y), ref.rpy(r, p, y), rtol=0, atol=4e-15)
+
+
+def test_xyz_rpy_to_transform_matches_the_reference() -> None:
+    rng = np.random.default_rng(15)
+    for _ in range(50):
+        x, y, z, r, p, yaw = rng.uniform(-3, 3, 6)
+        np.testing.assert_allclose(xyz_rpy_to_transform(x, y, z, r, p, yaw), ref.pose(x, y, z, r, p, yaw), rtol=0,
+                                   atol=4e-15)
+        assert np.array_equal(xyz_rpy_to_transform(x, y, z, 0.0, 0.0, 0.0), ref.pose(x, y, z))
