@@ -15,6 +15,13 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+__all__ = [
+    "Transform", "axis_angle_to_matrix", "from_rotation_translation", "identity", "inverse",
+    "matrices_to_quaternions", "matrices_to_rpy", "matrix_to_quaternion", "matrix_to_rpy", "pose6_to_transform",
+    "pose_to_transform", "quaternion_components_to_rotation", "quaternion_to_matrix", "quaternions_to_matrices",
+    "rpy_to_matrix", "transform_to_pose6", "transforms_to_quaternions", "xyz_rpy_to_transform",
+]
+
 Transform = NDArray[np.float64]
 """A 4x4 homogeneous transform (float64)."""
 
