@@ -169,12 +169,15 @@ _QMAP, _QCONST = _quaternion_map()
 _QMAP16 = np.zeros((16, 16))
 _QMAP16[[0, 1, 2, 4, 5, 6, 8, 9, 10]] = _QMAP
 _QMAP16[15] = _QCONST
+_ROWS = np.arange(4096)
+_ROWS.flags.writeable = False
 
 
 def _shepperd(b: NDArray[np.float64], out: NDArray[np.float64] | None) -> NDArray[np.float64]:
     """``(n, 4)`` unit quaternions, ``w >= 0``, from ``b`` ``(n, 16)`` = flattened ``4 q q^T`` per row."""
     n = len(b)
-    q = b.reshape(n, 4, 4)[np.arange(n), b[:, ::5].argmax(axis=1)]
+    rows = _ROWS[:n] if n <= _ROWS.size else np.arange(n)  # no allocation per call on the TF path
+    q = b.reshape(n, 4, 4)[rows, b[:, ::5].argmax(axis=1)]
     unit: NDArray[np.float64] = np.multiply(q, np.copysign(1.0 / np.sqrt(np.einsum("ij,ij->i", q, q)), q[:, 3])[:, None],
                                             out=out)
     return unit
