@@ -6,9 +6,9 @@ import math
 
 import numpy as np
 import pytest
+from reference_kinematics import axis_angle, pose
 
 from robot_state_format.errors import ModelError
-from robot_state_format.spatial import axis_angle_to_matrix, pose_to_transform
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Joint, JointType, Model
 
@@ -24,7 +24,7 @@ def codes_of(body: str, version: str = "1.7") -> list[str]:
 
 
 def T(x: float = 0, y: float = 0, z: float = 0, r: float = 0, p: float = 0, yw: float = 0) -> np.ndarray:
-    return pose_to_transform((x, y, z), (r, p, yw))
+    return pose(x, y, z, r, p, yw)
 
 
 def assert_pose(actual: np.ndarray, expected: np.ndarray, tol: float = 1e-9) -> None:
@@ -36,11 +36,11 @@ def motion(joint: Joint, q: float) -> np.ndarray:
     m = np.eye(4)
     a = np.array(joint.axis)
     if joint.type in (JointType.REVOLUTE, JointType.CONTINUOUS):
-        m[:3, :3] = axis_angle_to_matrix(a, q)
+        m[:3, :3] = axis_angle(a, q)
     elif joint.type is JointType.PRISMATIC:
         m[:3, 3] = a * q
     elif joint.type is JointType.SCREW:
-        m[:3, :3] = axis_angle_to_matrix(a, q)
+        m[:3, :3] = axis_angle(a, q)
         m[:3, 3] = a * joint.screw_pitch * q / (2 * math.pi)
     return m
 

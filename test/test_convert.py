@@ -22,6 +22,7 @@ from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
 
 from sdf_helpers import fk
+import reference_kinematics as ref
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
 
@@ -53,9 +54,7 @@ URDF = """<robot name="robot">
 
 
 def _rot(q: list[float]) -> np.ndarray:
-    from robot_state_format.spatial import quaternion_to_matrix
-
-    return quaternion_to_matrix(q)
+    return ref.quaternion_matrix(q)
 
 
 def assert_same_frames(a: dict, b: dict, keys: set[str] | None = None) -> None:  # type: ignore[type-arg]

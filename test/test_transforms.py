@@ -19,6 +19,7 @@ from robot_state_format.spatial import (
     quaternions_to_matrices,
     rpy_to_matrix,
     transforms_to_quaternions,
+    xyz_rpy_to_transform,
 )
 
 
@@ -115,7 +116,7 @@ def test_vectorised_matrices_to_quaternions_match_the_reference() -> None:
     for g, m, q in zip(got, mats, qs):
         np.testing.assert_allclose(g, ref.matrix_quaternion(m), rtol=0, atol=1e-14)
         np.testing.assert_allclose(g, q if q[3] >= 0 else -q, rtol=0, atol=1e-14)
-        assert matrix_to_quaternion(m) == tuple(g)
+        np.testing.assert_allclose(matrix_to_quaternion(m), g, rtol=0, atol=1e-15)  # the scalar form
     # the 4x4 path (TF messages) gives the same bits as the 3x3 one
     x = np.tile(np.eye(4), (300, 1, 1))
     x[:, :3, :3] = mats
@@ -146,3 +147,12 @@ def test_axis_angle_matches_rodrigues_reference() -> None:
                                    atol=4e-15)
         r, p, y = rng.uniform(-3, 3, 3)
         np.testing.assert_allclose(rpy_to_matrix(r, p, y), ref.rpy(r, p, y), rtol=0, atol=4e-15)
+
+
+def test_xyz_rpy_to_transform_matches_the_reference() -> None:
+    rng = np.random.default_rng(15)
+    for _ in range(50):
+        x, y, z, r, p, yaw = rng.uniform(-3, 3, 6)
+        np.testing.assert_allclose(xyz_rpy_to_transform(x, y, z, r, p, yaw), ref.pose(x, y, z, r, p, yaw), rtol=0,
+                                   atol=4e-15)
+        assert np.array_equal(xyz_rpy_to_transform(x, y, z, 0.0, 0.0, 0.0), ref.pose(x, y, z))

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import reference_kinematics as ref
 
 from robot_state_format.errors import ModelError
-from robot_state_format.spatial import rpy_to_matrix
 from robot_state_format.model.loader import load_model, load_model_file
 from robot_state_format.model.types import JointType
 from robot_state_format.model.urdf import read_urdf
@@ -113,7 +113,7 @@ def test_joint_elements(full) -> None:
     assert rev.type is JointType.REVOLUTE and (rev.parent, rev.child) == ("base", "l1")
     assert rev.axis == pytest.approx((0.0, 0.6, 0.8))  # (0 3 4) normalised
     expect = np.eye(4)
-    expect[:3, :3] = rpy_to_matrix(0.1, 0.2, 0.3)
+    expect[:3, :3] = ref.rpy(0.1, 0.2, 0.3)
     expect[:3, 3] = [0, 0, 1]
     assert np.allclose(rev.origin, expect)
     assert np.array_equal(rev.child_offset, np.eye(4))

@@ -19,7 +19,9 @@ Constants (built by :func:`constants`, once per tree):
 * ``ij`` ``(njoints, 3)``: kind (:data:`FIXED`, :data:`ROTARY`, :data:`SCREW`, :data:`PRISMATIC`,
   :data:`GENERIC`), the ``qa`` column, the parent link (-1: the root frame).
 * generic joints (universal, revolute2, planar, ball, floating) come in precomputed by numpy, per
-  configuration: their local transform (``gen``) and their child-frame twist (``xg``).
+  configuration: their local transform (``gen``) and their child-frame twist (``xg``).  So the
+  kernels hold no quaternion arithmetic: a ball or floating joint's rotation comes from
+  :func:`robot_state_format.spatial.quaternion_components_to_rotation`, through the numpy path.
 """
 
 from __future__ import annotations

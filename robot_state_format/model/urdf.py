@@ -21,13 +21,13 @@ from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, ModelError, Severity
-from robot_state_format.spatial import Transform, quaternion_to_matrix
+from robot_state_format.spatial import Transform, quaternion_to_matrix, xyz_rpy_to_transform
 from robot_state_format.model.types import (
     Calibration, Dynamics, Extension, Geometry, Inertial, Joint, JointType, Limits, Link, Material,
     Mimic, Model, SafetyController, Shape, Source,
 )
 from robot_state_format.model.urdf_parts import (
-    _AXIS_TYPES, _BOUNDED_TYPES, _D, DRAKE_JOINT_TYPES, JOINT_TYPES, _tag_name, _transform, describe,
+    _AXIS_TYPES, _BOUNDED_TYPES, _D, DRAKE_JOINT_TYPES, JOINT_TYPES, _tag_name, describe,
     link_materials, plain_vec3, prepare_urdf_bytes, strip_default_namespace,
 )
 from robot_state_format.model.urdf_validate import validate_urdf_model
@@ -167,7 +167,7 @@ class _Reader:
             return self._quat_origin(o, xyz)
         rpy = self.vec3(o, "rpy", _ZERO3)
         assert rpy is not None
-        t = _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
+        t = xyz_rpy_to_transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
         if len(self.diags) == before:  # read without a diagnostic: the same text reads the same
             self._origins[key] = t.copy()
         return t
@@ -179,7 +179,7 @@ class _Reader:
             self.warn("URDF_BAD_ORIGIN", "origin has both rpy and quat_xyzw; quat_xyzw is ignored", o)
             rpy = self.vec3(o, "rpy", _ZERO3)
             assert rpy is not None
-            return _transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
+            return xyz_rpy_to_transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
         q = self.vector(o, "quat_xyzw", 4)
         if q is not None:
             norm = math.sqrt(sum(v * v for v in q))

@@ -13,12 +13,10 @@ import math
 import re
 from collections.abc import Callable
 
-import numpy as np
 from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
-from robot_state_format.spatial import Transform
 from robot_state_format.model.types import JointType, Model, Shape
 from robot_state_format.model.xml import encode_text
 
@@ -33,7 +31,6 @@ _ATTRIBUTE_COLON_RE = re.compile(rb":[A-Za-z_][\w.-]*\s*=\s*[\"']")
 _NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 _NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 _BLANKS = frozenset(b" \t\n\r\x0b\x0c")
-_IDENTITY = np.eye(4)
 _DECL_ENCODING_RE = re.compile(rb"""<\?xml\b[^?]*?encoding\s*=\s*(["'])([^"']*)\1""")
 
 
@@ -50,24 +47,6 @@ DRAKE_JOINT_TYPES: dict[str, JointType] = {
 _BOUNDED_TYPES = frozenset({JointType.REVOLUTE, JointType.PRISMATIC, JointType.SCREW})
 _AXIS_TYPES = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC,
                          JointType.SCREW, JointType.PLANAR})
-
-
-def _transform(x: float, y: float, z: float, roll: float, pitch: float, yaw: float) -> Transform:
-    if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
-        t = _IDENTITY.copy()
-        t[0, 3] = x
-        t[1, 3] = y
-        t[2, 3] = z
-        return t
-    cr, sr = math.cos(roll), math.sin(roll)
-    cp, sp = math.cos(pitch), math.sin(pitch)
-    cy, sy = math.cos(yaw), math.sin(yaw)
-    return np.array([
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr, x],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr, y],
-        [-sp, cp * sr, cp * cr, z],
-        [0.0, 0.0, 0.0, 1.0],
-    ])
 
 
 def plain_vec3(text: str) -> tuple[float, float, float] | None:

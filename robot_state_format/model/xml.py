@@ -19,6 +19,11 @@ from lxml import etree
 from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, Diagnostic, ModelError, Severity
 
+__all__ = [
+    "MAX_DOCUMENT_BYTES", "SAFE_PARSER_OPTIONS", "check_element_count", "check_entities", "check_size", "describe",
+    "encode_text", "parse_bytes", "parse_xml", "safe_parser", "tolerate",
+]
+
 # The bound in force when this module was imported; limits.MAX_DOCUMENT_BYTES is read at each call.
 MAX_DOCUMENT_BYTES = limits.MAX_DOCUMENT_BYTES
 

@@ -4,7 +4,7 @@
   transforms: frame ids never change per joint, so each joint's bytes are a template and only the
   stamp and the seven doubles are written per message.  ``Publisher.publish`` accepts the bytes.
   The output is checked against ``rclpy.serialization.serialize_message`` in the tests.
-* :func:`matrices_to_quaternions` (from :mod:`robot_state_format.spatial`) converts a stack of rotations at once.
+* :func:`matrices_to_quaternions` (:mod:`robot_state_format.spatial`'s) converts a stack of rotations.
 * :func:`joint_state_arrays` turns a ``sensor_msgs/JointState`` into names and numpy arrays.
 * :func:`transforms_to_msgs` builds ``TransformStamped`` objects (for /tf_static and tests).
 
