@@ -48,7 +48,7 @@ def _unlisted_modules() -> list[str]:
     Read from the directory (``os.scandir``: pkgutil would cost ``--help`` about 3 ms of imports).
     """
     listed = {m for m, _ in COMMANDS.values()}
-    found = set()
+    found: set[str] = set()
     for directory in __path__:
         with os.scandir(directory) as entries:
             for e in entries:
