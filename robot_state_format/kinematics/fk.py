@@ -106,7 +106,7 @@ def _check_finite(tree: CompiledTree, a: FloatArray, velocities: bool) -> None:
         what = "velocity" if velocities else "position"
         where = f" (configuration {int(rows[0])})" if a.shape[0] > 1 else ""
         raise KinematicsError(
-            f"joint {_owner(tree, int(cols[0]), velocities)!r}: non-finite {what} {a[rows[0], cols[0]]!r}{where}"
+            f"joint {_owner(tree, int(cols[0]), velocities)!r}: non-finite {what} {float(a[rows[0], cols[0]])!r}{where}"
         )
 
 
