@@ -21,18 +21,25 @@ state, byte for byte (the writer stays the reference; the tests compare the two 
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, UsdfError
 
-try:  # a fast shortest-float formatter; the repr path below is the fallback
-    import orjson
 
-    _OPTION = orjson.OPT_SERIALIZE_NUMPY
-except ImportError:  # pragma: no cover - orjson is in requirements/core.txt
-    orjson = None  # type: ignore[assignment]
-    _OPTION = 0
+def _fast_formatter() -> ModuleType | None:
+    """``orjson`` (requirements/core.txt), a fast shortest-float formatter; None: the repr path below."""
+    try:
+        return importlib.import_module("orjson")
+    except ImportError:  # pragma: no cover - orjson is in requirements/core.txt
+        return None
+
+
+orjson = _fast_formatter()
+_OPTION = orjson.OPT_SERIALIZE_NUMPY if orjson is not None else 0
 
 __all__ = ["SnapshotTemplate", "check_finite", "derive_template", "sentinels"]
 
