@@ -8,7 +8,6 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 from pathlib import Path
 
 import pytest
@@ -353,6 +352,7 @@ _WRITER = textwrap.dedent("""
     payloads = [(b"A" * 300000) + b"\\nEND-A\\n", (b"B" * 150000) + b"\\nEND-B\\n"]
     print("ready", flush=True)
     for i in range(200):
+        print(i, flush=True)  # about to write number i: the test kills the process at a write it chooses
         atomic_write(path, payloads[i % 2])
 """)
 
@@ -363,17 +363,18 @@ def test_kill_9_during_atomic_writes_never_leaves_torn_file(tmp_path: Path) -> N
     target.write_bytes(a)
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     killed_mid_run = 0
-    for delay in (0.0, 0.002, 0.005, 0.01, 0.02, 0.03, 0.05, 0.08):
+    for at_write in (0, 1, 3, 10, 30, 60, 100, 150):  # kill points by progress, not by sleeping
         proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(target)], stdout=subprocess.PIPE, env=env)
         assert proc.stdout is not None
         assert proc.stdout.readline().strip() == b"ready"
-        time.sleep(delay)
+        while proc.stdout.readline().strip() not in (str(at_write).encode(), b""):
+            pass
         proc.send_signal(signal.SIGKILL)
         rc = proc.wait(timeout=30)
         proc.stdout.close()
         killed_mid_run += rc == -signal.SIGKILL
         data = target.read_bytes()
-        assert data in (a, b), f"torn file after kill at {delay}s: {len(data)} bytes"
+        assert data in (a, b), f"torn file after a kill at write {at_write}: {len(data)} bytes"
     assert killed_mid_run >= 4  # the kills really landed mid-run, not after the 200 writes
 
 

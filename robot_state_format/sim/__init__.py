@@ -8,19 +8,16 @@ are optional and imported only when an adapter is made (docs/simulation.md).
 
 from __future__ import annotations
 
-from typing import Any
-
+from robot_state_format.sim.adapter import Simulation
 from robot_state_format.usdf.types import WorldState
 
 
-def capture(sim: Any) -> WorldState:
+def capture(sim: Simulation) -> WorldState:
     """The simulation's current state: every model's pose and twist, link poses and twists, joint
     positions and velocities, the time stamp, and the simulator-state extension."""
-    state: WorldState = sim.capture()
-    return state
+    return sim.capture()
 
 
-def restore(sim: Any, state: WorldState, *, file: str = "<state>") -> list[str]:
+def restore(sim: Simulation, state: WorldState, *, file: str = "<state>") -> list[str]:
     """Put ``sim`` into ``state`` (``UsdfError`` when it does not fit the model); return warnings."""
-    warnings: list[str] = sim.restore(state, file=file)
-    return warnings
+    return sim.restore(state, file=file)

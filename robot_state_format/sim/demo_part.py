@@ -17,6 +17,7 @@ import numpy as np
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import JointType, Model
+from robot_state_format.sim.adapter import Simulation
 from robot_state_format.sim.run import make_sim, restart_path, trajectory_columns, trajectory_values
 from robot_state_format.usdf.build import state_from_model
 from robot_state_format.usdf.plot import pyplot
@@ -42,11 +43,11 @@ def bent_positions(model: Model) -> dict[str, float]:
     return out
 
 
-def _rows(sim: object, n: int) -> np.ndarray:
+def _rows(sim: Simulation, n: int) -> np.ndarray:
     rows = []
     for _ in range(n):
-        sim.step()  # type: ignore[attr-defined]
-        rows.append([sim.time, *trajectory_values(sim)])  # type: ignore[attr-defined]
+        sim.step()
+        rows.append([sim.time, *trajectory_values(sim)])
     return np.array(rows)
 
 

@@ -105,7 +105,7 @@ class WorldMap:
             rpy = matrix_to_rpy(r)
             top.pose = (float(x_wr[0, 3]), float(x_wr[1, 3]), float(x_wr[2, 3]),
                         float(rpy[0]) + 0.0, float(rpy[1]) + 0.0, float(rpy[2]) + 0.0)
-            top.twist = (*(float(x) for x in v_r), *(float(x) for x in w_r))  # type: ignore[assignment]
+            top.twist = (float(v_r[0]), float(v_r[1]), float(v_r[2]), float(w_r[0]), float(w_r[1]), float(w_r[2]))
         return state
 
     def root_motion(self, link_poses: FloatArray, link_twists: FloatArray) -> tuple[Transform, FloatArray, FloatArray]:
@@ -199,7 +199,8 @@ class WorldMap:
         key = f"{mscoped}::{local}"
         top_name = self.layout.slots[path].usdf_path[0]
         top = state.model(top_name)
-        if key in wp and ms is not None and ms.link(local) is not None and ms.link(local).pose is not None:  # type: ignore[union-attr]
+        ls = ms.link(local) if ms is not None else None
+        if key in wp and ls is not None and ls.pose is not None:
             x = wp[key]
         elif not self.model.is_world and top_name in wp:
             x = wp[top_name] @ np.asarray(self.model.links[link].pose, dtype=float)

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.model.types import JointType, Model
+from robot_state_format.sim.adapter import Simulation
 from robot_state_format.sim.drake_sim import DrakeSim
 from robot_state_format.sim.mjcf import DEFAULT_DT, FREE_SUFFIX
 from robot_state_format.sim.mujoco_sim import MujocoSim
@@ -29,7 +30,7 @@ _SUFFIXES = {
 }
 
 
-def make_sim(engine: str, model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None) -> Any:
+def make_sim(engine: str, model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None) -> Simulation:
     """A simulation of ``model`` at its zero state (``ConversionError`` when the engine is missing)."""
     if engine == "mujoco":
         return MujocoSim(model, dt=dt, floating_base=floating_base)
@@ -38,7 +39,7 @@ def make_sim(engine: str, model: Model, *, dt: float = DEFAULT_DT, floating_base
     raise ConversionError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})")
 
 
-def trajectory_columns(sim: Any) -> list[str]:
+def trajectory_columns(sim: Simulation) -> list[str]:
     """``step``, ``time``, then every independent coordinate: each non-mimic moving joint
     (``NAME``, or ``NAME.x``... for multi-DOF joints) and each floating root link
     (``LINK__free.x .y .z .qx .qy .qz .qw``: its pose in the world)."""
@@ -53,7 +54,7 @@ def trajectory_columns(sim: Any) -> list[str]:
     return cols
 
 
-def trajectory_values(sim: Any) -> list[float]:
+def trajectory_values(sim: Simulation) -> list[float]:
     pos, _ = sim.joint_values()
     out: list[float] = []
     for n in sim.map.tree.moving_joint_names:
@@ -69,7 +70,7 @@ def restart_path(out_dir: str | Path, step: int) -> Path:
     return Path(out_dir) / f"step_{step}.usdf"
 
 
-def run(sim: Any, steps: int, *, save_at: Iterable[int] = (), out_dir: str | Path = ".",
+def run(sim: Simulation, steps: int, *, save_at: Iterable[int] = (), out_dir: str | Path = ".",
         trajectory: TextIO | None = None, on_save: Callable[[int, Path], None] | None = None) -> list[Path]:
     """Step ``sim`` ``steps`` times; write restart files at the global step numbers ``save_at``
     (counting on from a restart file's step; the current step saves before stepping) and one

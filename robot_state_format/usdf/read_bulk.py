@@ -7,12 +7,13 @@ from __future__ import annotations
 import threading
 from itertools import chain, islice, repeat
 from operator import attrgetter
+from typing import cast
 
 from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.usdf.read_context import FAST_TEXT, JOINT_CHILDREN, LINK_CHILDREN, XML_SPACE
-from robot_state_format.usdf.types import JointState, LinkState, ModelState
+from robot_state_format.usdf.types import JointState, LinkState, ModelState, Vec6
 
 _LOCAL = threading.local()
 
@@ -66,14 +67,13 @@ def _plain_names(names: list[str]) -> bool:
 def _bulk_vectors(texts: list[str | None]) -> tuple[list[float], list[int]] | None:
     """All numbers of ``texts`` and how many each holds, when every token is in the spec grammar
     (the test of :func:`read_vector`: ASCII, no '_', float() accepts it, finite); None otherwise."""
-    if None in texts:
-        texts = ["" if t is None else t for t in texts]
-    if texts and max(map(len, texts)) > FAST_TEXT:  # type: ignore[arg-type]
+    strs = ["" if t is None else t for t in texts] if None in texts else cast("list[str]", texts)
+    if strs and max(map(len, strs)) > FAST_TEXT:
         return None
-    joined = "".join(texts)  # type: ignore[arg-type]
+    joined = "".join(strs)
     if not joined.isascii() or "_" in joined:
         return None
-    splits = list(map(str.split, texts))  # type: ignore[arg-type]
+    splits = list(map(str.split, strs))
     try:
         vals = list(map(float, chain.from_iterable(splits)))
     except ValueError:
@@ -90,20 +90,20 @@ def _bulk_vectors(texts: list[str | None]) -> tuple[list[float], list[int]] | No
 
 def _columns(containers: list[etree._Element], leaves: list[etree._Element],
              layouts: dict[tuple[str, ...], tuple[int, ...]], nfields: int,
-             vectors: list[tuple[float, ...]]) -> list[list[object]] | None:
+             vectors: list[tuple[float, ...]]) -> list[list[tuple[float, ...] | None]] | None:
     """One list per field (None where a container lacks it), or None when a container's
     children are not a valid sequence (``layouts``)."""
     n = len(containers)
     tags = list(map(_TAG, leaves))
     counts = list(map(len, containers))
     k = counts[0] if n else 0
-    columns: list[list[object]] = [[None] * n for _ in range(nfields)]
+    columns: list[list[tuple[float, ...] | None]] = [[None] * n for _ in range(nfields)]
     if counts.count(k) == n and tags == tags[:k] * n:  # every container alike (the common case)
         idx = layouts.get(tuple(tags[:k]))
         if idx is None:
             return None
         for i, f in enumerate(idx):
-            columns[f] = vectors[i::k]  # type: ignore[assignment]
+            columns[f] = cast("list[tuple[float, ...] | None]", vectors[i::k])
         return columns
     at = 0
     for j, c in enumerate(counts):
@@ -153,9 +153,9 @@ def fast_model(el: etree._Element, top: bool) -> ModelState | None:
             if got is None or got[1][0] != 6:
                 return None
             if pos == 1:
-                ms.pose = tuple(got[0])  # type: ignore[assignment]
+                ms.pose = cast(Vec6, tuple(got[0]))  # six numbers: checked above
             else:
-                ms.twist = tuple(got[0])  # type: ignore[assignment]
+                ms.twist = cast(Vec6, tuple(got[0]))
     xp = _xpaths()
     links = xp.links(el)
     joints = xp.joints(el)
@@ -199,7 +199,7 @@ def fast_model(el: etree._Element, top: bool) -> ModelState | None:
             return None
         _, vel, torq = cols
         for v, t in zip(vel, torq):
-            if v is not None and t is not None and len(v) != len(t):  # type: ignore[arg-type]
+            if v is not None and t is not None and len(v) != len(t):
                 return None
         ms.joint_states = list(map(JointState, joint_names, *cols))
     return ms

@@ -4,6 +4,7 @@ plain model_states take the bulk path first (usdf/read_bulk.py)."""
 from __future__ import annotations
 
 import re
+from typing import cast
 
 from lxml import etree
 
@@ -32,7 +33,7 @@ from robot_state_format.usdf.read_context import (
     stray_text,
     unknown_element,
 )
-from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, Stamp, WorldState
+from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, Stamp, Vec6, WorldState
 
 SUPPORTED_MAJOR = "1"
 _INT_RE = re.compile(r"[ \t\r\n]*+[+]?[0-9]++[ \t\r\n]*+")
@@ -220,12 +221,12 @@ def _read_model(el: etree._Element, ctx: ReadContext, *, top: bool) -> ModelStat
             last = check_order(child, 1, last, order, ctx)
             if ms.pose is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <pose>", child)
-            ms.pose = read_vector(child, ctx, 6)  # type: ignore[assignment]
+            ms.pose = cast("Vec6 | None", read_vector(child, ctx, 6))  # six numbers or None
         elif ctag == "twist":
             last = check_order(child, 2, last, order, ctx)
             if ms.twist is not None:
                 ctx.error("USDF_DUPLICATE_ELEMENT", "more than one <twist>", child)
-            ms.twist = read_vector(child, ctx, 6)  # type: ignore[assignment]
+            ms.twist = cast("Vec6 | None", read_vector(child, ctx, 6))
         else:
             unknown_element(child, ctx, "model_state")
     return ms

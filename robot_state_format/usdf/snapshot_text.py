@@ -21,18 +21,25 @@ state, byte for byte (the writer stays the reference; the tests compare the two 
 
 from __future__ import annotations
 
+import importlib
+from types import ModuleType
+
 import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, UsdfError
 
-try:  # a fast shortest-float formatter; the repr path below is the fallback
-    import orjson
 
-    _OPTION = orjson.OPT_SERIALIZE_NUMPY
-except ImportError:  # pragma: no cover - orjson is in requirements/core.txt
-    orjson = None  # type: ignore[assignment]
-    _OPTION = 0
+def _fast_formatter() -> ModuleType | None:
+    """``orjson`` (requirements/core.txt), a fast shortest-float formatter; None: the repr path below."""
+    try:
+        return importlib.import_module("orjson")
+    except ImportError:  # pragma: no cover - orjson is in requirements/core.txt
+        return None
+
+
+orjson = _fast_formatter()
+_OPTION = orjson.OPT_SERIALIZE_NUMPY if orjson is not None else 0
 
 __all__ = ["SnapshotTemplate", "check_finite", "derive_template", "sentinels"]
 
@@ -44,11 +51,11 @@ _frepr = float.__repr__
 
 def sentinels(n: int) -> FloatArray:
     """``n`` distinct finite numbers standing for the values of a layout while its text is derived:
-    ``(1 + i / 2**30) * 2**1000`` is exact and distinct for every ``i < 2**30``, and the writer's
-    text of it (``repr``) cannot be mistaken for a number a real state writes next to it."""
-    if n >= 1 << 30:
+    ``i + 0.5`` for value ``i`` (exact, short, fast to write).  In a snapshot document every element
+    text holding numbers holds only the layout's values, so a text made of these is a number group."""
+    if n >= 1 << 52:
         raise ValueError("too many values for one snapshot layout")
-    return np.ldexp(1.0 + np.arange(n, dtype=np.float64) / float(1 << 30), 1000)
+    return np.arange(n, dtype=np.float64) + 0.5
 
 
 def derive_template(document: str, values: FloatArray, stamp_text: str = "") -> SnapshotTemplate:
@@ -70,27 +77,27 @@ def derive_template(document: str, values: FloatArray, stamp_text: str = "") -> 
         if stamp_at < 0:
             raise ValueError("the stamp element is not in the document")
         document = document[:stamp_at] + document[stamp_at + len(stamp_text):]
-    pieces: list[str] = [""]
+    pieces: list[str] = []
     groups: list[tuple[int, int]] = []
-    pos = 0
+    start = pos = 0  # the current piece starts at ``start``; element texts are looked at from ``pos``
     while True:
         gt = document.find(">", pos)
         lt = document.find("<", gt + 1) if gt >= 0 else -1
         if lt < 0:
             break
-        words = document[gt + 1:lt].split(" ")
-        at = [index.get(w, -1) for w in words]
-        if -1 in at:  # white space between elements, or text that is not a number group
-            pieces[-1] += document[pos:lt]
-        else:
-            first = at[0]
-            if at != list(range(first, first + len(at))):
-                raise ValueError("a number group is not a run of consecutive values")
-            pieces[-1] += document[pos:gt + 1]
-            groups.append((first, len(at)))
-            pieces.append("")
         pos = lt
-    pieces[-1] += document[pos:]
+        if lt == gt + 1 or document[gt + 1] in " \t\n\r":  # no text, or white space between elements
+            continue
+        at = [index.get(w, -1) for w in document[gt + 1:lt].split(" ")]
+        if -1 in at:  # text that is not a number group
+            continue
+        first = at[0]
+        if at != list(range(first, first + len(at))):
+            raise ValueError("a number group is not a run of consecutive values")
+        pieces.append(document[start:gt + 1])
+        groups.append((first, len(at)))
+        start = lt
+    pieces.append(document[start:])
     covered = sorted(groups)
     if any(s0 + c0 > s1 for (s0, c0), (s1, _) in zip(covered, covered[1:])):
         raise ValueError("the document holds a value of the layout twice")

@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import SCOPE, Model
 from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.spatial import inverse, transform_to_pose6
@@ -100,9 +100,9 @@ class RobotSource:
     name: str
     frame_prefix: str
     model: Model | None = None
-    tree: Any = None
-    cache: Any = None
-    builder: Any = None
+    tree: CompiledTree | None = None
+    cache: JointStateCache | None = None
+    builder: SnapshotBuilder | None = None
     text: str | None = None  # newest world_state
     parsed: tuple[int, WorldState] | None = None  # (version, state) of ``text``
     js_count: int = 0
@@ -317,7 +317,7 @@ class WorldAggregator:
         return self._posed(src, state.model_states[0], pose, twist), stamp, []
 
 
-def _keep_measured(ms: ModelState, cache: Any, prefix: str) -> None:
+def _keep_measured(ms: ModelState, cache: JointStateCache, prefix: str) -> None:
     ms.link_states = []
     ms.twist = None
     ms.joint_states = [js for js in ms.joint_states

@@ -275,7 +275,7 @@ def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms
         rb = x[:3, :3].T @ xm[:3, :3]
         qvel[da:da + 6] = _free_qvel(x, xm, tw, rb @ np.array(ls.twist[:3]), rb @ np.array(ls.twist[3:]))
         return
-    js = entry[0] if entry is not None else None
+    js, mscoped = entry if entry is not None else (None, "")
     if js is None or js.positions is None:
         warnings.append(f"free joint {name!r}: no pose for link {body!r} and no positions for joint {name!r} in "
                         "the state; qpos0 kept")
@@ -283,7 +283,6 @@ def _free_joint(state: WorldState, poses: dict[str, np.ndarray], scoped: str, ms
     if len(js.positions) != 7:
         raise ConversionError(f"free joint {name!r} needs 7 positions (x y z qx qy qz qw), the state has "
                               f"{len(js.positions)}")
-    mscoped = entry[1]  # type: ignore[index]
     owner = state.model(mscoped)
     xm_known = poses.get(mscoped)
     at_rest_world = False

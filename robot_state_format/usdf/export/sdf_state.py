@@ -48,7 +48,7 @@ assuming the model frame is at rest (its twist is then written as zero).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -56,7 +56,7 @@ from robot_state_format.errors import Diagnostic, Severity, UsdfError
 from robot_state_format.spatial import pose6_to_transform, transform_to_pose6
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.usdf.resolve import world_poses
-from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, WorldState
+from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, Vec6, WorldState
 from robot_state_format.usdf.writer import escape_name, format_floats
 
 SDF_VERSION = "1.12"
@@ -148,9 +148,8 @@ _AXIS_TAGS = ("axis_state", "axis2_state")
 def _joint(out: list[str], js: JointState, scoped: str, i2: str, i3: str, ind: str, nl: str,
            warnings: list[Diagnostic]) -> None:
     """One ``<joint_state>``: axis_state/axis2_state for up to 2 DOF, deprecated angles beyond."""
-    pos, vel = js.positions, js.velocities
-    npos = len(pos) if pos is not None else 0
-    nvel = len(vel) if vel is not None else 0
+    pos, vel = js.positions or (), js.velocities or ()
+    npos, nvel = len(pos), len(vel)
     if js.torques is not None:
         warnings.append(_warn("USDF_SDF_JOINT_RATES_DROPPED", f"joint {scoped}: torques have no SDFormat "
                               "state element; dropped"))
@@ -165,9 +164,9 @@ def _joint(out: list[str], js: JointState, scoped: str, i2: str, i3: str, ind: s
             tag = _AXIS_TAGS[k]
             out.append(f"{i3}<{tag}>{nl}")
             if k < npos:
-                out.append(f"{i4}<position>{format_floats((pos[k],))}</position>{nl}")  # type: ignore[index]
+                out.append(f"{i4}<position>{format_floats((pos[k],))}</position>{nl}")
             if k < nvel:
-                out.append(f"{i4}<velocity>{format_floats((vel[k],))}</velocity>{nl}")  # type: ignore[index]
+                out.append(f"{i4}<velocity>{format_floats((vel[k],))}</velocity>{nl}")
             out.append(f"{i3}</{tag}>{nl}")
     else:
         if pos:
@@ -208,6 +207,9 @@ def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[World
 
     def warn(code: str, msg: str, el: Any) -> None:
         warnings.append(Diagnostic(code, msg, file, el.sourceline, _where(el), Severity.WARNING))
+
+    def vec6(el: Any) -> Vec6 | None:
+        return cast("Vec6 | None", vec(el, 6))  # six numbers or None
 
     def vec(el: Any, n: int) -> tuple[float, ...] | None:
         text = (el.text or "").split()
@@ -296,8 +298,11 @@ def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[World
         if missing:
             error("USDF_SDF_AXIS_GAP", f"joint_state {js.name!r}: <angle> axes {sorted(by_axis)} given but not "
                   f"{missing} (USDF positions run from axis 0 without a gap)", j)
-        elif by_axis and all(v is not None for v in by_axis.values()):
-            js.positions = tuple(by_axis[k] for k in range(len(by_axis)))  # type: ignore[misc]
+        else:
+            given = [by_axis[k] for k in range(len(by_axis))]
+            values = [v for v in given if v is not None]
+            if values and len(values) == len(given):
+                js.positions = tuple(values)
         return js
 
     name = st.get("world_name") or "__default__"
@@ -315,7 +320,7 @@ def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[World
         ms = ModelState(name=el.get("name") or "")
         pose_el = el.find("pose")
         if pose_el is not None:
-            ms.pose = vec(pose_el, 6)  # type: ignore[assignment]
+            ms.pose = vec6(pose_el)
         xm = None
         if ms.pose is not None:
             local = pose6_to_transform(ms.pose)
@@ -330,12 +335,12 @@ def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[World
             ls = LinkState(ls_el.get("name") or "")
             p_el = ls_el.find("pose")
             if p_el is not None:
-                p = vec(p_el, 6)
+                p = vec6(p_el)
                 rel = p_el.get("relative_to")
                 if p is None:
                     pass
                 elif rel in ("__model__", ms.name):
-                    ls.pose = p  # type: ignore[assignment]
+                    ls.pose = p
                 elif rel not in (None, "", "world"):
                     warn("USDF_SDF_LINK_POSE_DROPPED", f"link_state {ms.name}::{ls.name}: a pose relative_to="
                          f"{rel!r} is not supported (only __model__, the model name or world); dropped", p_el)
