@@ -103,7 +103,6 @@ def test_strongly_connected_finds_a_planted_cycle() -> None:
 
 
 @needs_importlinter
-@pytest.mark.xfail(strict=True, reason="issue #15 in progress: not met yet")
 def test_no_import_cycle_between_modules() -> None:
     import grimp
 
@@ -133,14 +132,12 @@ def test_local_import_counter_sees_nested_functions(tmp_path: Path) -> None:
     assert _function_local_imports(src) == [(4, "json"), (6, "."), (9, "numba")]
 
 
-@pytest.mark.xfail(strict=True, reason="issue #15 in progress: not met yet")
 def test_no_module_over_600_lines() -> None:
     long = {str(p.relative_to(ROOT)): n for p in _modules()
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
     assert long == {}
 
 
-@pytest.mark.xfail(strict=True, reason="issue #15 in progress: not met yet")
 def test_root_declares_its_public_api() -> None:
     tree = ast.parse((PACKAGE / "__init__.py").read_text(encoding="utf-8"))
     names = [t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
