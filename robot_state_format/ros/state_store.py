@@ -65,7 +65,9 @@ from robot_state_format.ros.store_params import PARAMS, StateStoreConfigError
 from robot_state_format.ros.store_recording import StoreRecording
 from robot_state_format.ros.store_saving import SnapshotSaving
 from robot_state_format.ros.tf_publisher import TF_STATIC_QOS, TfPublisher
+from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.types import WorldState
 from robot_state_format.usdf.writer import write_world_state
 
 __all__ = ["PARAMS", "StateStore", "StateStoreConfigError", "StateStoreModelError", "clock_type", "main"]
@@ -113,7 +115,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._model: Model | None = None
         self._tree: CompiledTree | None = None
         self._cache: JointStateCache | None = None
-        self._builder: Any = None
+        self._builder: SnapshotBuilder | None = None
         self._model_error: str | None = None
         self._log_throttle = LogThrottle()
         self._load_model()
@@ -124,7 +126,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._checkpoint_seq = -1
         self._js_seq = 0
         self._js_built_seq = -1
-        self._built: Any = None  # WorldState built from joint_states
+        self._built: WorldState | None = None  # built from joint_states
         self._recorder = None
         self._record_error = None
         self._topic_names = {}  # "/world_state" → the name recorded (namespace applied)
