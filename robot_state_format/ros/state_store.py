@@ -14,7 +14,13 @@
   ``joint_states``, TF (model pose, frames) and ``world_state``, all transient_local, and sent
   again to every subscriber that appears later.
 * ``~/play`` / ``~/pause`` / ``~/resume`` / ``~/stop_playback``: timed playback of
-  ``playback_path`` (an MCAP recording or a directory of restart files), TF per ``tf_source``.
+  ``playback_path`` (an MCAP recording or a directory of restart files), TF per ``tf_source``;
+  real-time scheduling only with ``realtime_playback`` (undone when playback ends).
+
+Collaborators: :mod:`.store_params` (parameters and their checks), :mod:`.store_saving` (saves and
+checkpoints), :mod:`.store_recording` (recordings), :mod:`robot_state_format.playback` (fit check,
+joint arrays, timelines, the player, real-time scheduling); requests answer typed
+:class:`~robot_state_format.playback.outcome.Outcome` pairs.
 
 No request ever stops the node: failures answer ``success: false`` with the reason.
 """
