@@ -27,6 +27,7 @@ No request ever stops the node: failures answer ``success: false`` with the reas
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -44,10 +45,6 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-try:  # optional: not in every PyPI set-up (publish_clock says so when it is missing)
-    from rosgraph_msgs.msg import Clock as _CLOCK_MSG  # type: ignore[import-untyped]
-except ImportError:
-    _CLOCK_MSG = None
 
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
@@ -104,8 +101,13 @@ class StateStoreModelError(RobotStateFormatError):
 
 
 def clock_type() -> Any | None:
-    """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None."""
-    return _CLOCK_MSG
+    """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None; looked up on each
+    call (an optional message package, probed by name: parameter checks and playback say when it is
+    missing)."""
+    try:
+        return importlib.import_module("rosgraph_msgs.msg").Clock
+    except ImportError:
+        return None
 
 
 def _has_clock() -> bool:
