@@ -1,7 +1,7 @@
 """Looping playback restamps every world_state through the USDF types (read, change the stamp, write):
 its cost per message, against the regex substitution it replaced, in the same run.
 
-    python3 bench/bench_restamp.py [--repeat N] [--json]
+    python3 bench/bench_restamp.py [--repeat N] [--smoke] [--json]
 
 Snapshots as state_publisher publishes them (link poses and twists, joint positions and velocities)
 for the bundled 7-joint arm and an 82-link humanoid (bench_usdf.py's model). Anchor: a regex
@@ -76,8 +76,11 @@ def per_call_us(fn: Callable[[], object], repeat: int) -> float:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--smoke", action="store_true", help="a few iterations (checks that it runs)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    if args.smoke:
+        args.repeat = 2
     print(describe_machine())
     figs = Figures()
     humanoid, label = load_humanoid()

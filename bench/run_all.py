@@ -42,6 +42,7 @@ BENCHES: dict[str, list[str]] = {
     "scale": [],
     "replay": [],
     "playback_memory": ["--messages", "100000"],
+    "restamp": [],
 }
 
 

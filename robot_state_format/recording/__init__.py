@@ -1,7 +1,8 @@
 """MCAP recordings of a robot session that rosbag2, rosbags and Foxglove read (no rclpy).
 
 * :mod:`.writer`: :class:`RecordingWriter` (a rosbag2 MCAP directory, crash-safe chunks);
-* :mod:`.reader`: :func:`read_recording`, :func:`decode_all`, :func:`recording_channels`;
+* :mod:`.reader`: :func:`read_recording`, :func:`decode_all`, :func:`recording_channels`, :func:`message_summary`;
+* :mod:`.cdr`: ``std_msgs/String`` CDR built and read, JointState and TFMessage stamps moved in place;
 * :mod:`.bagmeta`: rosbag2 bag metadata (``metadata.yaml``, the MCAP ``rosbag2`` record, QoS text);
 * :mod:`.msgdefs`: message definitions and REP-2011 type hashes;
 * :mod:`.reindex`: ``metadata.yaml`` rebuilt from the readable chunks (``robot-state-format reindex``).

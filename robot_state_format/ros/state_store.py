@@ -14,13 +14,20 @@
   ``joint_states``, TF (model pose, frames) and ``world_state``, all transient_local, and sent
   again to every subscriber that appears later.
 * ``~/play`` / ``~/pause`` / ``~/resume`` / ``~/stop_playback``: timed playback of
-  ``playback_path`` (an MCAP recording or a directory of restart files), TF per ``tf_source``.
+  ``playback_path`` (an MCAP recording or a directory of restart files), TF per ``tf_source``;
+  real-time scheduling only with ``realtime_playback`` (undone when playback ends).
+
+Collaborators: :mod:`.store_params` (parameters and their checks), :mod:`.store_saving` (saves and
+checkpoints), :mod:`.store_recording` (recordings), :mod:`robot_state_format.playback` (fit check,
+joint arrays, timelines, the player, real-time scheduling); requests answer typed
+:class:`~robot_state_format.playback.outcome.Outcome` pairs.
 
 No request ever stops the node: failures answer ``success: false`` with the reason.
 """
 
 from __future__ import annotations
 
+import importlib
 import sys
 import time
 from pathlib import Path
@@ -38,10 +45,6 @@ from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
-try:  # optional: not in every PyPI set-up (publish_clock says so when it is missing)
-    from rosgraph_msgs.msg import Clock as _CLOCK_MSG  # type: ignore[import-untyped]
-except ImportError:
-    _CLOCK_MSG = None
 
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
@@ -65,7 +68,9 @@ from robot_state_format.ros.store_params import PARAMS, StateStoreConfigError
 from robot_state_format.ros.store_recording import StoreRecording
 from robot_state_format.ros.store_saving import SnapshotSaving
 from robot_state_format.ros.tf_publisher import TF_STATIC_QOS, TfPublisher
+from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.types import WorldState
 from robot_state_format.usdf.writer import write_world_state
 
 __all__ = ["PARAMS", "StateStore", "StateStoreConfigError", "StateStoreModelError", "clock_type", "main"]
@@ -96,8 +101,13 @@ class StateStoreModelError(RobotStateFormatError):
 
 
 def clock_type() -> Any | None:
-    """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None."""
-    return _CLOCK_MSG
+    """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None; looked up on each
+    call (an optional message package, probed by name: parameter checks and playback say when it is
+    missing)."""
+    try:
+        return importlib.import_module("rosgraph_msgs.msg").Clock
+    except ImportError:
+        return None
 
 
 def _has_clock() -> bool:
@@ -113,7 +123,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._model: Model | None = None
         self._tree: CompiledTree | None = None
         self._cache: JointStateCache | None = None
-        self._builder: Any = None
+        self._builder: SnapshotBuilder | None = None
         self._model_error: str | None = None
         self._log_throttle = LogThrottle()
         self._load_model()
@@ -124,7 +134,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._checkpoint_seq = -1
         self._js_seq = 0
         self._js_built_seq = -1
-        self._built: Any = None  # WorldState built from joint_states
+        self._built: WorldState | None = None  # built from joint_states
         self._recorder = None
         self._record_error = None
         self._topic_names = {}  # "/world_state" → the name recorded (namespace applied)

@@ -20,10 +20,13 @@ from robot_state_format.ros.world_sources import WorldSources
 
 from robot_state_format.errors import error_text
 from robot_state_format.log_throttle import throttled
+from robot_state_format.kinematics.tree import CompiledTree
+from robot_state_format.model.types import Model
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.playback import snapshot_checks as sc
 from robot_state_format.playback.outcome import FailureKind, Outcome, SaveOutcome
 from robot_state_format.playback.restart_files import restart_file_path, rotate
+from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import Stamp, WorldState
@@ -52,11 +55,11 @@ class SnapshotSaving:
     _js_built_seq: int
     _checkpoint_seq: int
     _checkpoint_timer: Any
-    _built: Any
-    _builder: Any
-    _cache: Any
-    _tree: Any
-    _model: Any
+    _built: WorldState | None
+    _builder: SnapshotBuilder | None
+    _cache: JointStateCache | None
+    _tree: CompiledTree | None
+    _model: Model | None
     _world: WorldSources | None
     _log_throttle: Any
     last_save: tuple[bool, str] | None
@@ -96,8 +99,7 @@ class SnapshotSaving:
             missing = cache.missing_joints()
             self._built = sc.drop_unmeasured(state, self._model, missing) if missing else state
             self._js_built_seq = self._js_seq
-        built: WorldState | None = self._built
-        return built
+        return self._built
 
     def _snapshot_version(self) -> int:
         if self._world is not None:
@@ -141,10 +143,10 @@ class SnapshotSaving:
                 if leaders:
                     why += f"; never reported: {len(leaders)} moving joint(s): {sc.names_text(leaders)}"
                 return SaveCheck(None, "wait", why + "; nothing written")
-            missing = self._cache.missing_joints()
+            missing = self._cache.missing_joints() if self._cache is not None else []  # built: it is set
         if missing and not self._p("allow_partial"):
             return SaveCheck(None, "wait", sc.missing_refusal(missing, len(sc.moving_leaders(model)) if model else 0))
-        if missing:
+        if missing and model is not None:  # (missing joints are those of a model)
             state = sc.drop_unmeasured(state, model, missing)
         old = sc.age_refusal(time.monotonic() - received, float(self._p("max_snapshot_age")))
         source = "world_state" if self._snapshot_text is not None else "joint_states"
