@@ -50,7 +50,6 @@ def _function_local_imports(path: Path) -> list[tuple[int, str]]:
 
 
 @needs_importlinter
-@pytest.mark.xfail(strict=True, reason="issue #15 in progress: not met yet")
 def test_import_contracts_hold() -> None:
     lint = Path(sys.executable).with_name("lint-imports")
     proc = subprocess.run([str(lint), "--no-cache", "--config", str(ROOT / ".importlinter")], cwd=ROOT,
@@ -115,7 +114,6 @@ def test_no_import_cycle_between_modules() -> None:
     assert cycles == [], "import cycles: " + "; ".join(" <-> ".join(c) for c in cycles)
 
 
-@pytest.mark.xfail(strict=True, reason="issue #15 in progress: not met yet")
 def test_function_local_imports_are_few_and_optional() -> None:
     local = {str(p.relative_to(ROOT)): _function_local_imports(p) for p in _modules()}
     flat = [(f, line, mod) for f, items in local.items() for line, mod in items]

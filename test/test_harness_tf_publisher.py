@@ -11,12 +11,8 @@ from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
 from ros_harness import RosHarness  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
 
-from robot_state_format.ros.tf_publisher import (  # noqa: E402
-    TF_QOS,
-    TF_STATIC_QOS,
-    TfPublisher,
-    tf2_ros_available,
-)
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS  # noqa: E402
+from robot_state_format.ros.tf_publisher import TfPublisher, tf2_ros_available  # noqa: E402
 
 BACKENDS = [
     "native",

@@ -189,7 +189,7 @@ def test_fixed_values_and_defaults() -> None:
 
 
 def test_values_files(tmp_path: Path) -> None:
-    from robot_state_format.ros.trajectory_source import SourceError, read_values_file
+    from robot_state_format.playback.trajectory import SourceError, read_values_file
 
     model = load_model(ROBOT)
     (tmp_path / "list.json").write_text(json.dumps([{"j1": 0.1, "j2": 0.2}, {"j1": -0.1, "j2": 0.3}]))

@@ -164,7 +164,7 @@ def test_world_of_two_robots_one_host(ros: Any, tmp_path: Path) -> None:
     from tf2_msgs.msg import TFMessage
 
     from robot_state_format.ros.messages import transform_msg_to_matrix
-    from robot_state_format.ros.tf_publisher import TF_QOS, TF_STATIC_QOS
+    from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS
     from robot_state_format.world.tf_tree import TfTree
 
     robots = Robots()

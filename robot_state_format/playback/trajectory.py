@@ -24,13 +24,17 @@ import yaml
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.types import Joint, JointType, Limits, Model
-from robot_state_format.playback.state_cache import MULTI_DOF_NAMES
+from robot_state_format.playback.fit import replay_problems
+from robot_state_format.playback.joint_arrays import joint_state_fields
+from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
+from robot_state_format.usdf.reader import read_world_state_file
+
+States = list[tuple[list[str], list[float]]]
+"""Joint names and positions of each state a source publishes in turn."""
 
 FREQ_HZ = 0.25
 PERIOD_NS = 4_000_000_000  # 1 / FREQ_HZ: the sweep is periodic, so t = stamp mod period is exact
 _IDENTITY = {JointType.BALL: [0.0, 0.0, 0.0, 1.0], JointType.FLOATING: [0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]}
-SUB_JOINTS: dict[JointType, tuple[str, ...]] = {t: tuple(n for n, _, _ in dofs) for t, dofs in MULTI_DOF_NAMES.items()}
-"""MoveIt's sub-joint suffixes per multi-DOF joint type, in q order."""
 
 Sample = tuple[list[str], list[float], list[float]]
 """JointState names, positions and velocities."""
@@ -64,7 +68,7 @@ def channels(model: Model) -> tuple[list[Channel], list[tuple[str, str]]]:
     for joint in model.joints.values():
         if not joint.is_moving or joint.mimic:
             continue
-        suffixes = SUB_JOINTS.get(joint.type)
+        suffixes = MULTI_DOF_SUFFIXES.get(joint.type)
         if suffixes is None:
             c, a = _range(joint.limits)
             chans.append(Channel(joint.name, c, a, float(k)))
@@ -91,7 +95,7 @@ def sample(chans: list[Channel], quats: list[tuple[str, str]], t: float) -> Samp
         yaw_rate = 0.3 * w * math.cos(w * t)
         q = (0.0, 0.0, math.sin(yaw / 2), math.cos(yaw / 2))
         if kind == "floating":
-            for s in SUB_JOINTS[JointType.FLOATING][:3]:
+            for s in MULTI_DOF_SUFFIXES[JointType.FLOATING][:3]:
                 names.append(f"{name}/{s}")
                 pos.append(0.0)
                 vel.append(0.0)
@@ -139,7 +143,7 @@ def fixed_positions(model: Model, given: dict[str, Any]) -> tuple[list[str], lis
                     isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
                 raise SourceError(f"joint {name!r} ({joint.type.value}) needs {joint.nq} finite number(s), "
                                   f"got {value!r}")
-        suffixes = SUB_JOINTS.get(joint.type)
+        suffixes = MULTI_DOF_SUFFIXES.get(joint.type)
         if suffixes is None:
             names.append(name)
         else:
@@ -165,6 +169,20 @@ def read_mapping_file(path: Path, model: Model) -> list[tuple[list[str], list[fl
     return [fixed_positions(model, d)[:2] for d in items]
 
 
+def read_values_file(path: Path, model: Model) -> States:
+    """The states of ``--file``: a USDF restart file, or JSON/YAML holding a mapping or a list of them."""
+    if path.is_dir():
+        raise SourceError(f"{path}: is a directory, expected a .usdf, .json or .yaml file")
+    if path.suffix != ".usdf":
+        return read_mapping_file(path, model)
+    state = read_world_state_file(path)
+    problems = replay_problems(state, model)
+    if problems:
+        raise SourceError(f"{path}: does not fit model {model.name!r}: " + "; ".join(problems))
+    fields = joint_state_fields(state, model)
+    return [(list(fields.name), list(fields.position))]
+
+
 def positions_mapping(text: str) -> dict[str, Any]:
     """``--positions``: JSON text, or the path of a JSON file; ValueError (a usage error) otherwise."""
     source = text
@@ -179,5 +197,5 @@ def positions_mapping(text: str) -> dict[str, Any]:
     return value
 
 
-__all__ = ["FREQ_HZ", "PERIOD_NS", "SUB_JOINTS", "Channel", "Sample", "SourceError", "channels", "fixed_positions",
-           "positions_mapping", "read_mapping_file", "sample", "sample_at_stamp"]
+__all__ = ["FREQ_HZ", "PERIOD_NS", "Channel", "Sample", "SourceError", "States", "channels", "fixed_positions",
+           "positions_mapping", "read_mapping_file", "read_values_file", "sample", "sample_at_stamp"]

@@ -66,8 +66,21 @@ STATE_OUT = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=Re
                        durability=DurabilityPolicy.TRANSIENT_LOCAL)
 """States re-published for late joiners (the last few kept)."""
 
+STORE_JOINT_STATES_QOS: dict[str, QoSProfile] = {
+    "sensor_data": SENSOR_IN,
+    "reliable": QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                           durability=DurabilityPolicy.VOLATILE),
+}
+"""The state_store's ``joint_states`` subscription, by its ``joint_states_qos`` parameter (reliable: deep, so a
+recording at a high rate loses nothing while the store is busy for a moment)."""
+
+TF_PLAYBACK_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.VOLATILE)
+"""``/tf`` played back by the state_store: as tf2 publishes it (reliable, volatile) with a deeper history, so a
+listener that falls behind for a moment at a high playback rate still gets every message."""
+
 CLOCK_QOS = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT)
 """``/clock`` as simulators publish it."""
 
 __all__ = ["CLOCK_QOS", "JOINT_SOURCE_QOS", "JOINT_STATES_QOS", "LATCHED", "SENSOR_IN", "STATE_OUT",
-           "TF_LISTEN_DEPTH", "TF_LISTEN_QOS", "TF_QOS", "TF_STATIC_LISTEN_QOS", "TF_STATIC_QOS"]
+           "STORE_JOINT_STATES_QOS", "TF_LISTEN_DEPTH", "TF_LISTEN_QOS", "TF_PLAYBACK_QOS", "TF_QOS", "TF_STATIC_LISTEN_QOS", "TF_STATIC_QOS"]

@@ -15,18 +15,11 @@ from sensor_msgs.msg import JointState
 
 from robot_state_format.model.types import Model
 from robot_state_format.playback.edges import replay_edges
-from robot_state_format.playback.fit import replay_problems
-from robot_state_format.playback.joint_arrays import JointStateFields, joint_state_fields
-from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
+from robot_state_format.playback.joint_arrays import JointStateFields
 from robot_state_format.ros.messages import ns_to_stamp, transforms_to_msgs
 from robot_state_format.usdf.types import WorldState
 
-# Kept for callers outside the store (sim_bridge, trajectory_source, demo) until they import from
-# robot_state_format.playback: check_state is the playback fit check (validate_against_model inside).
-check_state = replay_problems
-
-__all__ = ["MULTI_DOF_SUFFIXES", "JointStateFields", "check_state", "encode_joint_state", "joint_state_fields",
-           "joint_state_msg", "replay_transforms"]
+__all__ = ["encode_joint_state", "joint_state_msg", "replay_transforms"]
 
 
 def joint_state_msg(fields: JointStateFields, stamp_ns: int) -> JointState:

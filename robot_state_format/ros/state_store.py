@@ -37,7 +37,6 @@ from rclpy.duration import Duration
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from rcl_interfaces.msg import SetParametersResult
 from sensor_msgs.msg import JointState
@@ -67,7 +66,9 @@ from robot_state_format.ros.replay import encode_joint_state, joint_state_msg, r
 from robot_state_format.ros.store_params import PARAMS, StateStoreConfigError
 from robot_state_format.ros.store_recording import StoreRecording
 from robot_state_format.ros.store_saving import SnapshotSaving
-from robot_state_format.ros.tf_publisher import TF_STATIC_QOS, TfPublisher
+from robot_state_format.ros.description import load_description
+from robot_state_format.ros.qos import LATCHED, STATE_OUT, STORE_JOINT_STATES_QOS, TF_PLAYBACK_QOS, TF_STATIC_QOS
+from robot_state_format.ros.tf_publisher import TfPublisher
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.types import WorldState
@@ -75,24 +76,6 @@ from robot_state_format.usdf.writer import write_world_state
 
 __all__ = ["PARAMS", "StateStore", "StateStoreConfigError", "StateStoreModelError", "clock_type", "main"]
 
-LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-# What the node publishes on world_state and joint_states. Reliable KEEP_LAST drops a sample that is
-# not yet acknowledged once `depth` newer ones are written; a subscriber whose side of discovery
-# finishes a moment after the publisher's gets the first played samples retransmitted only if they
-# are still held, so playback keeps the last 10 (a transient_local late joiner receives them, in order).
-STATE_OUT = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
-JOINT_STATES_IN = {
-    "sensor_data": QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT,
-                              durability=DurabilityPolicy.VOLATILE),
-    "reliable": QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                           durability=DurabilityPolicy.VOLATILE),
-}
-# /tf as tf2 publishes it (reliable, volatile) with a deeper history: played at a high rate, a
-# listener that falls behind for a moment still gets every message
-TF_PLAYBACK_QOS = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                             durability=DurabilityPolicy.VOLATILE)
 MAX_NOTES = 20  # playback notes logged one by one (restart files skipped); the rest counted
 
 
@@ -149,9 +132,9 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._scheduling = ProcessScheduling()  # real-time settings, only with realtime_playback
 
         self._js_qos = str(self._p("joint_states_qos"))
-        if self._js_qos not in JOINT_STATES_IN:
+        if self._js_qos not in STORE_JOINT_STATES_QOS:
             raise StateStoreConfigError(f"joint_states_qos {self._js_qos!r}: expected one of "
-                                        f"{', '.join(JOINT_STATES_IN)}")
+                                        f"{', '.join(STORE_JOINT_STATES_QOS)}")
         self._inputs: list[Any] = []
         self._subscribe_inputs()
         # no model given: the robot's own (state_publisher's latched robot_description) is the model
@@ -212,8 +195,6 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
     def _read_model(description: str, model_file: str, xacro_args: str) -> Model | None:
         if not description.strip() and not model_file.strip():
             return None
-        from robot_state_format.ros.state_publisher import load_description  # the integrator moves it to ros.description
-
         return load_description(description, model_file, xacro_args).model
 
     def _load_model(self) -> None:
@@ -260,7 +241,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             self._inputs = [
                 self.create_subscription(String, "world_state", self._on_world_state, LATCHED, raw=True),
                 self.create_subscription(JointState, "joint_states", self._on_joint_state,
-                                         JOINT_STATES_IN[self._js_qos], raw=True),
+                                         STORE_JOINT_STATES_QOS[self._js_qos], raw=True),
             ]
 
     def _unsubscribe_inputs(self) -> None:

@@ -38,8 +38,7 @@ TF_STATIC_TOPIC = "/tf_static"
 
 BACKENDS = ("auto", "tf2_ros", "native")
 
-# TF_QOS and TF_STATIC_QOS are defined in ros/qos.py; importable from here for callers not moved yet.
-__all__ = ["BACKENDS", "TF_QOS", "TF_STATIC_QOS", "TF_STATIC_TOPIC", "TF_TOPIC", "TfPublisher", "tf2_ros_available"]
+__all__ = ["BACKENDS", "TF_STATIC_TOPIC", "TF_TOPIC", "TfPublisher", "tf2_ros_available"]
 
 
 def _tf2_ros() -> ModuleType | None:

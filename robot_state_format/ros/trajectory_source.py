@@ -40,21 +40,18 @@ from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.trajectory import (
-    SourceError,
+    States,
     channels,
     fixed_positions,
     positions_mapping,
-    read_mapping_file,
+    read_values_file,
     sample_at_stamp,
 )
 from robot_state_format.ros import spin
 from robot_state_format.ros.messages import ns_to_stamp
 from robot_state_format.ros.qos import JOINT_SOURCE_QOS
-from robot_state_format.ros.replay import check_state, joint_state_fields
-from robot_state_format.usdf.reader import read_world_state_file
 
 PROG = "joint_state_source"
-States = list[tuple[list[str], list[float]]]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -68,20 +65,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rate", type=float, default=50.0, help="messages per second (default 50)")
     p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds (0 = never)")
     p.add_argument("--topic", default="joint_states", help="topic (default joint_states, relative)")
-
-
-def read_values_file(path: Path, model: Model) -> States:
-    """The states of ``--file``: a USDF restart file, or JSON/YAML holding a mapping or a list of them."""
-    if path.is_dir():
-        raise SourceError(f"{path}: is a directory, expected a .usdf, .json or .yaml file")
-    if path.suffix != ".usdf":
-        return read_mapping_file(path, model)
-    state = read_world_state_file(path)
-    problems = check_state(state, model)
-    if problems:
-        raise SourceError(f"{path}: does not fit model {model.name!r}: " + "; ".join(problems))
-    fields = joint_state_fields(state, model)
-    return [(list(fields.name), list(fields.position))]
 
 
 def _parser() -> argparse.ArgumentParser:

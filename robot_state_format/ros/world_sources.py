@@ -22,7 +22,6 @@ from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.exceptions import ParameterUninitializedException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -39,18 +38,12 @@ from robot_state_format.playback.joint_arrays import joint_state_fields
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros.replay import joint_state_msg
 from robot_state_format.ros.messages import joint_state_arrays, transform_msg_to_matrix, transforms_to_msgs
-from robot_state_format.ros.tf_publisher import TF_QOS, TF_STATIC_QOS
+from robot_state_format.ros.qos import LATCHED, SENSOR_IN, STATE_OUT, TF_QOS, TF_STATIC_LISTEN_QOS
 from robot_state_format.usdf.types import WORLD_FRAME, ModelState, WorldState
 from robot_state_format.usdf.writer import write_world_state
 from robot_state_format.world.aggregate import SourceStatus, WorldAggregator, normalise_namespace, topic
 from robot_state_format.world.tf_tree import TfTree
 
-LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                     durability=DurabilityPolicy.TRANSIENT_LOCAL)
-SENSOR_IN = QoSProfile(depth=100, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.BEST_EFFORT,
-                       durability=DurabilityPolicy.VOLATILE)
-STATE_OUT = QoSProfile(depth=10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
-                       durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STATUS_PERIOD_S = 0.25
 TF_BACKLOG = 500  # /tf messages kept between two decodes (older ones are superseded by newer transforms)
 
@@ -129,7 +122,7 @@ class WorldSources:
         self._tf_raw: deque[bytes] = deque(maxlen=TF_BACKLOG)
         self._subs += [node.create_subscription(TFMessage, "/tf", lambda raw: self._tf_raw.append(raw), TF_QOS,
                                                  raw=True),
-                       node.create_subscription(TFMessage, "/tf_static", self._on_tf, TF_STATIC_QOS)]
+                       node.create_subscription(TFMessage, "/tf_static", self._on_tf, TF_STATIC_LISTEN_QOS)]
         self._played: dict[str, Any] = {}
         for ns in self.agg.sources:  # made now: discovery is done when a replay or playback publishes
             self._publisher(ns)
