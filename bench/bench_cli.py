@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from figures import Figures  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
+from figures import Figures
+from machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "robot_state_format" / "samples" / "arm7_gripper.urdf"
@@ -47,7 +47,7 @@ def main() -> int:
     if check_urdf:
         cases["check_urdf"] = [check_urdf, str(SAMPLE)]
     times: dict[str, list[float]] = {k: [] for k in cases}
-    for k, cmd in cases.items():  # warm the file cache
+    for cmd in cases.values():  # warm the file cache
         if not args.smoke:
             subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
     for _ in range(repeat):

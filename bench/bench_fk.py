@@ -25,12 +25,12 @@ import numpy as np
 # BENCH_FK_ROOT: another checkout's root to measure instead of this one (before/after comparisons)
 sys.path.insert(0, os.environ.get("BENCH_FK_ROOT") or str(Path(__file__).resolve().parents[1]))
 
-from robot_state_format.kinematics import fk  # noqa: E402
-from robot_state_format.kinematics.tree import compile_model  # noqa: E402
-from robot_state_format.model.urdf import read_urdf  # noqa: E402
+from figures import Figures
+from machine import describe_machine
 
-from figures import Figures  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
+from robot_state_format.kinematics import fk
+from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.model.urdf import read_urdf
 
 
 def find_romeo() -> Path:

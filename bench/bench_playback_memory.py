@@ -26,12 +26,11 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
-import time
-
-from figures import Figures  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
+from figures import Figures
+from machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -23,9 +23,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from figures import Figures  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
+from figures import Figures
+from machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -151,7 +150,7 @@ def main() -> int:
         assert ok, msg
         spin_until(lambda: len(recv) >= args.messages - 5 or (recv and time.monotonic() - recv[-1][0] > 1.0),
                    args.messages / 1000 + 10)
-        spin_until(lambda: False if time.monotonic() - recv[-1][0] < 0.3 else True, 5)
+        spin_until(lambda: not time.monotonic() - recv[-1][0] < 0.3, 5)
         wall = np.array([r[0] for r in recv])
         stamps = np.array([r[1] for r in recv], dtype=np.int64)
         err = (wall - wall[0]) - (stamps - stamps[0]) / 1e9
@@ -171,7 +170,7 @@ def main() -> int:
         for how, source in (("streamed from the file, as the node plays", RecordingTimeline(tmp / "bag")),
                             ("from memory", events)):
             sent: list[float] = []
-            player = Player(source, lambda topic, data: sent.append(time.monotonic()), realtime=True)
+            player = Player(source, lambda topic, data, sent=sent: sent.append(time.monotonic()), realtime=True)
             player.start()
             player.wait()
             perr = (np.array(sent) - sent[0]) - (np.array([e.t_ns for e in events]) - events[0].t_ns) / 1e9

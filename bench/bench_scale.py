@@ -30,6 +30,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
+from figures import Figures  # noqa: E402  (bench/ is on sys.path)
+from machine import describe_machine  # noqa: E402
+
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
 from robot_state_format.model.convert import to_sdf  # noqa: E402
 from robot_state_format.model.loader import load_model, load_model_file  # noqa: E402
@@ -37,9 +40,6 @@ from robot_state_format.usdf.atomic import atomic_write  # noqa: E402
 from robot_state_format.usdf.build import SnapshotBuilder  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state  # noqa: E402
 from robot_state_format.usdf.validate import validate_against_model  # noqa: E402
-
-from figures import Figures  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
 
 
 def world_of_romeos(n: int) -> str:
@@ -107,7 +107,7 @@ def main() -> int:
                 assert not [d for d in diags if d.severity.name == "ERROR"], diags[:3]
 
             c = {
-                "snapshot": best(lambda b=builder, q=q, v=v: b.build(q, v, stamp=stamp), repeat),
+                "snapshot": best(lambda b=builder, q=q, v=v, stamp=stamp: b.build(q, v, stamp=stamp), repeat),
                 "save": best(lambda p=path, d=data: atomic_write(p, d), repeat),
                 "replay": best(replay, repeat),
             }

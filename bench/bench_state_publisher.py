@@ -24,9 +24,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-
-from figures import Figures  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
+from figures import Figures
+from machine import describe_machine
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -170,14 +169,13 @@ def part1(model_path: Path, n: int) -> None:
 
 
 def part2(model_path: Path, seconds: float, rate: float, qos_name: str, snapshot_frequency: float) -> None:
+    import tempfile
+
     import rclpy
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+    from ros_harness import RosHarness, init_context, shutdown_context  # type: ignore[import-not-found]
     from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage
-
-    from ros_harness import RosHarness, init_context, shutdown_context  # type: ignore[import-not-found]
-
-    import tempfile
 
     from robot_state_format.kinematics.tree import compile_model
     from robot_state_format.model.loader import load_model_file

@@ -28,11 +28,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
-from robot_state_format.model.urdf import read_urdf  # noqa: E402
-
 from figures import Figures  # noqa: E402  (bench/ is on sys.path)
 from machine import describe_machine  # noqa: E402
 
+from robot_state_format.model.urdf import read_urdf  # noqa: E402
 
 
 def interleaved(contenders: dict[str, Callable[[], object]], rounds: int) -> dict[str, float]:

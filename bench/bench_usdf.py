@@ -27,17 +27,17 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
+from figures import Figures  # noqa: E402  (bench/ is on sys.path)
+from machine import describe_machine  # noqa: E402
+
 from robot_state_format.kinematics.fk import forward, link_twists  # noqa: E402
-from robot_state_format.spatial import pose_to_transform  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
 from robot_state_format.model.types import Joint, JointType, Limits, Link, Model  # noqa: E402
+from robot_state_format.spatial import pose_to_transform  # noqa: E402
 from robot_state_format.usdf.build import SnapshotBuilder  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state  # noqa: E402
 from robot_state_format.usdf.types import WorldState  # noqa: E402
 from robot_state_format.usdf.writer import write_world_state, write_world_state_file  # noqa: E402
-
-from figures import Figures  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
 
 
 def load_humanoid() -> tuple[Model, str]:

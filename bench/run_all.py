@@ -28,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from figures import MARK  # noqa: E402  (bench/ is on sys.path)
-from machine import describe_machine  # noqa: E402
+from figures import MARK
+from machine import describe_machine
 
 BENCH = Path(__file__).resolve().parent
 # bench name -> extra arguments of a normal run (the smoke run passes --smoke instead)

@@ -83,10 +83,9 @@ def _bad_messages(base_ns: int) -> list[tuple[str, Any]]:
 def run(seconds: float, rate: float, good_period: float) -> dict[str, Any]:
     import rclpy
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+    from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
     from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage
-
-    from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
 
     configure_ros_environment()
     context = init_context()
@@ -165,7 +164,7 @@ def run(seconds: float, rate: float, good_period: float) -> dict[str, Any]:
                           abs(t.rotation.w - want[3]))
                 worst = max(worst, err)
                 wrong += err > 1e-9
-        warn_lines = sum(1 for line in log.splitlines() if "[WARN]" in line or "[INFO]" in line and "jumped" in line)
+        warn_lines = sum(1 for line in log.splitlines() if "[WARN]" in line or ("[INFO]" in line and "jumped" in line))
         return {"seconds": seconds, "bad_sent": sum(counts.values()), "bad_rate": sum(counts.values()) / seconds,
                 "counts": counts, "good_sent": len(sent_good), "tf_seen": seen / 2, "tf_wrong": wrong,
                 "worst_error": worst, "seen_late": seen_late, "late": len(late), "warn_lines": warn_lines, "alive": alive,

@@ -36,13 +36,14 @@ S = 1_000_000_000
 def run(kills: int, out: Path, seed: int) -> dict[str, Any]:
     import rclpy
     from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
 
-    from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
     from robot_state_format.errors import RobotStateFormatError
     from robot_state_format.usdf.reader import read_world_state_file
-    from robot_state_format.usdf.types import JointState as UJoint, ModelState, Stamp, WorldState
+    from robot_state_format.usdf.types import JointState as UJoint
+    from robot_state_format.usdf.types import ModelState, Stamp, WorldState
     from robot_state_format.usdf.writer import write_world_state
 
     configure_ros_environment()

@@ -42,6 +42,7 @@ from robot_state_format.model.frames import frames_document, joint_frame_keys  #
 from robot_state_format.model.loader import load_model_file  # noqa: E402
 from robot_state_format.model.types import JointType, Model  # noqa: E402
 
+
 @dataclass
 class Case:
     fmt: str             # urdf | sdf
@@ -243,7 +244,7 @@ def run_case(case: Case, check_urdf: str | None, sdf_ref: str | None, fk: bool) 
 
 def _first_error(log: str) -> str:
     for line in log.splitlines():
-        if line.startswith("Error") or line.startswith("ERROR"):
+        if line.startswith(("Error", "ERROR")):
             return line.strip()[:200]
     return ""
 

@@ -30,7 +30,7 @@ from fuzz.strategies import STATES, mutated  # noqa: E402
 
 
 def _limit_memory(bound: int) -> None:
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard == resource.RLIM_INFINITY or hard > bound:
         resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
 

@@ -34,8 +34,7 @@ def mutated(draw: st.DrawFn, seeds: list[bytes]) -> bytes | str:
         data[pos:pos + cut] = insert
     raw = bytes(data)
     if draw(st.booleans()):
-        text = raw.decode("utf-8", "surrogateescape")  # a str, lone surrogates included
-        return text
+        return raw.decode("utf-8", "surrogateescape")  # a str, lone surrogates included
     return raw
 
 

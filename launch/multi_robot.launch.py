@@ -13,10 +13,11 @@ state_publishers run there). Place the robots in the common frame with TF (e.g.
 ``static_transform_publisher`` from ``world_frame`` to ``r1/base_link``).
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
+
+from launch import LaunchDescription
 
 ARGUMENTS = (
     ("robots", "", "space-separated namespace=model_file pairs, one state_publisher each"),

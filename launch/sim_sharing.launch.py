@@ -8,11 +8,12 @@ off, so state_store saves the simulator's); state_store's ~/save writes restart 
 sim_bridge's ~/restart (parameter restart_file) puts the simulation back into.
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+
+from launch import LaunchDescription
 
 ARGUMENTS = (
     ("model", "", "path to the model: .urdf, .sdf, .world or .xacro"),

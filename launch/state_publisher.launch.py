@@ -7,11 +7,12 @@
 Give exactly one of ``model`` (a .urdf, .sdf, .world or .xacro path) or ``robot_description`` (the text).
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+
+from launch import LaunchDescription
 
 ARGUMENTS = (
     ("model", "", "path to the robot model: .urdf, .sdf, .world or .xacro"),

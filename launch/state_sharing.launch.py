@@ -5,11 +5,12 @@
 Both read the same model; state_store subscribes to the publisher's world_state in the same namespace.
 """
 
-from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 from launch_ros.parameter_descriptions import ParameterValue
+
+from launch import LaunchDescription
 
 ARGUMENTS = (
     ("model", "", "path to the robot model: .urdf, .sdf, .world or .xacro"),

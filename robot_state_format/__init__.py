@@ -88,23 +88,61 @@ _HOMES: dict[str, tuple[str, ...]] = {
 _HOME_OF: dict[str, str] = {name: module for module, names in _HOMES.items() for name in names}
 
 __all__ = [
-    "__version__",
-    # models
-    "load_model", "load_model_file", "detect_format",
-    "Model", "Link", "Joint", "JointType", "Frame", "ModelFrame", "Limits", "Mimic",
-    # kinematics
-    "compile_model", "CompiledTree", "KinematicsWarning",
-    "forward", "forward_batch", "joint_transforms", "joint_transforms_batch", "link_twists", "link_twists_batch",
-    # USDF world states
-    "WorldState", "ModelState", "LinkState", "JointState", "FrameState", "Stamp",
-    "read_world_state", "read_world_state_file", "write_world_state", "write_world_state_file",
-    "validate_against_model", "validate_world_against_models", "validate_schema",
-    "state_from_model", "SnapshotBuilder", "world_poses",
-    # exports
-    "state_to_sdf", "sdf_to_state", "load_mujoco_model", "mujoco_keyframe",
+    "CompiledTree",
+    "ConversionError",
+    "Diagnostic",
+    "DiagnosticError",
+    "Frame",
+    "FrameState",
+    "Joint",
+    "JointState",
+    "JointType",
+    "KinematicsError",
+    "KinematicsWarning",
+    "Limits",
+    "Link",
+    "LinkState",
+    "Mimic",
+    "Model",
+    "ModelError",
+    "ModelFrame",
+    "ModelIOError",
+    "ModelState",
     # errors
-    "RobotStateFormatError", "DiagnosticError", "ModelError", "ModelIOError", "KinematicsError", "UsdfError",
-    "ConversionError", "Diagnostic", "Severity",
+    "RobotStateFormatError",
+    "Severity",
+    "SnapshotBuilder",
+    "Stamp",
+    "UsdfError",
+    # USDF world states
+    "WorldState",
+    "__version__",
+    # kinematics
+    "compile_model",
+    "detect_format",
+    "forward",
+    "forward_batch",
+    "joint_transforms",
+    "joint_transforms_batch",
+    "link_twists",
+    "link_twists_batch",
+    # models
+    "load_model",
+    "load_model_file",
+    "load_mujoco_model",
+    "mujoco_keyframe",
+    "read_world_state",
+    "read_world_state_file",
+    "sdf_to_state",
+    "state_from_model",
+    # exports
+    "state_to_sdf",
+    "validate_against_model",
+    "validate_schema",
+    "validate_world_against_models",
+    "world_poses",
+    "write_world_state",
+    "write_world_state_file",
 ]
 
 

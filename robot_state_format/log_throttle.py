@@ -67,6 +67,6 @@ def throttled(throttle: LogThrottle, logger: Any, severity: str, key: str, text:
         return False
     try:
         emit(logger, severity, line)
-    except Exception:  # noqa: BLE001 - no logging path may stop a node
+    except Exception:
         return False
     return True

@@ -2,7 +2,7 @@
 
 Numbers are read as urdfdom and libsdformat read them: decimal in the C locale,
 ``[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?``; nothing else.  Python's ``float()``
-alone would also take ``nan``, ``inf``, ``1_000`` and non-ASCII digits (``"١"``); those are
+alone would also take ``nan``, ``inf``, ``1_000`` and non-ASCII digits (``"\u0661"``, ARABIC-INDIC DIGIT ONE); those are
 refused here.  A value is finite: one that overflows a double (``1e999``) is an error; one that
 underflows to zero although its text is not zero (``1e-400``) is read as 0.0 and reported, so
 readers can warn.

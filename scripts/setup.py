@@ -38,7 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by path (test_harness_setup.py)
-import ros2_tools  # noqa: E402  (scripts/ros2_tools.py)
+import ros2_tools
 
 ROOT = Path(__file__).resolve().parent.parent
 VENV = ROOT / ".venv"

@@ -10,10 +10,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from fuzz.harness import check_diagnostics, check_model  # noqa: E402
-
-from robot_state_format.errors import DiagnosticError, RobotStateFormatError  # noqa: E402
-from robot_state_format.model.types import Model  # noqa: E402
+from fuzz.harness import check_diagnostics, check_model
+from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.model.types import Model
 
 
 def assert_reads_or_refuses(read: Callable[[bytes | str], Model], data: bytes | str) -> None:

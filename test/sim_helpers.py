@@ -12,7 +12,7 @@ from robot_state_format.model import load_model_file
 from robot_state_format.model.types import Model
 
 sys.path.insert(0, str(Path(__file__).parent))
-from real_robots import real_urdf  # noqa: E402
+from real_robots import real_urdf
 
 HERE = Path(__file__).parent
 SAMPLES = HERE.parent / "robot_state_format" / "samples"

@@ -9,20 +9,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import reference_kinematics as ref
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sdf_helpers import fk
 
 from robot_state_format.cli import main
 from robot_state_format.errors import ConversionError
-from robot_state_format.spatial import inverse, pose_to_transform, transform_to_pose6
 from robot_state_format.model.convert import to_sdf, to_urdf
 from robot_state_format.model.frames import frames_document
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
-
-from sdf_helpers import fk
-import reference_kinematics as ref
+from robot_state_format.spatial import inverse, pose_to_transform, transform_to_pose6
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
 

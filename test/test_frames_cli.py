@@ -14,10 +14,10 @@ import numpy as np
 import pytest
 
 from robot_state_format.cli import main
-from robot_state_format.spatial import pose_to_transform
 from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.types import WORLD, Frame, Joint, JointType, Link, Model, ModelFrame
 from robot_state_format.model.urdf import read_urdf
+from robot_state_format.spatial import pose_to_transform
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
 C45 = math.sqrt(0.5)

@@ -13,7 +13,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fuzz import harness  # noqa: E402
-
 from robot_state_format.usdf.types import JointState, ModelState, Stamp, WorldState  # noqa: E402
 
 SAMPLE = (ROOT / "robot_state_format" / "samples" / "double_pendulum.urdf").read_bytes()

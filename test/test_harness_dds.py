@@ -13,14 +13,14 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from geometry_msgs.msg import TransformStamped  # noqa: E402
-from ros_harness import FASTDDS_PROFILE, HarnessTimeout, NodeProcessDied, RosHarness  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
-from std_srvs.srv import Trigger  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
+from geometry_msgs.msg import TransformStamped
+from ros_harness import FASTDDS_PROFILE, HarnessTimeout, NodeProcessDied, RosHarness
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
 
-from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS  # noqa: E402
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS
 
 HERE = Path(__file__).resolve().parent
 ECHO_NODE = str(HERE / "helpers" / "tf_echo_node.py")

@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from ros_harness import RosHarness  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
+from ros_harness import RosHarness
+from tf2_msgs.msg import TFMessage
 
-from robot_state_format.ros.qos import TF_STATIC_QOS  # noqa: E402
+from robot_state_format.ros.qos import TF_STATIC_QOS
 
 ECHO_NODE = str(Path(__file__).resolve().parent / "helpers" / "tf_echo_node.py")
 SEEN: dict[str, Any] = {}

@@ -6,13 +6,13 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from geometry_msgs.msg import TransformStamped  # noqa: E402
-from rclpy.qos import DurabilityPolicy, ReliabilityPolicy  # noqa: E402
-from ros_harness import RosHarness  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
+from geometry_msgs.msg import TransformStamped
+from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
+from ros_harness import RosHarness
+from tf2_msgs.msg import TFMessage
 
-from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS  # noqa: E402
-from robot_state_format.ros.tf_publisher import TfPublisher, tf2_ros_available  # noqa: E402
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS
+from robot_state_format.ros.tf_publisher import TfPublisher, tf2_ros_available
 
 BACKENDS = [
     "native",

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import reference_kinematics as ref
+
 from robot_state_format.errors import KinematicsError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import KinematicsWarning, compile_model, planar_basis
@@ -412,7 +412,7 @@ def test_bad_configurations_name_the_joint() -> None:
         fk.forward(tree, np.zeros(3))
     with pytest.raises(KinematicsError, match="hinge"):
         fk.forward(tree, np.array([np.nan, 0, 0, 0, 1]))
-    with pytest.raises(KinematicsError, match="shoulder.*not unit"):
+    with pytest.raises(KinematicsError, match=r"shoulder.*not unit"):
         fk.forward(tree, np.array([0, 0, 0, 0, 1.1]))
     with pytest.raises(KinematicsError, match="configuration 1"):
         fk.forward_batch(tree, np.array([[0, 0, 0, 0, 1.0], [0, 0, 0, 0, 0.5]]))

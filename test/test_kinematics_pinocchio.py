@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from real_robots import SKIP_REASON, real_urdfs, robots_dir, romeo_urdf
+
 from robot_state_format.errors import ModelError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
@@ -40,9 +40,9 @@ def random_q(model: Model, tree: CompiledTree, rng: np.random.Generator, n: int)
             q[:, s] = quat / np.linalg.norm(quat, axis=1, keepdims=True)
         else:
             lo, hi = -math.pi, math.pi
-            if j.type in (JointType.REVOLUTE, JointType.PRISMATIC) and j.limits is not None:
-                if j.limits.lower is not None and j.limits.upper is not None and j.limits.lower < j.limits.upper:
-                    lo, hi = j.limits.lower, j.limits.upper
+            if (j.type in (JointType.REVOLUTE, JointType.PRISMATIC) and j.limits is not None
+                    and j.limits.lower is not None and j.limits.upper is not None and j.limits.lower < j.limits.upper):
+                lo, hi = j.limits.lower, j.limits.upper
             q[:, s] = rng.uniform(lo, hi, (n, s.stop - s.start))
     return q
 

@@ -14,13 +14,14 @@ import pytest
 pytest.importorskip("launch_testing", reason="launch_testing not installed")
 pytest.importorskip("launch_ros", reason="launch_testing not installed (launch_ros missing)")
 
-import launch  # noqa: E402
-import launch_testing.actions  # noqa: E402
-import launch_testing.asserts  # noqa: E402
-import rclpy  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_srvs.srv import Trigger  # noqa: E402
+import launch_testing.actions
+import launch_testing.asserts
+import rclpy
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from sensor_msgs.msg import JointState
+from std_srvs.srv import Trigger
+
+import launch
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "robot_state_format" / "samples"

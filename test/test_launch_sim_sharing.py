@@ -16,13 +16,14 @@ pytest.importorskip("launch_testing", reason="launch_testing not installed")
 pytest.importorskip("launch_ros", reason="launch_testing not installed (launch_ros missing)")
 pytest.importorskip("mujoco", reason="the mujoco package is not installed")
 
-import launch  # noqa: E402
-import launch_testing.actions  # noqa: E402
-import launch_testing.asserts  # noqa: E402
-import rclpy  # noqa: E402
-from launch.launch_description_sources import PythonLaunchDescriptionSource  # noqa: E402
-from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
+import launch_testing.actions
+import launch_testing.asserts
+import rclpy
+from launch.launch_description_sources import PythonLaunchDescriptionSource
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
+
+import launch
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = str(ROOT / "robot_state_format" / "samples" / "double_pendulum.urdf")

@@ -16,7 +16,6 @@ from ros_tools import require
 
 require("launch", "launch_testing", "launch_ros")
 
-import launch  # noqa: E402
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
 import rclpy  # noqa: E402
@@ -24,6 +23,8 @@ from launch.launch_description_sources import PythonLaunchDescriptionSource  # n
 from rclpy.qos import qos_profile_sensor_data  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
+
+import launch  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = str(ROOT / "robot_state_format" / "samples" / "double_pendulum.urdf")

@@ -16,7 +16,6 @@ from ros_tools import require
 
 require("launch", "launch_testing", "launch_ros")
 
-import launch  # noqa: E402
 import launch_testing.actions  # noqa: E402
 import launch_testing.asserts  # noqa: E402
 import rclpy  # noqa: E402
@@ -26,6 +25,7 @@ from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from std_srvs.srv import Trigger  # noqa: E402
 
+import launch  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

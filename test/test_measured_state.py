@@ -22,17 +22,17 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from builtin_interfaces.msg import Time  # noqa: E402
-from rcl_interfaces.srv import SetParameters  # noqa: E402
-from rclpy.parameter import Parameter  # noqa: E402
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_harness import RosHarness  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from std_msgs.msg import String  # noqa: E402
-from std_srvs.srv import Trigger  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
+from builtin_interfaces.msg import Time
+from rcl_interfaces.srv import SetParameters
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from ros_harness import RosHarness
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+from std_srvs.srv import Trigger
+from tf2_msgs.msg import TFMessage
 
-from robot_state_format.usdf.reader import read_world_state, read_world_state_file  # noqa: E402
+from robot_state_format.usdf.reader import read_world_state, read_world_state_file
 
 S = 1_000_000_000
 MS = 1_000_000

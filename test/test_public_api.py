@@ -61,7 +61,7 @@ def run_example(ex: Example) -> None:
     namespace: dict[str, object] = {"__name__": "__api_example__"}
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(ex.code, f"{API_DOC.name}:{ex.line}", "exec"), namespace)  # noqa: S102 - our own docs
+        exec(compile(ex.code, f"{API_DOC.name}:{ex.line}", "exec"), namespace)
     if ex.expected is not None:
         assert out.getvalue() == ex.expected, f"docs/api.md:{ex.line}: printed\n{out.getvalue()}"
 

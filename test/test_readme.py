@@ -78,7 +78,7 @@ def test_markers_are_read() -> None:
             "```text\nfree\n```\n")
     got = [(b.line, b.run, b.background, b.exit) for b in readme_blocks(text)]
     assert got == [(2, True, False, 0), (7, False, False, 0), (11, True, True, 0), (15, True, False, 1)]
-    with pytest.raises(AssertionError, match="README.md:1: a sh block without"):
+    with pytest.raises(AssertionError, match=r"README\.md:1: a sh block without"):
         readme_blocks("```sh\necho unmarked\n```\n")
 
 
@@ -134,7 +134,7 @@ def test_every_runnable_readme_block_runs_as_written(tmp_path: Path) -> None:
             assert proc.poll() is None, f"README.md:{block.line} died:\n{log.read_text()}"
     finally:
         codes = []
-        for block, proc, log in background:
+        for block, proc, _log in background:
             if proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGINT)
             try:

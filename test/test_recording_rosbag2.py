@@ -16,17 +16,17 @@ from pathlib import Path
 import pytest
 import yaml
 
+from robot_state_format.cli import main
 from robot_state_format.recording import (
     JOINT_STATE_TYPE,
     STRING_TYPE,
     TF_TYPE,
     RecordingWriter,
     decode_all,
+    msgdefs,
     read_recording,
     reindex,
 )
-from robot_state_format.cli import main
-from robot_state_format.recording import msgdefs
 
 SHARE = Path(sys.prefix) / "share"
 CLI = [str(Path(sys.executable).parent / "robot-state-format")]

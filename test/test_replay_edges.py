@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.playback.edges import replay_edges
 from robot_state_format.playback.fit import replay_problems
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, WorldState
 
 WORLD_SDF = """<?xml version="1.0"?>

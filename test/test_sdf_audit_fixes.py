@@ -17,12 +17,11 @@ import warnings
 from pathlib import Path
 
 import pytest
+from sdf_helpers import T, assert_pose, codes_of, sdf
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import WORLD
-
-from sdf_helpers import T, assert_pose, codes_of, sdf
 
 YAW90 = math.pi / 2
 

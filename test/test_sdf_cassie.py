@@ -9,12 +9,11 @@ import numpy as np
 import pytest
 import reference_kinematics as ref
 from lxml import etree
+from real_robots import SKIP_REASON, robots_dir
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import JointType
-
-from real_robots import SKIP_REASON, robots_dir
 
 CASSIE = robots_dir() / "cassie_description" / "robots" if robots_dir() is not None else None
 FILES = sorted(CASSIE.glob("*.sdf")) if CASSIE is not None else []
@@ -34,7 +33,7 @@ def _read(path):  # type: ignore[no-untyped-def]
         return read_sdf(data, file=str(path))
     except ModelError as exc:
         assert path.name == "cassie.sdf", exc
-        bad = [d for d in exc.errors]
+        bad = list(exc.errors)
         assert [d.code for d in bad] == ["SDF_INVALID_INERTIA"] * 2
         root = etree.fromstring(data)
         for d in bad:

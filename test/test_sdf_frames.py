@@ -7,11 +7,10 @@ import math
 
 import numpy as np
 import pytest
+from sdf_helpers import T, assert_pose, codes_of, sdf
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.types import WORLD
-
-from sdf_helpers import T, assert_pose, codes_of, sdf
 
 HALF_PI = math.pi / 2
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 import pytest
 from fuzz_outcome import assert_reads_or_refuses, check_diagnostics, check_model
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.sdf import read_sdf

@@ -7,10 +7,9 @@ import math
 
 import numpy as np
 import pytest
+from sdf_helpers import T, assert_pose, codes_of, sdf
 
 from robot_state_format.model.types import JointType
-
-from sdf_helpers import T, assert_pose, codes_of, sdf
 
 TWO = '<link name="a"/><link name="b"><pose>0 0 1 0 0 0</pose></link>'
 

@@ -11,12 +11,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sdf_helpers import T, assert_pose, codes_of, fk, sdf
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import WORLD, JointType
-
-from sdf_helpers import T, assert_pose, codes_of, fk, sdf
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
 

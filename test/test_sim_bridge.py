@@ -15,14 +15,14 @@ import pytest
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 pytest.importorskip("mujoco", reason="the mujoco package is not installed")
 
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_harness import RosHarness  # noqa: E402
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from ros_harness import RosHarness
 
-from robot_state_format.usdf.reader import read_world_state, read_world_state_file  # noqa: E402
-from robot_state_format.usdf.simulator_state import find_simulator_state  # noqa: E402
+from robot_state_format.usdf.reader import read_world_state, read_world_state_file
+from robot_state_format.usdf.simulator_state import find_simulator_state
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sim_helpers import ROBOTS  # noqa: E402
+from sim_helpers import ROBOTS
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)

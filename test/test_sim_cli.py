@@ -16,12 +16,12 @@ import pytest
 
 pytest.importorskip("mujoco", reason="the mujoco package is not installed")
 
-from robot_state_format.cli import main  # noqa: E402
-from robot_state_format.usdf.build import state_from_model  # noqa: E402
-from robot_state_format.usdf.writer import write_world_state_file  # noqa: E402
+from robot_state_format.cli import main
+from robot_state_format.usdf.build import state_from_model
+from robot_state_format.usdf.writer import write_world_state_file
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sim_helpers import ROBOTS, load  # noqa: E402
+from sim_helpers import ROBOTS, load
 
 N = 60
 

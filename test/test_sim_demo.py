@@ -9,9 +9,9 @@ import pytest
 pytest.importorskip("mujoco", reason="the mujoco package is not installed")
 pytest.importorskip("matplotlib", reason="matplotlib is not installed")
 
-from robot_state_format.sim.demo_part import STEPS, demo_summary  # noqa: E402
-from robot_state_format.usdf.reader import read_world_state_file  # noqa: E402
-from robot_state_format.usdf.simulator_state import find_simulator_state  # noqa: E402
+from robot_state_format.sim.demo_part import STEPS, demo_summary
+from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.simulator_state import find_simulator_state
 
 ARM = Path(__file__).resolve().parents[1] / "robot_state_format" / "samples" / "arm7_gripper.urdf"
 

@@ -16,15 +16,15 @@ import pytest
 pytest.importorskip("mujoco", reason="the mujoco package is not installed")
 pytest.importorskip("pydrake", reason="the drake package is not installed")
 
-from robot_state_format.sim import capture, restore  # noqa: E402
-from robot_state_format.sim.drake_sim import DrakeSim  # noqa: E402
-from robot_state_format.sim.mujoco_sim import MujocoSim  # noqa: E402
-from robot_state_format.usdf.reader import read_world_state  # noqa: E402
-from robot_state_format.usdf.resolve import world_poses  # noqa: E402
-from robot_state_format.usdf.writer import write_world_state  # noqa: E402
+from robot_state_format.sim import capture, restore
+from robot_state_format.sim.drake_sim import DrakeSim
+from robot_state_format.sim.mujoco_sim import MujocoSim
+from robot_state_format.usdf.reader import read_world_state
+from robot_state_format.usdf.resolve import world_poses
+from robot_state_format.usdf.writer import write_world_state
 
 sys.path.insert(0, str(Path(__file__).parent))
-from sim_helpers import ROBOTS, kick_mujoco, load  # noqa: E402
+from sim_helpers import ROBOTS, kick_mujoco, load
 
 
 @pytest.fixture(autouse=True)

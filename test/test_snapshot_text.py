@@ -201,4 +201,4 @@ def test_derived_template_refuses_a_document_that_is_not_one_layout() -> None:
         snapshot_text.derive_template(f"<a><p>{r[1]} {r[0]}</p></a>", marks)
     with pytest.raises(ValueError, match="stamp"):
         snapshot_text.derive_template(doc, marks, "<stamp/>")
-    assert len(set(r)) == 4 and len(set(float.__repr__(x) for x in snapshot_text.sentinels(100000).tolist())) == 100000
+    assert len(set(r)) == 4 and len({float.__repr__(x) for x in snapshot_text.sentinels(100000).tolist()}) == 100000

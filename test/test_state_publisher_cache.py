@@ -117,7 +117,7 @@ def test_small_reordering_is_dropped_not_reset(cache: JointStateCache) -> None:
     (["ja"], [0.1], [], [1.0, 2.0], "length-effort"),
     (["ja", "ja"], [0.1, 0.2], [], [], "duplicate"),
 ])
-def test_malformed_messages_are_dropped(cache: JointStateCache, names, p, v, e, key) -> None:  # type: ignore
+def test_malformed_messages_are_dropped(cache: JointStateCache, names, p, v, e, key) -> None:  # type: ignore[no-untyped-def]
     cache.update(["ja"], [0.5], [], [], 1 * S, 1 * S)
     up = cache.update(names, p, v, e, 2 * S, 2 * S)
     assert [pr.key for pr in up.problems] == [key] and len(up.send) == 0 and not up.changed

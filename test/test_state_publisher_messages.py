@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from robot_state_format.spatial import (pose6_to_transform, quaternion_to_matrix, rpy_to_matrix)
+from robot_state_format.spatial import pose6_to_transform, quaternion_to_matrix, rpy_to_matrix
 
 rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 

@@ -20,15 +20,15 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_harness import RosHarness  # noqa: E402
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from ros_harness import RosHarness
 
-from robot_state_format.errors import Severity  # noqa: E402
-from robot_state_format.model.loader import load_model_file  # noqa: E402
-from robot_state_format.usdf.reader import read_world_state_file  # noqa: E402
-from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, Stamp, WorldState  # noqa: E402
-from robot_state_format.usdf.validate import validate_against_model, validate_schema  # noqa: E402
-from robot_state_format.usdf.writer import write_world_state  # noqa: E402
+from robot_state_format.errors import Severity
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.usdf.reader import read_world_state_file
+from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, Stamp, WorldState
+from robot_state_format.usdf.validate import validate_against_model, validate_schema
+from robot_state_format.usdf.writer import write_world_state
 
 MODEL_FILE = str(Path(__file__).resolve().parents[1] / "robot_state_format" / "samples" / "double_pendulum.urdf")
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
@@ -339,8 +339,8 @@ def test_save_from_live_state_publisher_matches_published_joints(ros: RosHarness
 
 
 def test_replay_of_a_world_poses_every_model_on_tf_static(ros: RosHarness, tmp_path: Path) -> None:
-    from tf2_msgs.msg import TFMessage
     from test_replay_edges import HALF_PI, WORLD_SDF, world_state
+    from tf2_msgs.msg import TFMessage
 
     from robot_state_format.spatial import pose6_to_transform
 

@@ -12,12 +12,12 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_harness import RosHarness  # noqa: E402
-from test_state_store import MODEL_FILE, pendulum_state  # noqa: E402
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from ros_harness import RosHarness
+from test_state_store import MODEL_FILE, pendulum_state
 
-from robot_state_format.usdf.types import JointState  # noqa: E402
-from robot_state_format.usdf.writer import write_world_state  # noqa: E402
+from robot_state_format.usdf.types import JointState
+from robot_state_format.usdf.writer import write_world_state
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)

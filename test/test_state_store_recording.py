@@ -16,10 +16,12 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
-from ros_harness import RosHarness  # noqa: E402
+import itertools
 
-from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, RecordingWriter, decode_all  # noqa: E402
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from ros_harness import RosHarness
+
+from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, RecordingWriter, decode_all
 
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
@@ -152,7 +154,7 @@ def test_playback_keeps_pace_loops_and_pauses(ros: RosHarness, tmp_path: Path) -
     msgs = [m for _, m in received]
     first = int(msgs[0].position[0])
     stamps = [m.header.stamp.sec * 10**9 + m.header.stamp.nanosec for m in msgs]
-    assert all(b > a for a, b in zip(stamps, stamps[1:]))  # looping never goes back in time
+    assert all(b > a for a, b in itertools.pairwise(stamps))  # looping never goes back in time
     # the loop length is the span plus one step: the stamp of value i in loop k is t_i + k * n * step
     for m, s in zip(msgs, stamps):
         i = int(m.position[0])
@@ -160,7 +162,7 @@ def test_playback_keeps_pace_loops_and_pauses(ros: RosHarness, tmp_path: Path) -
     assert [int(m.position[0]) for m in msgs[:n - first]] == list(range(first, n))
     # pace: 20 ms steps at rate 2 -> 10 ms apart on the wall clock
     wall = [t for t, _ in received[1:n]]
-    gaps = sorted(b - a for a, b in zip(wall, wall[1:]))
+    gaps = sorted(b - a for a, b in itertools.pairwise(wall))
     assert 0.006 < gaps[len(gaps) // 2] < 0.014
     # pause stops the flow, resume restarts it
     assert _trigger(ros, "pause").success
@@ -224,7 +226,7 @@ def test_playback_publishes_clock_on_the_recorded_timeline(ros: RosHarness, tmp_
     assert _trigger(ros, "stop_playback").success
     values = [c for _, c in clocks]
     # monotonic: never back in time, also across loop boundaries
-    assert all(b >= a for a, b in zip(values, values[1:]))
+    assert all(b >= a for a, b in itertools.pairwise(values))
     assert len(set(values)) > 2 * n // 2
     # every /clock value is a recorded stamp shifted by whole loop lengths
     for c in values:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-RUFF_PATHS = ["robot_state_format", "test", "bench", "scripts", "fuzz"]
+RUFF_PATHS = ["robot_state_format", "test", "bench", "scripts", "fuzz", "conformance", "launch"]
 MYPY_PATHS = ["robot_state_format"]  # the whole package, strict (setup.cfg: strict = True)
 CHECK_TIMEOUT = 300
 

@@ -6,8 +6,8 @@ import math
 
 import numpy as np
 import pytest
-
 import reference_kinematics as ref
+
 from robot_state_format.spatial import (
     axis_angle_to_matrix,
     matrices_to_quaternions,

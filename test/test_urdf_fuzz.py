@@ -6,10 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from fuzz_outcome import assert_reads_or_refuses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from fuzz_outcome import assert_reads_or_refuses
 
 from robot_state_format.model.urdf import read_urdf
 

@@ -5,10 +5,9 @@ its verdict on every fixture is checked to be the same."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 

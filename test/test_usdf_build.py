@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robot_state_format.errors import Severity
-from robot_state_format.spatial import pose6_to_transform, pose_to_transform, transform_to_pose6
 from robot_state_format.model.types import WORLD, Joint, JointType, Limits, Link, Mimic, Model
+from robot_state_format.spatial import pose6_to_transform, pose_to_transform, transform_to_pose6
 from robot_state_format.usdf.build import SnapshotBuilder, state_from_model, world_poses
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file
 from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, WorldState

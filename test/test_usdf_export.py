@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from lxml import etree
+from test_usdf_build import POSITIONS, S45, bot
 
 from robot_state_format.cli import main
 from robot_state_format.spatial import pose6_to_transform
@@ -17,8 +18,6 @@ from robot_state_format.usdf.reader import read_world_state, read_world_state_fi
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 from robot_state_format.usdf.validate import validate_schema
 from robot_state_format.usdf.writer import write_world_state
-
-from test_usdf_build import POSITIONS, S45, bot
 
 
 @pytest.fixture(autouse=True)

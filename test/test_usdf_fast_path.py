@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from robot_state_format.errors import UsdfError
-from robot_state_format.usdf import reader as R
 from robot_state_format.usdf import read_elements
+from robot_state_format.usdf import reader as R
 from robot_state_format.usdf.read_bulk import fast_model
 
 SMALL = '''<?xml version="1.0" encoding="UTF-8"?>

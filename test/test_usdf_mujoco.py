@@ -17,8 +17,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco", reason="the mujoco package is not installed")
 
-from robot_state_format.spatial import pose_to_transform  # noqa: E402
 from robot_state_format.model.types import WORLD, Joint, JointType, Link, Model  # noqa: E402
+from robot_state_format.spatial import pose_to_transform  # noqa: E402
 from robot_state_format.usdf.build import state_from_model, world_poses  # noqa: E402
 from robot_state_format.usdf.export.mujoco import (  # noqa: E402
     load_mujoco_model,

@@ -13,9 +13,9 @@ import pytest
 from lxml import etree
 
 from robot_state_format.errors import Severity
-from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.usdf.build import state_from_model, world_poses
 from robot_state_format.usdf.export.sdf_state import sdf_to_state, state_to_sdf
 from robot_state_format.usdf.reader import read_world_state

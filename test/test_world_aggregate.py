@@ -8,13 +8,17 @@ import math
 import numpy as np
 import pytest
 
-from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.model.loader import load_model
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import LinkState, ModelState, Stamp, WorldState
 from robot_state_format.usdf.writer import write_world_state
-from robot_state_format.world.aggregate import (WorldAggregator, WorldSourceError, default_frame_prefix,
-                                                normalise_namespace)
+from robot_state_format.world.aggregate import (
+    WorldAggregator,
+    WorldSourceError,
+    default_frame_prefix,
+    normalise_namespace,
+)
 from robot_state_format.world.tf_tree import TfTree
 
 ARM = """<robot name="arm">

@@ -18,17 +18,17 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 from real_robots import SKIP_REASON, real_urdf
+
 from robot_state_format.errors import Severity
-from robot_state_format.spatial import pose6_to_transform, quaternion_to_matrix
 from robot_state_format.model.loader import load_model_file
+from robot_state_format.spatial import pose6_to_transform, quaternion_to_matrix
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.types import ModelState, WorldState
 from robot_state_format.usdf.validate import validate_against_model
 
 sys.path.insert(0, str(Path(__file__).parent / "helpers"))
-import netns_lab  # noqa: E402
+import netns_lab
 
 pin = pytest.importorskip("pinocchio", reason="pin (Pinocchio) is not installed")
 
@@ -393,7 +393,7 @@ def test_world_recording_and_playback(ros: Any, tmp_path: Path) -> None:
     directory = Path(res.message.split(" (")[0])
     recorded = list(read_recording(directory))
     assert [m.data for m in recorded if m.topic == "/r1/world_state"][:1] and \
-        deserialize_message([m.data for m in recorded if m.topic == "/r1/world_state"][0], String).data == text
+        deserialize_message(next(m.data for m in recorded if m.topic == "/r1/world_state"), String).data == text
     got = [deserialize_message(m.data, JointState) for m in recorded if m.topic == "/r2/joint_states"]
     assert got and [m.position[0] for m in got] == sorted(m.position[0] for m in got)  # in order, as sent
     assert {m.topic for m in recorded} <= {"/r1/world_state", "/r1/joint_states", "/r2/world_state",

@@ -17,7 +17,6 @@ from robot_state_format.cli._common import add_model_options, report_error, spli
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 
-
 PROG = "robot-state-format check"
 
 

@@ -48,8 +48,14 @@ from robot_state_format.kinematics.fk_numpy import (
     _set_bottom_row,
     _world_t,
 )
-from robot_state_format.kinematics.twists_numpy import _cross, _joint_rates, _rotate_t_const, _twist_kernel, _twists
 from robot_state_format.kinematics.tree import QUATERNION_TOLERANCE, CompiledTree
+from robot_state_format.kinematics.twists_numpy import (
+    _cross,
+    _joint_rates,
+    _rotate_t_const,
+    _twist_kernel,
+    _twists,
+)
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]

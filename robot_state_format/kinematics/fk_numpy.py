@@ -12,8 +12,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import KinematicsError
-from robot_state_format.kinematics.plan import LevelPlan, PosePlan, build_single_form
 from robot_state_format.kinematics.compiled_tree import CompiledTree
+from robot_state_format.kinematics.plan import LevelPlan, PosePlan, build_single_form
 from robot_state_format.spatial import quaternion_components_to_rotation
 
 FloatArray = NDArray[np.float64]

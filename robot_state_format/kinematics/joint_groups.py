@@ -18,7 +18,16 @@ from robot_state_format.kinematics.compiled_tree import (
     TwistConstants,
     TwoAxisGroup,
 )
-from robot_state_format.kinematics.joint_axes import JointInfo, planar_basis, skew, skews, stack, top, tops, unit
+from robot_state_format.kinematics.joint_axes import (
+    JointInfo,
+    planar_basis,
+    skew,
+    skews,
+    stack,
+    top,
+    tops,
+    unit,
+)
 from robot_state_format.model.types import Joint, JointType
 
 FloatArray = NDArray[np.float64]

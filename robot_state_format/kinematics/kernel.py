@@ -75,7 +75,7 @@ def poses(q: FloatArray, src: IntArray, mo: FloatArray, f: FloatArray, ij: IntAr
                 for a in range(3):
                     for b in range(4):
                         loc[a, b] = f[j, 0, a, b]
-            elif kind == ROTARY or kind == SCREW:
+            elif kind in (ROTARY, SCREW):
                 th = qa[c, ij[j, 1]]
                 s = math.sin(th)
                 co = math.cos(th)

@@ -95,8 +95,8 @@ def compile_model(model: Model) -> CompiledTree:
     world = "\0root-frame" if WORLD in link_set else WORLD
     order: list[str] = list(roots)
     joint_order: list[Joint] = []
-    link_depth: dict[str, int] = {n: 0 for n in roots}
-    frontier = [j for j in children.get(world, [])]
+    link_depth: dict[str, int] = dict.fromkeys(roots, 0)
+    frontier = list(children.get(world, []))
     for j in frontier:
         link_depth[j.child] = 0
     default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.kinematics.fk_numpy import _level_parents, _scratch
 from robot_state_format.kinematics.compiled_tree import CompiledTree
+from robot_state_format.kinematics.fk_numpy import _level_parents, _scratch
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]

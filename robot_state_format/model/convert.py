@@ -24,7 +24,6 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.spatial import Transform, inverse, transform_to_pose6
 from robot_state_format.model.sdf.elements import DRAKE_NS
 from robot_state_format.model.types import (
     SCOPE,
@@ -38,6 +37,7 @@ from robot_state_format.model.types import (
     Model,
     Shape,
 )
+from robot_state_format.spatial import Transform, inverse, transform_to_pose6
 
 UNBOUNDED = 1e16
 
@@ -68,7 +68,7 @@ def _pose_text(x: Transform) -> str:
 
 
 def _sub(parent: etree._Element, tag: str, text: str | None = None, **attrs: str) -> etree._Element:
-    el = etree.SubElement(parent, tag, {k: v for k, v in attrs.items()})
+    el = etree.SubElement(parent, tag, dict(attrs.items()))
     if text is not None:
         el.text = text
     return el
@@ -376,7 +376,7 @@ def to_urdf(model: Model, *, strict: bool = False) -> Conversion:
         f.attached_to == WORLD for f in model.frames.values())
     if world_needed and WORLD in model.links:
         raise ConversionError("the model has a link named 'world' and joints to the world; URDF cannot tell them apart")
-    roots = [n for n in model.root_links()]
+    roots = list(model.root_links())
     if world_needed:
         roots = [WORLD, *roots]
     if len(roots) > 1:

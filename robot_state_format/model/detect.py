@@ -70,7 +70,7 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
     SDFormat file).
     """
     head = text[:65536].decode("utf-8", "replace") if isinstance(text, bytes) else text[:65536]
-    if path is not None and (path.endswith(".xacro") or path.endswith(".urdf.xacro")):
+    if path is not None and (path.endswith((".xacro", ".urdf.xacro"))):
         return "xacro"
     start = prolog_end(head)
     if _root_declares_xacro(head, start):

@@ -22,8 +22,8 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import Diagnostic, ModelError
-from robot_state_format.spatial import Transform, inverse, matrix_to_quaternion
 from robot_state_format.model.types import WORLD, Joint, Model
+from robot_state_format.spatial import Transform, inverse, matrix_to_quaternion
 
 
 def _clean(v: float) -> float:

@@ -28,11 +28,17 @@ import xacro
 import xacro.substitution_args
 from lxml import etree
 
-from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, RobotStateFormatError
 from robot_state_format import limits
+from robot_state_format.errors import (
+    Diagnostic,
+    DiagnosticError,
+    ModelError,
+    ModelIOError,
+    RobotStateFormatError,
+)
 from robot_state_format.limits import read_input_file
-from robot_state_format.model.types import Model
 from robot_state_format.model.packages import PACKAGE_URI, find_package
+from robot_state_format.model.types import Model
 from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
 _LOCK = threading.Lock()  # xacro keeps its state in module globals

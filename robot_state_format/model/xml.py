@@ -17,7 +17,7 @@ import threading
 from lxml import etree
 
 from robot_state_format import limits
-from robot_state_format.errors import DiagnosticError, Diagnostic, ModelError, Severity
+from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, Severity
 
 __all__ = [
     "MAX_DOCUMENT_BYTES", "SAFE_PARSER_OPTIONS", "check_element_count", "check_entities", "check_size", "describe",

@@ -131,7 +131,7 @@ class Player:
             self.realtime_note = raise_thread_priority()
         try:
             self._play()
-        except Exception as exc:  # noqa: BLE001 - reported through .error, the node keeps running
+        except Exception as exc:
             self.error = f"{type(exc).__name__}: {exc}"
 
     def _play(self) -> None:

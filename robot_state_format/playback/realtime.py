@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
@@ -68,7 +69,5 @@ class ProcessScheduling:
             return
         sys.setswitchinterval(saved.switch_interval)
         if saved.policy is not None:
-            try:
+            with contextlib.suppress(AttributeError, OSError):
                 os.sched_setscheduler(0, saved.policy, os.sched_param(saved.priority))
-            except (AttributeError, OSError):
-                pass

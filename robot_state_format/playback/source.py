@@ -7,8 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from robot_state_format.model.types import Model
-from robot_state_format.playback.timeline import (EncodeJointState, Event, RecordingTimeline, TimelineSummary,
-                                                  timeline_from_directory)
+from robot_state_format.playback.timeline import (
+    EncodeJointState,
+    Event,
+    RecordingTimeline,
+    TimelineSummary,
+    timeline_from_directory,
+)
 
 
 def is_restart_directory(path: Path) -> bool:

@@ -14,7 +14,14 @@ from robot_state_format.recording.bagmeta import (
     RELIABLE_VOLATILE,
     qos_yaml,
 )
-from robot_state_format.recording.msgdefs import CLOCK_TYPE, JOINT_STATE_TYPE, STRING_TYPE, TF_TYPE, definition, type_hash
+from robot_state_format.recording.msgdefs import (
+    CLOCK_TYPE,
+    JOINT_STATE_TYPE,
+    STRING_TYPE,
+    TF_TYPE,
+    definition,
+    type_hash,
+)
 from robot_state_format.recording.reader import (
     RecordedMessage,
     decode_all,

@@ -62,7 +62,7 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
             ended = True
         except InvalidMagic as exc:
             raise RecordingError(f"{p}: not an MCAP file: {exc}") from None
-        except Exception:  # noqa: BLE001 - a torn tail (EndOfFile, zstd, struct): stop at the last chunk
+        except Exception:
             ended = False
     finally:
         stream.close()
@@ -99,7 +99,7 @@ def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
     try:
         with open(p, "rb") as f:
             summary = make_reader(f).get_summary()
-    except Exception:  # noqa: BLE001 - no or torn summary: read the records
+    except Exception:
         summary = None
     if summary is not None:
         return {ch.topic: (summary.schemas[ch.schema_id].name if ch.schema_id in summary.schemas else "")
@@ -132,7 +132,7 @@ def message_summary(path: str | os.PathLike[str], kinds: frozenset[str]) -> Mess
             return None
         with open(path, "rb") as f:
             summary = make_reader(f).get_summary()
-    except Exception:  # noqa: BLE001 - no or torn summary: unknown
+    except Exception:
         return None
     if summary is None or summary.statistics is None:
         return None

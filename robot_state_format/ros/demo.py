@@ -32,10 +32,10 @@ from tf2_msgs.msg import TFMessage
 
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
+from robot_state_format.playback.joint_arrays import joint_state_fields
 from robot_state_format.playback.trajectory import channels, sample_at_stamp
 from robot_state_format.ros.messages import transform_msg_to_matrix
 from robot_state_format.ros.qos import TF_QOS, TF_STATIC_LISTEN_QOS
-from robot_state_format.playback.joint_arrays import joint_state_fields
 from robot_state_format.sim.demo_part import demo_summary
 from robot_state_format.spatial import inverse, pose6_to_transform
 from robot_state_format.usdf.plot import plot_world_state

@@ -22,7 +22,11 @@ from builtin_interfaces.msg import Time
 from geometry_msgs.msg import TransformStamped
 from numpy.typing import NDArray
 
-from robot_state_format.spatial import matrices_to_quaternions, quaternion_to_matrix, transforms_to_quaternions
+from robot_state_format.spatial import (
+    matrices_to_quaternions,
+    quaternion_to_matrix,
+    transforms_to_quaternions,
+)
 
 CDR_LE_HEADER = b"\x00\x01\x00\x00"  # XCDR1, little endian, no options
 _CACHE_SIZE = 256

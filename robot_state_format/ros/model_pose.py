@@ -106,7 +106,7 @@ class TfListener:
                 try:
                     with sub.handle:
                         taken = sub.handle.take_message(sub.msg_type, True)
-                except Exception as exc:  # noqa: BLE001 - the listener never stops the node
+                except Exception as exc:
                     self._warn("tf-take", f"TF listener: {exc}")
                     break
                 if taken is None:
@@ -119,7 +119,7 @@ class TfListener:
             return
         try:
             msg = deserialize_message(raw, TFMessage)
-        except Exception as exc:  # noqa: BLE001 - foreign bytes never stop the node
+        except Exception as exc:
             self._warn("tf-decode", f"TF message unreadable: {exc}")
             return
         self.tree.add([t for t in msg.transforms if t.child_frame_id not in own_frames])

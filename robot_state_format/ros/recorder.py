@@ -21,7 +21,11 @@ from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from robot_state_format.recording import TOPIC_TYPES, RecordingWriter
-from robot_state_format.recording.bagmeta import BEST_EFFORT_VOLATILE, RELIABLE_TRANSIENT_LOCAL, RELIABLE_VOLATILE
+from robot_state_format.recording.bagmeta import (
+    BEST_EFFORT_VOLATILE,
+    RELIABLE_TRANSIENT_LOCAL,
+    RELIABLE_VOLATILE,
+)
 
 VOLATILE_DEPTH = 1000  # bursts of /tf at 1 kHz are kept while the executor is busy
 LATCHED_DEPTH = 100
@@ -130,7 +134,7 @@ class SessionRecorder:
                 return
         try:
             self.writer.add_topic(topic, type_name, offered, type_hash=type_hash)
-        except Exception as exc:  # noqa: BLE001 - e.g. no message definition: that topic is left out
+        except Exception as exc:
             self._warn_once(topic, f"not recorded: {exc}")
             return
         if cls is not None:
@@ -152,7 +156,7 @@ class SessionRecorder:
             return
         try:
             self.writer.write(topic, raw, time.time_ns(), publish_ns or None)
-        except Exception as exc:  # noqa: BLE001 - a full disk ends the recording, not the node
+        except Exception as exc:
             self.failed = True
             self.unsubscribe()
             self._on_error(exc)

@@ -17,8 +17,13 @@ from robot_state_format.kinematics.fk import joint_transforms
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.types import WORLD, JointType, Model
 from robot_state_format.playback.state_cache import JointStateCache
-from robot_state_format.playback.tf_source import (SESSION_TOPICS, TF_SOURCES, TF_TOPICS, plan_tf,
-                                                   recording_topic_kinds)
+from robot_state_format.playback.tf_source import (
+    SESSION_TOPICS,
+    TF_SOURCES,
+    TF_TOPICS,
+    plan_tf,
+    recording_topic_kinds,
+)
 from robot_state_format.ros.messages import TfEncoder, joint_state_arrays
 
 __all__ = ["SESSION_TOPICS", "TF_SOURCES", "TF_TOPICS", "ComputedTf", "plan_tf", "recording_topic_kinds",

@@ -29,13 +29,14 @@ from std_srvs.srv import Trigger
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.xacro import parse_xacro_args
+from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.ros import spin
 from robot_state_format.ros.messages import ns_to_stamp
 from robot_state_format.ros.qos import CLOCK_QOS, LATCHED
-from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.sim.run import make_sim
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.writer import write_world_state
+
 MAX_STEPS_PER_TICK = 2000  # a slow machine falls behind the clock instead of stalling the executor
 
 PARAMS: dict[str, tuple[Any, str]] = {

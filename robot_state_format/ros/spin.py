@@ -117,7 +117,7 @@ def finish(stop: Stop, *nodes: Node | None) -> None:
             if n is not None:
                 try:
                     n.destroy_node()
-                except Exception:  # noqa: BLE001 - destroying after an external shutdown
+                except Exception:
                     if rclpy.ok():
                         raise
         rclpy.try_shutdown()
@@ -145,7 +145,7 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
     try:
         node = make()
         spin(node, stop, until=until(node) if until is not None else None)
-    except Exception as exc:  # noqa: BLE001 - matched against failures, else raised again
+    except Exception as exc:
         for types, lead, exit_code in failures:
             if isinstance(exc, types):
                 print(f"{prog}: error: {lead}{exc}", file=sys.stderr)

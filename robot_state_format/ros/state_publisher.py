@@ -42,7 +42,12 @@ from robot_state_format.ros import spin
 from robot_state_format.ros.description import DescriptionConfigError, LoadedDescription, load_description
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener
-from robot_state_format.ros.publisher_params import EVERY_JOINT_STATE, Load, PublisherParams, StatePublisherConfigError
+from robot_state_format.ros.publisher_params import (
+    EVERY_JOINT_STATE,
+    Load,
+    PublisherParams,
+    StatePublisherConfigError,
+)
 from robot_state_format.ros.publisher_runtime import Runtime
 from robot_state_format.ros.qos import JOINT_STATES_QOS, LATCHED
 from robot_state_format.ros.tf_publisher import TfPublisher
@@ -180,7 +185,7 @@ class StatePublisher(Node):
             try:
                 with sub.handle:
                     taken = sub.handle.take_message(sub.msg_type, False)
-            except Exception:  # noqa: BLE001 - fall back to the executor
+            except Exception:
                 return
             if taken is None:
                 return
@@ -199,7 +204,7 @@ class StatePublisher(Node):
             applied = rt.apply(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
             if applied.tf is not None:
                 self._send_tf(applied.tf)
-        except Exception as exc:  # noqa: BLE001 - no input may stop the node
+        except Exception as exc:
             self._warn(Problem("internal", f"JointState dropped: {type(exc).__name__}: {exc}"))
             return
         up = applied.update

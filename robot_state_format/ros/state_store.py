@@ -33,17 +33,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.duration import Duration
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.serialization import deserialize_message
-from rcl_interfaces.msg import SetParametersResult
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
-
 
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
@@ -61,13 +60,19 @@ from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros import session_playback as sp
 from robot_state_format.ros import spin, store_params, world_sources
+from robot_state_format.ros.description import load_description
 from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp
+from robot_state_format.ros.qos import (
+    LATCHED,
+    STATE_OUT,
+    STORE_JOINT_STATES_QOS,
+    TF_PLAYBACK_QOS,
+    TF_STATIC_QOS,
+)
 from robot_state_format.ros.replay import encode_joint_state, joint_state_msg, replay_transforms
 from robot_state_format.ros.store_params import PARAMS, StateStoreConfigError
 from robot_state_format.ros.store_recording import StoreRecording
 from robot_state_format.ros.store_saving import SnapshotSaving
-from robot_state_format.ros.description import load_description
-from robot_state_format.ros.qos import LATCHED, STATE_OUT, STORE_JOINT_STATES_QOS, TF_PLAYBACK_QOS, TF_STATIC_QOS
 from robot_state_format.ros.tf_publisher import TfPublisher
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state_file
@@ -180,7 +185,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             p = {n: changes.get(n, self._p(n)) for n in ("robot_description", "model_file", "xacro_args")}
             try:
                 loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"])
-            except Exception as exc:  # noqa: BLE001 - a bad model never stops the node
+            except Exception as exc:
                 return bad(f"model refused, the current one stays: {error_text(exc)}")
             self._install_model(loaded)
         if "checkpoint_period" in changes:
@@ -226,7 +231,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             return
         try:
             model = self._read_model(msg.data, "", str(self._p("xacro_args")))
-        except Exception as exc:  # noqa: BLE001 - a bad description never stops the node
+        except Exception as exc:
             throttled(self._log_throttle, self.get_logger(), "warning", "robot_description",
                       f"robot_description topic not used as the model: {error_text(exc)}")
             return
@@ -272,7 +277,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
             up = self._cache.update(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
-        except Exception as exc:  # noqa: BLE001 - a foreign message never stops the node
+        except Exception as exc:
             throttled(self._log_throttle, self.get_logger(), "warning", "joint_states-unreadable",
                       f"joint_states message dropped: {type(exc).__name__}: {exc}")
             return
@@ -290,7 +295,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if self._recorder is not None:
             try:
                 self._recorder.maybe_flush()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 self._recording_failed(exc)
 
     def _on_start(self) -> None:
@@ -374,7 +379,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             return Outcome(False, "replay_file is not set")
         try:
             state = read_world_state_file(path)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return Outcome(False, f"cannot read {path}: {error_text(exc)}")
         link_tf = bool(self._p("publish_link_tf"))
         world = self._world.replay(state, str(path), link_tf) if self._world else None
@@ -429,11 +434,11 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             tf_mode, kinds = self.playback_plan(p)
         except ValueError as exc:
             return Outcome(False, str(exc))
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return Outcome(False, f"cannot read {path}: {error_text(exc)}")
         try:
             source = open_source(p, kinds, self._model, encode_joint_state, full_names=self._world is not None)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             return Outcome(False, f"cannot read {path}: {error_text(exc)}")
         for note in source.notes[:MAX_NOTES]:
             self.get_logger().warning(f"play: {note}")

@@ -164,7 +164,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         if want > 0:
             try:  # a replay that publishes TF waits for TF listeners (RViz, Foxglove), else for joint_states
                 waited = "tf" if node.playback_plan(path)[0] != "none" else "joint_states"
-            except Exception:  # noqa: BLE001 - play() below reports it
+            except Exception:
                 waited = "joint_states"
 
             def enough() -> bool:

@@ -16,17 +16,16 @@ from typing import Any
 
 from std_srvs.srv import Trigger
 
-from robot_state_format.ros.world_sources import WorldSources
-
 from robot_state_format.errors import error_text
-from robot_state_format.log_throttle import throttled
 from robot_state_format.kinematics.tree import CompiledTree
+from robot_state_format.log_throttle import throttled
 from robot_state_format.model.types import Model
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.playback import snapshot_checks as sc
 from robot_state_format.playback.outcome import FailureKind, Outcome, SaveOutcome
 from robot_state_format.playback.restart_files import restart_file_path, rotate
 from robot_state_format.playback.state_cache import JointStateCache
+from robot_state_format.ros.world_sources import WorldSources
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import Stamp, WorldState
@@ -117,7 +116,7 @@ class SnapshotSaving:
                 return SaveCheck(None, "wait", "no snapshot yet: no source has reported; nothing written")
             try:
                 state = read_world_state(text, file="<world_state>")
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return SaveCheck(None, "error", f"the world snapshot is not valid USDF: {error_text(exc)}")
             if state.stamp is None:
                 return SaveCheck(None, "refused", "refused: the world snapshot has no <stamp>; nothing written")
@@ -126,14 +125,14 @@ class SnapshotSaving:
             received = self._snapshot_rx
             try:
                 state = read_world_state(self._snapshot_text, file="<world_state>")
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return SaveCheck(None, "error", f"the latest snapshot is not valid USDF: {error_text(exc)}")
             missing = sc.unmeasured_joints(state, model) if model is not None else []
         else:
             received = self._js_rx
             try:
                 state = self._built_state()
-            except Exception as exc:  # noqa: BLE001
+            except Exception as exc:
                 return SaveCheck(None, "error", f"cannot build a snapshot from joint_states: {error_text(exc)}")
             if state is None:
                 why = "no snapshot yet: nothing received on world_state nor joint_states"
@@ -161,7 +160,7 @@ class SnapshotSaving:
         """Whether another node still publishes on ``topic`` (this node publishes there too, for replay)."""
         try:
             infos = self.get_publishers_info_by_topic(self.resolve_topic_name(topic))
-        except Exception:  # noqa: BLE001 - no graph: assume gone
+        except Exception:
             return False
         me = (self.get_name(), self.get_namespace())
         return any((i.node_name, i.node_namespace) != me for i in infos)
@@ -183,7 +182,7 @@ class SnapshotSaving:
         try:
             path = restart_file_path(out, name, state.stamp.sec, state.stamp.nanosec, kind=kind)
             write_world_state_file(state, path)
-        except Exception as exc:  # noqa: BLE001 - full disk, read-only directory: answer, keep running
+        except Exception as exc:
             return SaveOutcome(False, f"cannot write to {str(out)!r}: {error_text(exc)}", "error")
         if kind == "checkpoint":
             try:
@@ -201,7 +200,7 @@ class SnapshotSaving:
     def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         try:
             ok, msg = self.save("restart")
-        except Exception as exc:  # noqa: BLE001 - no request stops the node
+        except Exception as exc:
             ok, msg = False, f"save failed: {type(exc).__name__}: {exc}"
         self.last_save = (ok, msg)
         response.success, response.message = ok, msg
@@ -223,7 +222,7 @@ class SnapshotSaving:
             return
         try:
             ok, msg = self.save("checkpoint")
-        except Exception as exc:  # noqa: BLE001 - a timer never stops the node
+        except Exception as exc:
             ok, msg = False, f"{type(exc).__name__}: {exc}"
         if ok:
             self._checkpoint_seq = version

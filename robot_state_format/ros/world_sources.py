@@ -29,16 +29,16 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.spatial import pose6_to_transform
-from robot_state_format.model.types import Model
 from robot_state_format.model.loader import load_model
+from robot_state_format.model.types import Model
 from robot_state_format.playback.edges import replay_edges
 from robot_state_format.playback.fit import replay_problems
 from robot_state_format.playback.joint_arrays import joint_state_fields
 from robot_state_format.recording.cdr import cdr_string_text
-from robot_state_format.ros.replay import joint_state_msg
 from robot_state_format.ros.messages import joint_state_arrays, transform_msg_to_matrix, transforms_to_msgs
 from robot_state_format.ros.qos import LATCHED, SENSOR_IN, STATE_OUT, TF_QOS, TF_STATIC_LISTEN_QOS
+from robot_state_format.ros.replay import joint_state_msg
+from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.usdf.types import WORLD_FRAME, ModelState, WorldState
 from robot_state_format.usdf.writer import write_world_state
 from robot_state_format.world.aggregate import SourceStatus, WorldAggregator, normalise_namespace, topic
@@ -120,7 +120,7 @@ class WorldSources:
             ]
         # /tf can carry thousands of messages a second: kept raw (the newest TF_BACKLOG), decoded on the timer
         self._tf_raw: deque[bytes] = deque(maxlen=TF_BACKLOG)
-        self._subs += [node.create_subscription(TFMessage, "/tf", lambda raw: self._tf_raw.append(raw), TF_QOS,
+        self._subs += [node.create_subscription(TFMessage, "/tf", lambda raw: self._tf_raw.append(raw), TF_QOS,  # noqa: PLW0108 - rclpy needs a signature
                                                  raw=True),
                        node.create_subscription(TFMessage, "/tf_static", self._on_tf, TF_STATIC_LISTEN_QOS)]
         self._played: dict[str, Any] = {}
@@ -150,7 +150,7 @@ class WorldSources:
             self._record(topic(ns, "joint_states"), raw)
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
-        except Exception:  # noqa: BLE001 - a foreign message never stops the node
+        except Exception:
             return
         problems = self.agg.on_joint_state(ns, names, pos, vel, eff, stamp, self.node.get_clock().now().nanoseconds,
                                            time.monotonic())
@@ -174,7 +174,7 @@ class WorldSources:
         while self._tf_raw:
             try:
                 self._on_tf(deserialize_message(self._tf_raw.popleft(), TFMessage))
-            except Exception:  # noqa: BLE001 - a foreign message never stops the node
+            except Exception:
                 continue
 
     def _on_timer(self) -> None:

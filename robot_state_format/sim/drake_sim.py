@@ -25,8 +25,6 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix, rpy_to_matrix
-from robot_state_format.spatial import matrix_to_rpy
 from robot_state_format.kinematics.tree import planar_basis
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.model.xacro import expand_xacro_file
@@ -34,6 +32,12 @@ from robot_state_format.model.xml import parse_xml
 from robot_state_format.sim.mapping import FloatArray, WorldMap, quat_close
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
 from robot_state_format.sim.mujoco_sim import floating_from_mj, floating_to_mj
+from robot_state_format.spatial import (
+    matrix_to_quaternion,
+    matrix_to_rpy,
+    quaternion_to_matrix,
+    rpy_to_matrix,
+)
 from robot_state_format.usdf.simulator_state import SimulatorState, find_simulator_state, set_simulator_state
 from robot_state_format.usdf.types import WorldState
 
@@ -43,7 +47,7 @@ CONSISTENCY = 1e-7
 
 def _drake() -> Any:
     try:
-        import pydrake.all as drake  # noqa: F401 - the package is optional
+        import pydrake.all as drake
     except ImportError:
         raise ConversionError("the drake package is not installed (pip install drake)") from None
     return drake
@@ -51,10 +55,8 @@ def _drake() -> Any:
 
 def _urdf_without_meshes(path: Path) -> str:
     """The URDF (xacro expanded) without visuals and mesh collisions: the geometry both engines use."""
-    if path.suffix == ".xacro":
-        text = expand_xacro_file(path)  # default xacro arguments
-    else:
-        text = path.read_text(encoding="utf-8")
+    # xacro: expanded with its default arguments
+    text = expand_xacro_file(path) if path.suffix == ".xacro" else path.read_text(encoding="utf-8")
     root, _ = parse_xml(text, str(path))
     for el in root.xpath("//link/visual | //link/collision[geometry/mesh]"):
         el.getparent().remove(el)

@@ -20,9 +20,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
-from robot_state_format.spatial import Transform, matrix_to_rpy
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import WORLD, Model
+from robot_state_format.spatial import Transform, matrix_to_rpy
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, ModelState, Stamp, WorldState

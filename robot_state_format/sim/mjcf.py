@@ -29,9 +29,9 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.spatial import Transform, matrix_to_quaternion
 from robot_state_format.kinematics.tree import planar_basis
 from robot_state_format.model.types import SCOPE, WORLD, Joint, JointType, Model
+from robot_state_format.spatial import Transform, matrix_to_quaternion
 
 DEFAULT_DT = 0.002
 """MuJoCo's default time step (s)."""
@@ -129,7 +129,7 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
             elif j.type is JointType.FIXED:
                 lift(j.child, xc)
 
-    for link, x, pj in list(top):
+    for link, x, pj in top:
         if pj is None and link not in free:
             lift(link, x)
 

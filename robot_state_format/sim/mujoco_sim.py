@@ -19,10 +19,10 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
+from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.usdf.export.mujoco import mujoco_module
 from robot_state_format.usdf.simulator_state import SimulatorState, find_simulator_state, set_simulator_state
 from robot_state_format.usdf.types import WorldState

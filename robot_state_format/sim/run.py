@@ -75,7 +75,7 @@ def run(sim: Simulation, steps: int, *, save_at: Iterable[int] = (), out_dir: st
     """Step ``sim`` ``steps`` times; write restart files at the global step numbers ``save_at``
     (counting on from a restart file's step; the current step saves before stepping) and one
     trajectory row per step."""
-    targets = sorted(set(int(k) for k in save_at))
+    targets = sorted({int(k) for k in save_at})
     saved: list[Path] = []
 
     def save() -> None:

@@ -8,6 +8,7 @@ at worst a stray ``.NAME.*.tmp`` file remains, which the next write does not dep
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -41,10 +42,8 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, fsync: bool = Tru
         raise UsdfError(Diagnostic("USDF_IO", f"cannot write: {exc.strerror or exc}", str(dest), None)) from None
     finally:
         if tmp_name is not None:
-            try:
+            with contextlib.suppress(OSError):
                 os.unlink(tmp_name)
-            except OSError:
-                pass
 
 
 def fsync_directory(directory: str | os.PathLike[str]) -> None:

@@ -25,9 +25,9 @@ from numpy.typing import NDArray
 from robot_state_format.errors import Diagnostic, UsdfError
 from robot_state_format.kinematics.fk import link_twists
 from robot_state_format.kinematics.poses_twists import poses_and_twists
-from robot_state_format.spatial import matrices_to_rpy
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import Model
+from robot_state_format.spatial import matrices_to_rpy
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.snapshot_text import SnapshotTemplate, check_finite, derive_template, sentinels

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_state_format.spatial import Transform
 from robot_state_format.model.types import SCOPE, WORLD, Model
+from robot_state_format.spatial import Transform
 
 
 @dataclass(frozen=True)

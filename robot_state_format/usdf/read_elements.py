@@ -33,7 +33,15 @@ from robot_state_format.usdf.read_context import (
     stray_text,
     unknown_element,
 )
-from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, Stamp, Vec6, WorldState
+from robot_state_format.usdf.types import (
+    FrameState,
+    JointState,
+    LinkState,
+    ModelState,
+    Stamp,
+    Vec6,
+    WorldState,
+)
 
 SUPPORTED_MAJOR = "1"
 _INT_RE = re.compile(r"[ \t\r\n]*+[+]?[0-9]++[ \t\r\n]*+")

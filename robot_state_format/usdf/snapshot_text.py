@@ -22,6 +22,7 @@ state, byte for byte (the writer stays the reference; the tests compare the two 
 from __future__ import annotations
 
 import importlib
+import itertools
 from types import ModuleType
 
 import numpy as np
@@ -99,7 +100,7 @@ def derive_template(document: str, values: FloatArray, stamp_text: str = "") -> 
         start = lt
     pieces.append(document[start:])
     covered = sorted(groups)
-    if any(s0 + c0 > s1 for (s0, c0), (s1, _) in zip(covered, covered[1:])):
+    if any(s0 + c0 > s1 for (s0, c0), (s1, _) in itertools.pairwise(covered)):
         raise ValueError("the document holds a value of the layout twice")
     if stamp_at > len(pieces[0]):
         raise ValueError("the stamp comes before every number")

@@ -84,8 +84,8 @@ def _open_quote_before(raw: bytes, offset: int) -> int | None:
     start = max(0, offset - _QUOTE_WINDOW)
     seg = raw[start:offset]
     m = None
-    for m in re.finditer(rb"=\s*+([\"'])", seg):
-        pass
+    for m in re.finditer(rb"=\s*+([\"'])", seg):  # noqa: B007 - the last match is the one wanted
+        continue
     if m is None or seg.count(m.group(1), m.end()) or raw.rfind(b"<", 0, start + m.start()) == -1:
         return None
     return start + m.start(1)

@@ -21,8 +21,8 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from functools import lru_cache
-from itertools import chain
 from importlib import resources
+from itertools import chain
 
 import numpy as np
 from lxml import etree
@@ -30,9 +30,9 @@ from lxml import etree
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
 from robot_state_format.kinematics.fk import forward
 from robot_state_format.kinematics.tree import compile_model
-from robot_state_format.spatial import Transform, pose6_to_transform
 from robot_state_format.model.types import JointType, Limits, Model
 from robot_state_format.model.xml import parse_xml, safe_parser
+from robot_state_format.spatial import Transform, pose6_to_transform
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 

@@ -1,4 +1,4 @@
-"""SDFormat 1.0–1.11 reader: ``read_sdf(text) -> Model``.
+"""SDFormat 1.0-1.11 reader: ``read_sdf(text) -> Model``.
 
 Modules: :mod:`.elements` (values, poses, geometry), :mod:`.parse` (XML → scopes with each
 version's conventions), :mod:`.include` (``//include`` resolution), :mod:`.drake` (Drake's
@@ -8,6 +8,7 @@ extensions), :mod:`.naming` (naming rules), :mod:`.graph` (pose and attached-to 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -32,10 +33,8 @@ def read_sdf(text: str | bytes, *, file: str = "<string>", search_paths: Sequenc
     report = Report()
     parser = Parser(report, search_paths)
     if not file.startswith("<"):
-        try:
+        with contextlib.suppress(OSError, RuntimeError):
             parser.include_stack.append(str(Path(file).resolve()))
-        except (OSError, RuntimeError):
-            pass
     model: Model | None = None
     try:
         # Huge values may overflow: non-finite results are reported as SDF_INVALID, not warned about.

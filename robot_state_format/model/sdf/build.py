@@ -14,7 +14,6 @@ from collections import deque
 
 import numpy as np
 
-from robot_state_format.spatial import Transform, inverse
 from robot_state_format.model.sdf.elements import Report
 from robot_state_format.model.sdf.graph import WORLD_KEY, FrameGraph
 from robot_state_format.model.sdf.ir import MODEL_FRAME, FrameIR, JointIR, LinkIR, Scope
@@ -31,6 +30,7 @@ from robot_state_format.model.types import (
     Shape,
     Source,
 )
+from robot_state_format.spatial import Transform, inverse
 
 
 def build(root: Scope, report: Report, file: str) -> Model:

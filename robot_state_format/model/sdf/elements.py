@@ -10,14 +10,14 @@ from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
-from robot_state_format.spatial import (
-    Transform,
-    pose_to_transform,
-    quaternion_to_matrix,
-    from_rotation_translation,
-)
 from robot_state_format.model.types import Geometry, Inertial, Material, Source
 from robot_state_format.model.xml import describe
+from robot_state_format.spatial import (
+    Transform,
+    from_rotation_translation,
+    pose_to_transform,
+    quaternion_to_matrix,
+)
 
 DRAKE_NS = "http://drake.mit.edu"
 Version = tuple[int, int]

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from robot_state_format.spatial import Transform, inverse
 from robot_state_format.model.sdf.elements import Report
 from robot_state_format.model.sdf.ir import MODEL_FRAME, FrameIR, Item, JointIR, LinkIR, Scope
 from robot_state_format.model.sdf.naming import check_names, check_root_name
 from robot_state_format.model.types import WORLD, Source
+from robot_state_format.spatial import Transform, inverse
 
 WORLD_KEY = "<world>"
 FAILED = object()

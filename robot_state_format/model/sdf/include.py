@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.model.sdf.elements import children, parse_version, tag
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.packages import find_package
+from robot_state_format.model.sdf.elements import children, parse_version, tag
 from robot_state_format.model.xml import parse_xml
 
 ENV_VARS = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF_PATH", "GAZEBO_MODEL_PATH")

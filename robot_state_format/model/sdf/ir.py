@@ -14,7 +14,6 @@ from typing import Union
 
 import numpy as np
 
-from robot_state_format.spatial import Transform
 from robot_state_format.model.types import (
     Dynamics,
     Extension,
@@ -24,6 +23,7 @@ from robot_state_format.model.types import (
     Shape,
     Source,
 )
+from robot_state_format.spatial import Transform
 
 MODEL_FRAME = "__model__"
 

@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
+from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
-from robot_state_format.spatial import Transform, inverse
+from robot_state_format.limits import read_input_file
+from robot_state_format.model.detect import detect_format
 from robot_state_format.model.sdf import drake, include
-from robot_state_format.model.sdf.joint_parts import JointParts
-from robot_state_format.model.sdf.prefixes import declare_prefixes
 from robot_state_format.model.sdf.elements import (
     Report,
     ValueParser,
@@ -44,12 +44,12 @@ from robot_state_format.model.sdf.ir import (
     Scope,
     ShapeIR,
 )
-from robot_state_format.model.detect import detect_format
+from robot_state_format.model.sdf.joint_parts import JointParts
+from robot_state_format.model.sdf.prefixes import declare_prefixes
 from robot_state_format.model.types import WORLD, Extension, JointType, Model, Shape, Source
 from robot_state_format.model.urdf import read_urdf
-from robot_state_format import limits
-from robot_state_format.limits import read_input_file
 from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
+from robot_state_format.spatial import Transform, inverse
 
 MIN_VERSION: Version = (1, 0)
 MAX_VERSION: Version = (1, 11)

@@ -38,9 +38,9 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import ConversionError, ModelError, UsdfError
-from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.xml import parse_xml
+from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 from robot_state_format.usdf.writer import escape_name, format_floats

@@ -53,8 +53,8 @@ from typing import Any, cast
 import numpy as np
 
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
-from robot_state_format.spatial import pose6_to_transform, transform_to_pose6
 from robot_state_format.model.xml import parse_xml
+from robot_state_format.spatial import pose6_to_transform, transform_to_pose6
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, Vec6, WorldState
 from robot_state_format.usdf.writer import escape_name, format_floats
