@@ -12,7 +12,7 @@ The public Python API (docs/api.md, one runnable example per name):
   :class:`JointState`, :class:`FrameState`, :class:`Stamp`; :func:`read_world_state`,
   :func:`read_world_state_file`, :func:`write_world_state`, :func:`write_world_state_file`;
   :func:`validate_against_model`, :func:`validate_world_against_models`, :func:`validate_schema`;
-  :func:`state_from_model`, :class:`SnapshotBuilder`, :func:`world_poses`;
+  :func:`state_from_model`, :class:`SnapshotBuilder` (and its :class:`Placement`), :func:`world_poses`;
 * exports: :func:`state_to_sdf`, :func:`sdf_to_state` (SDFormat ``<state>``),
   :func:`load_mujoco_model`, :func:`mujoco_keyframe` (MuJoCo, an optional dependency);
 * errors: :class:`RobotStateFormatError` and its subclasses, :class:`Diagnostic`, :class:`Severity`.
@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # the same names, for type checkers; at run time __getattr__ 
     from robot_state_format.kinematics.tree import CompiledTree, KinematicsWarning, compile_model
     from robot_state_format.model.loader import detect_format, load_model, load_model_file
     from robot_state_format.model.types import Frame, Joint, JointType, Limits, Link, Mimic, Model, ModelFrame
-    from robot_state_format.usdf.build import SnapshotBuilder, state_from_model, world_poses
+    from robot_state_format.usdf.build import Placement, SnapshotBuilder, state_from_model, world_poses
     from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
     from robot_state_format.usdf.export.sdf_state import sdf_to_state, state_to_sdf
     from robot_state_format.usdf.reader import read_world_state, read_world_state_file
@@ -79,7 +79,7 @@ _HOMES: dict[str, tuple[str, ...]] = {
     "robot_state_format.usdf.writer": ("write_world_state", "write_world_state_file"),
     "robot_state_format.usdf.validate": ("validate_against_model", "validate_world_against_models",
                                          "validate_schema"),
-    "robot_state_format.usdf.build": ("state_from_model", "SnapshotBuilder", "world_poses"),
+    "robot_state_format.usdf.build": ("state_from_model", "SnapshotBuilder", "Placement", "world_poses"),
     "robot_state_format.usdf.export.sdf_state": ("state_to_sdf", "sdf_to_state"),
     "robot_state_format.usdf.export.mujoco": ("load_mujoco_model", "mujoco_keyframe"),
     "robot_state_format.errors": ("RobotStateFormatError", "DiagnosticError", "ModelError", "ModelIOError",
@@ -108,16 +108,14 @@ __all__ = [
     "ModelFrame",
     "ModelIOError",
     "ModelState",
-    # errors
+    "Placement",
     "RobotStateFormatError",
     "Severity",
     "SnapshotBuilder",
     "Stamp",
     "UsdfError",
-    # USDF world states
     "WorldState",
     "__version__",
-    # kinematics
     "compile_model",
     "detect_format",
     "forward",
@@ -126,7 +124,6 @@ __all__ = [
     "joint_transforms_batch",
     "link_twists",
     "link_twists_batch",
-    # models
     "load_model",
     "load_model_file",
     "load_mujoco_model",
@@ -135,7 +132,6 @@ __all__ = [
     "read_world_state_file",
     "sdf_to_state",
     "state_from_model",
-    # exports
     "state_to_sdf",
     "validate_against_model",
     "validate_schema",

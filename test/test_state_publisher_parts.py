@@ -26,9 +26,10 @@ from robot_state_format.ros.publisher_params import (  # noqa: E402
     check_frequency,
     plan_change,
 )
-from robot_state_format.ros.publisher_runtime import Runtime  # noqa: E402
-from robot_state_format.ros.world_state_text import patch_model_pose, waiting_text  # noqa: E402
+from robot_state_format.ros.publisher_runtime import Runtime, waiting_text  # noqa: E402
+from robot_state_format.usdf.build import Placement  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state  # noqa: E402
+from robot_state_format.usdf.validate import validate_schema  # noqa: E402
 
 URDF = """<robot name="two">
   <link name="base"/><link name="arm"/><link name="tool"/>
@@ -174,27 +175,39 @@ def test_gid_key_reads_what_rclpy_gives() -> None:
 
 
 # -- snapshot text ------------------------------------------------------------------------------------
-def _snapshot(rt: Runtime) -> str:
+def _snapshot(rt: Runtime, placement: Placement | None) -> str:
     rt.apply(["turn"], np.array([0.5]), np.array([]), np.array([]), 7_000_000_000, 1)
-    return rt.snapshots().build(rt.cache.q, rt.cache.velocities(), rt.cache.efforts(), stamp=(7, 0))
+    return rt.snapshots().build(rt.cache.q, rt.cache.velocities(), rt.cache.efforts(), stamp=(7, 0),
+                                placement=placement)
 
 
 def test_model_pose_set_in_a_parent_frame() -> None:
-    text = patch_model_pose(_snapshot(_runtime()), (1.0, 2.0, 3.0, 0.0, 0.0, 0.5), "map", (0.0, 0.0, 1.0, 0.0, 0.0, 0.0))
+    text = _snapshot(_runtime(), Placement((1.0, 2.0, 3.0, 0.0, 0.0, 0.5), "map", (0.0, 0.0, 1.0, 0.0, 0.0, 0.0)))
+    assert validate_schema(text) == []
     state = read_world_state(text)
     ms = state.model_states[0]
     assert (ms.name, ms.parent, ms.pose, ms.twist) == ("two", "map", (1.0, 2.0, 3.0, 0.0, 0.0, 0.5), None)
     [frame] = state.frames
-    assert (frame.name, frame.pose) == ("map", (0.0, 0.0, 1.0, 0.0, 0.0, 0.0))
+    assert (frame.name, frame.parent, frame.pose) == ("map", None, (0.0, 0.0, 1.0, 0.0, 0.0, 0.0))
     assert ms.link("arm") is not None and state.stamp is not None and state.stamp.sec == 7
+    # the arm turned by 0.5 rad about z, 1 m out from the base (hand-derived), in the model frame
+    arm = ms.link("arm")
+    assert arm is not None and arm.pose == pytest.approx((1.0, 0.0, 0.0, 0.0, 0.0, 0.5), abs=1e-15)
+    [turn] = ms.joint_states
+    assert turn.positions == (0.5,)
+    # the parent's world pose unknown: the frame is declared without a pose
+    bare = read_world_state(_snapshot(_runtime(), Placement((1.0, 2.0, 3.0, 0.0, 0.0, 0.5), "map")))
+    assert [(f.name, f.pose) for f in bare.frames] == [("map", None)]
 
 
 def test_model_pose_unknown_or_in_the_world() -> None:
-    base = _snapshot(_runtime())
-    unknown = read_world_state(patch_model_pose(base, None, None, None)).model_states[0]
+    rt = _runtime()
+    unknown = read_world_state(_snapshot(rt, Placement(None))).model_states[0]
     assert (unknown.pose, unknown.parent, unknown.twist) == (None, None, None)
-    world = read_world_state(patch_model_pose(base, (0.0, 0.0, 0.0, 0.0, 0.0, 1.0), None, None))
+    assert unknown.link("tool") is not None  # only the model's own pose is unknown
+    world = read_world_state(_snapshot(rt, Placement((0.0, 0.0, 0.0, 0.0, 0.0, 1.0))))
     assert world.model_states[0].pose == (0.0, 0.0, 0.0, 0.0, 0.0, 1.0) and world.frames == []
+    assert world.model_states[0].parent is None
 
 
 def test_waiting_text_names_at_most_twenty() -> None:

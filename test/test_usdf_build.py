@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 from robot_state_format.errors import Severity
 from robot_state_format.model.types import WORLD, Joint, JointType, Limits, Link, Mimic, Model
 from robot_state_format.spatial import pose6_to_transform, pose_to_transform, transform_to_pose6
-from robot_state_format.usdf.build import SnapshotBuilder, state_from_model, world_poses
+from robot_state_format.usdf.build import Placement, SnapshotBuilder, state_from_model, world_poses
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file
-from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, WorldState
+from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, Stamp, WorldState
 from robot_state_format.usdf.validate import validate_against_model, validate_schema
 from robot_state_format.usdf.writer import write_world_state
 
@@ -326,3 +326,95 @@ def test_hypothesis_snapshot_text_matches_writer_and_kinematics(xyz: list[float]
     assert text == write_world_state(state, pretty=pretty)
     assert [d.code for d in validate_against_model(state, model, check_poses=True, tolerance=1e-7)
             if d.severity is Severity.ERROR] == []
+
+
+# --------------------------------------------------------------------------------------------
+# placement: the top-level model_state posed from outside the model (the state_publisher's TF pose)
+
+POSE = (1.0, -2.0, 0.25, 0.0, -0.0, 0.5)
+PARENT_POSE = (0.0, 0.0, 1.0, 0.1, 0.2, 0.3)
+
+
+def _placed_by_hand(state: WorldState, pose: tuple[float, ...] | None, parent: str | None,
+                    parent_pose: tuple[float, ...] | None) -> WorldState:
+    """The expected state, written out field by field (what the state_publisher's snapshot holds)."""
+    top = state.model_states[0]
+    first = ModelState(top.name, parent, pose,  # type: ignore[arg-type]
+                       top.twist if pose is not None and parent is None else None,
+                       top.link_states, top.joint_states, top.model_states)
+    frames = [] if parent is None else [FrameState(parent, None, parent_pose)]  # type: ignore[arg-type]
+    return WorldState(state.name, state.version, state.stamp, frames, [first, *state.model_states[1:]])
+
+
+PLACEMENTS = [(POSE, None, None), (None, None, None), (POSE, "map", PARENT_POSE), (POSE, "map", None),
+              (POSE, 'odom <&> "x"', PARENT_POSE), (None, "map", PARENT_POSE), (POSE, "7.5", None),
+              (POSE, "0.5 1.5", PARENT_POSE)]
+
+
+@pytest.mark.parametrize("pose, parent, parent_pose", PLACEMENTS)
+@pytest.mark.parametrize("pretty", [True, False])
+def test_placement_text_equals_writer_of_hand_placed_state(pose: tuple[float, ...] | None, parent: str | None,
+                                                           parent_pose: tuple[float, ...] | None,
+                                                           pretty: bool) -> None:
+    b = SnapshotBuilder(bot(), pretty=pretty)
+    t = b.tree
+    rng = np.random.default_rng(15)
+    for with_v, with_e in ((False, False), (True, False), (True, True)):
+        quat, neck = rng.normal(size=4), rng.normal(size=4)
+        q = t.q_from_mapping({"free": [*rng.normal(size=3), *(quat / np.linalg.norm(quat))],
+                              "slider": rng.uniform(-0.5, 0.5), "neck": list(neck / np.linalg.norm(neck)),
+                              "hinge": rng.uniform(-1.0, 1.0)})
+        v = rng.normal(size=t.nv) if with_v else None
+        e = rng.normal(size=t.nv) if with_e else None
+        placement = Placement(pose, parent, parent_pose)
+        expected = _placed_by_hand(b.state(q, v, e, stamp=(3, 4)), pose, parent, parent_pose)
+        text = b.build(q, v, e, stamp=(3, 4), placement=placement)
+        assert text == write_world_state(expected, pretty=pretty)
+        assert b.state(q, v, e, stamp=(3, 4), placement=placement) == expected
+        back = read_world_state(text)
+        ms = back.model_states[0]
+        assert (ms.parent, ms.pose) == (parent, pose)
+        assert (ms.twist is None) == (v is None or pose is None or parent is not None)
+        assert back.frames == ([] if parent is None else [FrameState(parent, None, parent_pose)])  # type: ignore[arg-type]
+        assert validate_schema(text) == []
+
+
+def test_placement_shape_selects_the_template_and_numbers_fill_it() -> None:
+    b = SnapshotBuilder(bot())
+    q = b.tree.q_from_mapping(POSITIONS)
+    shapes = [Placement(POSE), Placement(None), Placement(POSE, "a"), Placement(POSE, "b"),
+              Placement(POSE, "a", PARENT_POSE), Placement(None, "a", PARENT_POSE)]
+    texts = [b.build(q, placement=p) for p in shapes]
+    assert len(set(texts)) == len(shapes)
+    assert len(b._templates) == len(shapes)
+    for p, text in zip(shapes, texts, strict=True):
+        assert text == write_world_state(b.state(q, placement=p))
+    # the same shape with other numbers: no new template, the new numbers in the text
+    moved = Placement((5.0, 6.0, 7.0, 0.0, 0.0, 0.0), "a", (8.0, 9.0, 1e-7, 0.0, 0.0, -1e17))
+    text = b.build(q, placement=moved)
+    assert len(b._templates) == len(shapes)
+    back = read_world_state(text)
+    assert back.model_states[0].pose == moved.pose and back.frames[0].pose == moved.parent_pose
+    assert b.build(q, placement=None) == write_world_state(b.state(q))  # unplaced: the model's own pose
+
+
+def test_placement_is_checked_and_ignored_for_worlds() -> None:
+    from robot_state_format.errors import UsdfError
+    from robot_state_format.model import load_model_file
+
+    with pytest.raises(UsdfError) as exc:
+        Placement((1.0, 2.0, 3.0))
+    assert exc.value.code == "USDF_ARITY"
+    b = SnapshotBuilder(bot())
+    q = b.tree.q_from_mapping(POSITIONS)
+    with pytest.raises(UsdfError) as exc:
+        b.build(q, placement=Placement((math.nan, 0.0, 0.0, 0.0, 0.0, 0.0)))
+    assert exc.value.code == "USDF_NON_FINITE"
+    with pytest.raises(UsdfError) as exc:  # "world" is reserved: never a frame's name
+        b.build(q, placement=Placement(POSE, "world"))
+    assert exc.value.code == "USDF_BAD_NAME"
+    world = SnapshotBuilder(load_model_file(SAMPLES / "nested_world.sdf"))
+    qw = np.zeros(world.tree.nq)
+    p = Placement(POSE, "map", PARENT_POSE)
+    assert world.build(qw, placement=p) == world.build(qw)
+    assert world.state(qw, placement=p) == world.state(qw)

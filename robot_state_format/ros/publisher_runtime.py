@@ -26,6 +26,13 @@ from robot_state_format.ros.messages import TfEncoder
 from robot_state_format.usdf.build import SnapshotBuilder
 
 
+def waiting_text(missing: list[str], total: int) -> str:
+    """The line logged while some moving joints have not been reported yet (no snapshot until they are)."""
+    shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+    return (f"world_state not published yet: no JointState has reported {len(missing)} of {total} moving "
+            f"joint(s): {shown}")
+
+
 @dataclass(frozen=True)
 class Applied:
     """The outcome of one JointState: the ``/tf`` bytes to send (None: nothing due) and the cache's update."""

@@ -10,8 +10,8 @@ thin adapter over small collaborators:
   (:meth:`Runtime.apply <robot_state_format.ros.publisher_runtime.Runtime.apply>`: a JointState merged
   into the joint-state cache, every due transform computed with one array call and written straight to
   TFMessage bytes);
-* :mod:`~robot_state_format.ros.model_pose`: the model's pose from other publishers' TF;
-* :mod:`~robot_state_format.ros.world_state_text`: the snapshot text with that pose.
+* :mod:`~robot_state_format.ros.model_pose`: the model's pose from other publishers' TF, given to the
+  USDF SnapshotBuilder as a :class:`~robot_state_format.usdf.build.Placement` (through the types).
 
 Snapshots (``world_state``) are built on a timer, or after every JointState (``snapshot_frequency`` -1).
 """
@@ -48,10 +48,10 @@ from robot_state_format.ros.publisher_params import (
     PublisherParams,
     StatePublisherConfigError,
 )
-from robot_state_format.ros.publisher_runtime import Runtime
+from robot_state_format.ros.publisher_runtime import Runtime, waiting_text
 from robot_state_format.ros.qos import JOINT_STATES_QOS, LATCHED
 from robot_state_format.ros.tf_publisher import TfPublisher
-from robot_state_format.ros.world_state_text import patch_model_pose, waiting_text
+from robot_state_format.usdf.build import Placement
 
 WARN_PERIOD_S = 5.0
 JOINT_STATE_DRAIN = 100  # JointStates handled per executor callback when a backlog is waiting
@@ -294,18 +294,22 @@ class StatePublisher(Node):
         # the stamp of the newest JointState applied; a model without moving joints is complete without
         # any JointState, and its (constant) state is stamped with the time it is published
         stamp_ns = int(cache.stamp_ns) if cache.stamp_ns > 0 else self.get_clock().now().nanoseconds
-        text = rt.snapshots().build(cache.q, cache.velocities(), cache.efforts(),
-                                    stamp=divmod(stamp_ns, 1_000_000_000))
+        return rt.snapshots().build(cache.q, cache.velocities(), cache.efforts(),
+                                    stamp=divmod(stamp_ns, 1_000_000_000), placement=self._placement(rt))
+
+    def _placement(self, rt: Runtime) -> Placement | None:
+        """Where the model is (None for worlds): TF's pose in ``model_parent_frame`` (declared with its
+        world pose when TF knows it), or in the world; unknown (absent) when TF does not know it."""
         if rt.model.is_world:
-            return text
+            return None
         pose = self.model_pose()
+        if pose is None:
+            return Placement(None)
         parent = self._p.parent_frame
-        frame_pose = None
-        if pose is not None and parent != WORLD:
-            x = self._tf_listener.tree.lookup(WORLD, parent)
-            frame_pose = tfm.transform_to_pose6(x) if x is not None else None
-        return patch_model_pose(text, None if pose is None else tfm.transform_to_pose6(pose),
-                                parent if pose is not None and parent != WORLD else None, frame_pose)
+        if parent == WORLD:
+            return Placement(tfm.transform_to_pose6(pose))
+        x = self._tf_listener.tree.lookup(WORLD, parent)
+        return Placement(tfm.transform_to_pose6(pose), parent, tfm.transform_to_pose6(x) if x is not None else None)
 
 
 def main(args: list[str] | None = None) -> int:

@@ -7,6 +7,9 @@
   one gather, one float formatting call, one join), for the state_publisher's snapshots.  The
   template's text is cut out of ``write_world_state``'s document of the layout (sentinel numbers):
   the writer is the one serialisation.
+* :class:`Placement` — where the model's top-level model_state is posed (from outside the model: e.g.
+  TF), given to ``build``/``state`` so that the snapshot is placed through the types, never by
+  editing its text.
 * :func:`world_poses` — every frame/model/link pose of any state in the world frame.
 
 Conventions (docs/usdf-spec.md): a link_state's pose and twist are relative to, and expressed in,
@@ -16,7 +19,7 @@ a nested model_state in its enclosing model_state's frame.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,12 +34,88 @@ from robot_state_format.spatial import matrices_to_rpy
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.snapshot_text import SnapshotTemplate, check_finite, derive_template, sentinels
-from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, WorldState
-from robot_state_format.usdf.writer import stamp_element, write_world_state
+from robot_state_format.usdf.types import (
+    FrameState,
+    JointState,
+    LinkState,
+    ModelState,
+    Stamp,
+    Vec6,
+    WorldState,
+)
+from robot_state_format.usdf.writer import escape_name, stamp_element, write_world_state
 
-__all__ = ["SnapshotBuilder", "state_from_model", "world_poses"]
+__all__ = ["Placement", "SnapshotBuilder", "state_from_model", "world_poses"]
 
 FloatArray = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a snapshot's (first) top-level model_state is: a pose known from outside the model.
+
+    * ``parent`` None: ``pose`` (``x y z roll pitch yaw``) is in the world and replaces the
+      model_state's pose; its twist is kept.  ``pose`` None: pose and twist are unknown, so absent
+      (never zero).
+    * ``parent`` set: the model_state's ``<parent>`` is that frame, ``pose`` is relative to it (None:
+      absent), the twist is absent (not known in that frame), and the state declares
+      ``<frame name=parent>``, posed in the world by ``parent_pose`` when known (absent otherwise).
+
+    Worlds (``model.is_world``) are never placed.  Six finite numbers per pose (``UsdfError``
+    USDF_ARITY otherwise; non-finite numbers are refused when written).
+    """
+
+    pose: tuple[float, ...] | None
+    parent: str | None = None
+    parent_pose: tuple[float, ...] | None = None
+
+    def __post_init__(self) -> None:
+        for field_name in ("pose", "parent_pose"):
+            value = getattr(self, field_name)
+            if value is not None:
+                object.__setattr__(self, field_name, _vec6(value, field_name))
+
+    @property
+    def shape(self) -> tuple[bool, str | None, bool]:
+        """What the document's text depends on (its numbers aside): pose known, parent, parent pose known."""
+        return (self.pose is not None, self.parent, self.parent is not None and self.parent_pose is not None)
+
+    def numbers(self) -> list[float]:
+        """The values this placement writes, in :meth:`SnapshotBuilder.build`'s order: pose, parent pose."""
+        out: list[float] = list(self.pose) if self.pose is not None else []
+        if self.parent is not None and self.parent_pose is not None:
+            out += self.parent_pose
+        return out
+
+    def apply(self, state: WorldState) -> None:
+        """Place ``state``'s first top-level model_state (in place; see the class docstring)."""
+        if not state.model_states:
+            return
+        ms = state.model_states[0]
+        ms.pose = _as_vec6(self.pose)
+        if self.pose is None or self.parent is not None:
+            ms.twist = None
+        if self.parent is not None:
+            ms.parent = self.parent
+            state.frames.append(FrameState(self.parent, None, _as_vec6(self.parent_pose)))
+
+
+def _vec6(value: Iterable[float], what: str) -> tuple[float, ...]:
+    try:
+        out = tuple(float(x) for x in value)
+    except (TypeError, ValueError):
+        raise UsdfError(Diagnostic("USDF_NOT_A_NUMBER", f"placement {what} {value!r} is not numbers", "<output>",
+                                   None, "model_state")) from None
+    if len(out) != 6:
+        raise UsdfError(Diagnostic("USDF_ARITY", f"placement {what} needs 6 numbers, got {len(out)}", "<output>",
+                                   None, "model_state"))
+    return out
+
+
+def _as_vec6(value: tuple[float, ...] | None) -> Vec6 | None:
+    if value is None:
+        return None
+    return (value[0], value[1], value[2], value[3], value[4], value[5])
 
 
 def poses_to_pose6(x: FloatArray) -> FloatArray:
@@ -262,13 +341,18 @@ class SnapshotBuilder:
 
     def build(self, q: FloatArray, v: FloatArray | None = None, efforts: FloatArray | None = None, *,
               link_poses: FloatArray | None = None, link_twists: FloatArray | None = None,
-              stamp: Stamp | tuple[int, int] | None = None, known: NDArray[np.bool_] | None = None) -> str:
+              stamp: Stamp | tuple[int, int] | None = None, known: NDArray[np.bool_] | None = None,
+              placement: Placement | None = None) -> str:
         """The world_state document for these joint values (see the class docstring).
 
         ``known`` (per moving joint, ``tree.moving_joint_names`` order; None: all) leaves out what
         depends on an unmeasured joint: its joint_state, the link_states below it, and the pose and
-        twist of a model_state fixed to such a link (absent, never zero).
+        twist of a model_state fixed to such a link (absent, never zero).  ``placement`` poses the
+        top-level model_state (:class:`Placement`; ignored for worlds).  The text equals
+        ``write_world_state(self.state(...same arguments...), pretty=self.pretty)``.
         """
+        if self.model.is_world:
+            placement = None
         vals = self.values(q, v, efforts, link_poses=link_poses, link_twists_=link_twists)
         has_v = vals.va is not None
         has_e = vals.efforts is not None
@@ -279,7 +363,7 @@ class SnapshotBuilder:
                     and sec >= 0 and 0 <= nsec < 10**9):
                 raise UsdfError(Diagnostic("USDF_BAD_STAMP", f"bad stamp {stamp!r}", "<output>", None, "stamp"))
             stamp_text = stamp_element(int(sec), int(nsec), pretty=self.pretty)
-        template = self._template(has_v, has_e, self.known_masks(known))
+        template = self._template(has_v, has_e, self.known_masks(known), placement)
         t = self.tree
         k, n = len(self.slot_paths), t.nlinks
         buf = np.zeros(template.nvalues + 1)
@@ -296,14 +380,21 @@ class SnapshotBuilder:
             o += t.nva
         if vals.efforts is not None:
             buf[o:o + t.nv] = vals.efforts
+            o += t.nv
+        if placement is not None:
+            extra = placement.numbers()
+            buf[o:o + len(extra)] = extra
         check_finite(buf[:template.nvalues])
         return template.render(buf, stamp_text)
 
     def _template(self, has_v: bool, has_e: bool,
-                  masks: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]] | None) -> SnapshotTemplate:
+                  masks: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]] | None,
+                  placement: Placement | None = None) -> SnapshotTemplate:
         """The text of this layout, cut out of the writer's document of a state holding sentinel numbers
-        (usdf/snapshot_text.py: the writer alone decides tags, escaping and layout)."""
-        key = (has_v, has_e) if masks is None else (has_v, has_e, *(m.tobytes() for m in masks))
+        (usdf/snapshot_text.py: the writer alone decides tags, escaping and layout).  The layout is the
+        velocities/efforts given, the known masks and the placement's shape (its numbers are values)."""
+        shape = placement.shape if placement is not None else None
+        key = (has_v, has_e, shape) if masks is None else (has_v, has_e, shape, *(m.tobytes() for m in masks))
         cached = self._templates.get(key)
         if cached is not None:
             return cached
@@ -312,13 +403,22 @@ class SnapshotBuilder:
         base_qa = 12 * (k + n)  # the value order of build(): model poses, model twists, link poses, link twists, ...
         base_va = base_qa + t.nqa
         base_e = base_va + (t.nva if has_v else 0)
-        nvalues = base_e + (t.nv if has_e else 0)
-        marks = sentinels(nvalues)
+        base_p = base_e + (t.nv if has_e else 0)
+        nplaced = len(placement.numbers()) if placement is not None else 0
+        nvalues = base_p + nplaced
+        # a parent frame's name is element text: the sentinels must not spell it
+        parent = placement.parent if placement is not None else None
+        marks = sentinels(nvalues, avoid=escape_name(parent) if parent is not None else "")
         vals = _Values(marks[:6 * k].reshape(k, 6), marks[6 * k:12 * k].reshape(k, 6),
                        marks[12 * k:12 * k + 6 * n].reshape(n, 6), marks[12 * k + 6 * n:base_qa].reshape(n, 6),
                        marks[base_qa:base_va], marks[base_va:base_e] if has_v else None,
-                       marks[base_e:nvalues] if has_e else None)
-        document = write_world_state(self._assemble(vals, masks, Stamp(0, 0)), pretty=self.pretty)
+                       marks[base_e:base_p] if has_e else None)
+        marked = None
+        if placement is not None:
+            m = marks[base_p:nvalues].tolist()
+            pose = m[:6] if placement.pose is not None else None
+            marked = Placement(pose, placement.parent, m[len(m) - 6:] if shape is not None and shape[2] else None)
+        document = write_world_state(self._assemble(vals, masks, Stamp(0, 0), marked), pretty=self.pretty)
         result = derive_template(document, marks, stamp_element(0, 0, pretty=self.pretty))
         if len(self._templates) >= 32:  # known-joint patterns vary: keep the cache bounded
             self._templates.clear()
@@ -329,15 +429,16 @@ class SnapshotBuilder:
 
     def state(self, q: FloatArray, v: FloatArray | None = None, efforts: FloatArray | None = None, *,
               link_poses: FloatArray | None = None, link_twists: FloatArray | None = None,
-              stamp: Stamp | tuple[int, int] | None = None, known: NDArray[np.bool_] | None = None) -> WorldState:
-        """The same snapshot as a :class:`WorldState` (``known`` as in :meth:`build`)."""
+              stamp: Stamp | tuple[int, int] | None = None, known: NDArray[np.bool_] | None = None,
+              placement: Placement | None = None) -> WorldState:
+        """The same snapshot as a :class:`WorldState` (``known`` and ``placement`` as in :meth:`build`)."""
         vals = self.values(q, v, efforts, link_poses=link_poses, link_twists_=link_twists)
         st = Stamp(int(stamp[0]), int(stamp[1])) if stamp is not None else None
-        return self._assemble(vals, self.known_masks(known), st)
+        return self._assemble(vals, self.known_masks(known), st, placement)
 
     def _assemble(self, vals: _Values,
                   masks: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]] | None,
-                  stamp: Stamp | None) -> WorldState:
+                  stamp: Stamp | None, placement: Placement | None = None) -> WorldState:
         """The :class:`WorldState` of these values: what :meth:`build`'s text holds (``masks``: known_masks)."""
         has_v = vals.va is not None
         slot_ok, link_ok, joint_ok = masks if masks is not None else (None, None, None)
@@ -366,7 +467,10 @@ class SnapshotBuilder:
         for s in range(k):
             par = int(self.slot_parent[s])
             (top if par < 0 else states[par].model_states).append(states[s])
-        return WorldState(self.name, "1.0", stamp, [], top)
+        state = WorldState(self.name, "1.0", stamp, [], top)
+        if placement is not None and not self.model.is_world:
+            placement.apply(state)
+        return state
 
 
 def _t6(a: FloatArray) -> tuple[float, float, float, float, float, float]:

@@ -50,13 +50,28 @@ CHUNK_VALUES = 2048  # gathered values formatted per orjson call (see SnapshotTe
 _frepr = float.__repr__
 
 
-def sentinels(n: int) -> FloatArray:
+def sentinels(n: int, avoid: str = "") -> FloatArray:
     """``n`` distinct finite numbers standing for the values of a layout while its text is derived:
     ``i + 0.5`` for value ``i`` (exact, short, fast to write).  In a snapshot document every element
-    text holding numbers holds only the layout's values, so a text made of these is a number group."""
+    text holding numbers holds only the layout's values, so a text made of these is a number group.
+
+    ``avoid``: an element text of the document that is not numbers (a name, e.g. a model_state's
+    ``<parent>``, as escaped); when each of its words would read as one of these sentinels they are
+    ``i + 0.25`` instead (no word reads as both ``k + 0.5`` and ``k + 0.25``)."""
     if n >= 1 << 52:
         raise ValueError("too many values for one snapshot layout")
-    return np.arange(n, dtype=np.float64) + 0.5
+    offset = 0.25 if avoid and all(_is_sentinel(w, n, 0.5) for w in avoid.split(" ")) else 0.5
+    return np.arange(n, dtype=np.float64) + offset
+
+
+def _is_sentinel(word: str, n: int, offset: float) -> bool:
+    """Whether ``word`` is the text of ``i + offset`` for some ``0 <= i < n``."""
+    try:
+        x = float(word)
+    except ValueError:
+        return False
+    i = x - offset
+    return _frepr(x) == word and i.is_integer() and 0 <= i < n
 
 
 def derive_template(document: str, values: FloatArray, stamp_text: str = "") -> SnapshotTemplate:
