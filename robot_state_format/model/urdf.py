@@ -130,8 +130,9 @@ class _Reader(ValueReader):
             filename = g.get("filename")
             if not filename:
                 self.error("URDF_MISSING_ATTRIBUTE", "<mesh> needs attribute 'filename'", g)
-            scale = self.vec3(g, "scale", _ONE3) if g.get("scale", "").count(" ") >= 2 else \
-                self.vector(g, "scale", 3, _ONE3, allow_one=True)
+            scale_text = g.get("scale")
+            scale = _ONE3 if scale_text is None else self.vec3(g, "scale", _ONE3) if scale_text.count(" ") >= 2 \
+                else self.vector(g, "scale", 3, _ONE3, allow_one=True)
             assert scale is not None
             return Geometry("mesh", filename=filename, scale=(scale[0], scale[1], scale[2]))
         if tag == "capsule" or tag == _D + "capsule":
@@ -168,7 +169,9 @@ class _Reader(ValueReader):
             self.error("URDF_MISSING_GEOMETRY", f"<{el.tag}> of link {link!r} has no <geometry>", el)
         if geometry is None:
             return None
-        shape = Shape(geometry, self.origin(origin_el), el.get("name"), None, self.source(el))
+        sname = el.get("name")
+        shape = Shape(geometry, self.origin(origin_el), sname, None,
+                      self.source_as(el, el.tag if sname is None else f"{el.tag}[name={sname}]"))
         if material_el is not None:
             mat = self.material(material_el, top_level=False)
             shape.material = mat
@@ -226,16 +229,24 @@ class _Reader(ValueReader):
 
     def link(self, model: Model, el: etree._Element) -> None:
         name = el.get("name")
+        src = self.source_as(el, "link" if name is None else f"link[name={name}]")  # describe(el)
         if not name:  # urdfdom logs it and reads the link under the empty name
             self.warn("URDF_MISSING_NAME", "<link> has no name; read as the link named ''", el)
             name = ""
-        link = Link(name, _IDENTITY.copy(), source=self.source(el))
+        link = Link(name, _IDENTITY.copy(), source=src)
         seen_inertial = False
         for c in el:
             tag = c.tag
+            # self.lenient(c, ...) inlined (a link is read outside any lenient element)
             if tag == "visual" or tag == "collision":
-                s = self.lenient(c, self.shape, model, c, name, tag == "visual")
-                if s is not None:
+                self._lenient, self._dropped = c, False
+                try:
+                    s = self.shape(model, c, name, tag == "visual")
+                finally:
+                    self._lenient = None
+                if self._dropped:
+                    self._dropped = False
+                elif s is not None:
                     (link.visuals if tag == "visual" else link.collisions).append(s)
             elif tag == "inertial":
                 if seen_inertial:
@@ -243,7 +254,15 @@ class _Reader(ValueReader):
                               "the first is used", c)
                 else:
                     seen_inertial = True
-                    link.inertial = self.lenient(c, self.inertial, c)
+                    self._lenient, self._dropped = c, False
+                    try:
+                        inertial = self.inertial(c)
+                    finally:
+                        self._lenient = None
+                    if self._dropped:
+                        self._dropped = False
+                    else:
+                        link.inertial = inertial
             elif isinstance(tag, str):
                 self.extension(model, c, name)
         if name in model.links:
@@ -288,6 +307,7 @@ class _Reader(ValueReader):
     def joint(self, model: Model, el: etree._Element, drake: bool) -> None:
         name = el.get("name")
         tag = "drake:joint" if drake else "joint"
+        src = self.source_as(el, tag if name is None else f"{tag}[name={name}]")  # describe(el)
         if not name:
             self.error("URDF_MISSING_NAME", f"<{tag}> needs a name", el)
             name = f"<unnamed joint, line {el.sourceline}>"  # keeps the graph checks meaningful
@@ -303,7 +323,7 @@ class _Reader(ValueReader):
             jtype, type_text = JointType.FIXED, "fixed"
         parent = child = None
         axis_el = limit_el = None
-        joint = Joint(name, jtype, "", "", _IDENTITY, _IDENTITY.copy(), source=self.source(el))
+        joint = Joint(name, jtype, "", "", _IDENTITY, _IDENTITY.copy(), source=src)
         pitch_el = None
         range_ok = True
         for c in el:

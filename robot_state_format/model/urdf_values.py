@@ -74,6 +74,15 @@ class ValueReader:
         d["element"] = describe(el)
         return src
 
+    def source_as(self, el: etree._Element, element: str) -> Source:
+        """:meth:`source` with the element's description (``describe(el)``) already known."""
+        src = _new(Source)
+        d = src.__dict__
+        d["file"] = self.file
+        d["line"] = el.sourceline
+        d["element"] = element
+        return src
+
     # -- values ------------------------------------------------------------------------------
     def number(self, el: etree._Element, attr: str, default: float | None = None,
                required: bool = False) -> float | None:
@@ -131,7 +140,11 @@ class ValueReader:
         if hit is None:
             hit = plain_vec3(text)
             if hit is None:  # not three plain finite numbers: the checked path explains
-                return self.vector(el, attr, 3, default)
+                before = len(self.diags)
+                got = self.vector(el, attr, 3, default)
+                if got is not None and len(self.diags) == before:  # read silently: the same text reads the same
+                    self._vec3s[text] = (got[0], got[1], got[2])
+                return got
             self._vec3s[text] = hit
         return hit
 
