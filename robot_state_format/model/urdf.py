@@ -197,7 +197,10 @@ class _Reader(ValueReader):
         if mass_el is None:
             self.error("URDF_MISSING_MASS", "<inertial> needs a <mass>", el)
         else:
-            mass = self.number(mass_el, "value", required=True)
+            text = mass_el.get("value")  # self.number's fast path, inlined
+            mass = numbers.plain_float(text) if text is not None and text.strip() == text else None
+            if mass is None:
+                mass = self.number(mass_el, "value", required=True)
             if mass is not None:
                 if mass < 0.0:
                     self.error("URDF_NEGATIVE_MASS", f"mass {mass} is negative", mass_el)

@@ -173,8 +173,11 @@ def _refuse_drake_joints(model: Model, parent_joint: dict[str, Joint], diags: li
     def is_drake(j: Joint) -> bool:
         return (j.source.element or "").startswith("drake:joint")
 
+    drake_parents = [(child, j) for child, j in parent_joint.items() if is_drake(j)]
+    if not drake_parents:  # the common case: nothing to refuse
+        return
     urdf_children = {j.child for j in (*model.joints.values(), *model.constraints.values()) if not is_drake(j)}
-    drake = [(child, j) for child, j in parent_joint.items() if is_drake(j) and child not in urdf_children]
+    drake = [(child, j) for child, j in drake_parents if child not in urdf_children]
     if drake:
         links = ", ".join(f"{child!r} (drake:joint {j.name!r})" for child, j in drake)
         diags.append(_diag(

@@ -166,7 +166,7 @@ class ValueReader:
         assert rpy is not None
         t = xyz_rpy_to_transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2])
         if len(self.diags) == before:  # read without a diagnostic: the same text reads the same
-            self._origins[key] = t.copy()
+            self._origins[key] = t  # shared with this first reader until the read ends (nothing there mutates it)
         return t
 
     def _quat_origin(self, o: etree._Element, xyz: tuple[float, ...]) -> Transform:
