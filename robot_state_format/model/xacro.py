@@ -24,8 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import xacro
-import xacro.substitution_args
 from lxml import etree
 
 from robot_state_format import limits
@@ -36,11 +34,16 @@ from robot_state_format.errors import (
     ModelIOError,
     RobotStateFormatError,
 )
+from robot_state_format.lazy_modules import lazy_package
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.packages import PACKAGE_URI, find_package
 from robot_state_format.model.types import Model
 from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
+# xacro and yaml cost ~60 ms to import: their code runs when a xacro document is first expanded
+_XACRO = lazy_package("xacro", "substitution_args")
+xacro: Any = _XACRO[0]  # xacro is untyped; its module globals are patched below
+_substitution_args: Any = _XACRO[1]
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
 _log = logging.getLogger(__name__)
 
@@ -55,7 +58,7 @@ class _PackageNotFound(Exception):
 def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
              table: list[tuple[str, int]], warnings: list[Diagnostic]) -> Iterator[None]:
     """Route xacro's package look-ups and file parsing through this package."""
-    sa = xacro.substitution_args
+    sa = _substitution_args
     saved = (sa._eval_find, sa._eval_dict.get("find"), xacro.abs_filename_spec, xacro.parse)
     saved_eval_all = xacro.eval_all
     budget = [limits.MAX_XACRO_ELEMENTS]  # elements xacro may process (a macro bomb stops here)
