@@ -8,11 +8,20 @@ every round (so machine load hits all alike); the median wall time counts.  Anch
 * the bare interpreter start-up of this venv (``python -c pass``), and ``python -c "import numpy"``
   (what reading a model needs at least: the model types are numpy arrays).
 Goals (issue 17): check <= 0.25 s, --help <= 0.15 s.
+
+Python's bytecode cache matters as much as the imports: where PYTHONDONTWRITEBYTECODE is set (it is on the
+project's machines) nothing Python compiles is cached, and an installation without ``.pyc`` files compiles
+numpy, lxml and this package from source in every process.  pip, apt and colcon install bytecode; so does
+``./run setup`` (scripts/setup.py, its last stage).  The bench byte-compiles this package first (what
+``./run setup`` leaves, after any later edit) and prints whether numpy's bytecode is there.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import importlib.util
+import os
 import shutil
 import statistics
 import subprocess
@@ -35,6 +44,10 @@ def main() -> int:
     args = ap.parse_args()
     repeat = 1 if args.smoke else args.repeat
     bindir = Path(sys.executable).parent
+    compileall.compile_dir(str(ROOT / "robot_state_format"), quiet=1)
+    numpy_init = subprocess.run([sys.executable, "-c", "import numpy; print(numpy.__file__)"],
+                                capture_output=True, text=True, check=True).stdout.strip()
+    numpy_cached = Path(importlib.util.cache_from_source(numpy_init)).is_file()
     script = bindir / "robot-state-format"
     cli = [str(script)] if script.exists() else [sys.executable, "-m", "robot_state_format"]
     cases = {
@@ -59,6 +72,8 @@ def main() -> int:
                 raise SystemExit(f"{' '.join(cmd)} exited {r.returncode}")
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"machine: {describe_machine()}")
+    print(f"bytecode: numpy's cached: {'yes' if numpy_cached else 'NO (run ./run setup)'}; "
+          f"PYTHONDONTWRITEBYTECODE={os.environ.get('PYTHONDONTWRITEBYTECODE', '(unset)')}")
     for k, cmd in cases.items():
         print(f"  {k:12s} {med[k] * 1e3:8.1f} ms  (median of {repeat}; {' '.join(Path(c).name for c in cmd[:3])})")
     figs = Figures()

@@ -92,7 +92,7 @@ def stage_digests(mode: str) -> dict[str, str]:
     """One hash per set-up stage; a stage is redone when its hash (or the ``base`` one) changed."""
     base = hashlib.sha256(f"{mode}\n{sys.version}\n{sys.executable}\n".encode())
     base.update(Path(__file__).resolve().read_bytes())
-    return {
+    stages = {
         "base": base.hexdigest(),
         "ros": _hash_files(REQ_DIR / "ros.txt") if mode == "wheels" else "",
         # Not redone when only this script changed (a minute or more of building): its own inputs only.
@@ -104,6 +104,9 @@ def stage_digests(mode: str) -> dict[str, str]:
         "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml")))
         + ",".join(sorted(f.name for f in (ROOT / "launch").glob("*.launch.py"))),  # linked into the index
     }
+    # Redone whenever anything was (re)installed: it byte-compiles what the stages above put into .venv.
+    stages["bytecode"] = hashlib.sha256(json.dumps(stages, sort_keys=True).encode()).hexdigest()
+    return stages
 
 
 def read_stamp() -> dict[str, str]:
@@ -502,7 +505,34 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
             "compiling the kinematics kernels (numba cache)", logfile)
     done["pkg"] = stages["pkg"]
     write_stamp(done, mode)
+    if not fresh("bytecode"):
+        byte_compile(logfile)
+    done["bytecode"] = stages["bytecode"]
+    write_stamp(done, mode)
     logfile.unlink(missing_ok=True)
+
+
+def byte_compile(logfile: Path) -> None:
+    """Byte-compile .venv's site-packages and this package (about 15 s on 2 cores), as pip, apt and colcon do.
+
+    The wheels are installed with ``--no-compile`` (uv's default too), and where PYTHONDONTWRITEBYTECODE is
+    set (it is on the project's machines) Python never caches what it compiles: every process would compile
+    numpy, lxml, rclpy and this package from source again (``robot-state-format check`` 0.32 s instead of
+    0.17 s, numpy's import alone 0.23 s instead of 0.11 s). Best effort: a file that does not compile (a
+    Python 2 example shipped in some wheel) is skipped, logged, and the set-up goes on.
+    """
+    site = subprocess.run([str(venv_python()), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=False).stdout.strip()
+    targets = [t for t in (site, str(ROOT / "robot_state_format")) if t and Path(t).is_dir()]
+    if not targets:
+        return
+    log("byte-compiling .venv and the package (Python caches nothing where PYTHONDONTWRITEBYTECODE is set)")
+    report = VENV / ".rsf-bytecode.log"
+    with report.open("w") as out:
+        proc = subprocess.run([str(venv_python()), "-m", "compileall", "-q", "-j", "0", *targets],
+                              stdout=out, stderr=subprocess.STDOUT, check=False)
+    if proc.returncode != 0:
+        log(f"byte-compiling: some files did not compile (exit {proc.returncode}, listed in {report}); going on")
 
 
 def main(argv: list[str] | None = None) -> int:

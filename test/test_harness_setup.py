@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from types import ModuleType
 
+import lxml
+import numpy
 import pytest
 from ros_tools import skip_reason
+
+import robot_state_format.model.urdf
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,11 +39,29 @@ def test_missing_build_tools_are_named(tmp_path: Path, monkeypatch: pytest.Monke
 def test_stage_hashes_follow_the_requirement_files() -> None:
     setup = _load_setup_script()
     stages = setup.stage_digests("wheels")
-    assert set(stages) == {"base", "ros", "ros2tools", "tf2", "reqs", "pkg"}
+    assert set(stages) == {"base", "ros", "ros2tools", "tf2", "reqs", "pkg", "bytecode"}
     distro = setup.stage_digests("distro")
     assert distro["ros"] == "" and distro["ros2tools"] == ""  # distro mode never installs wheels nor tools
     assert stages["reqs"] == setup._hash_files(ROOT / "requirements" / "core.txt",
                                                ROOT / "requirements" / "test.txt")
+    # the byte-compile stage follows every other stage: any (re)install redoes it
+    changed = dict(stages, reqs="something else")
+    del changed["bytecode"]
+    assert setup.stage_digests("wheels")["bytecode"] == stages["bytecode"]
+    assert stages["bytecode"] != setup.hashlib.sha256(
+        setup.json.dumps(changed, sort_keys=True).encode()).hexdigest()
+
+
+def test_set_up_left_bytecode_for_what_every_process_imports() -> None:
+    """Where PYTHONDONTWRITEBYTECODE is set Python caches nothing it compiles: the set-up byte-compiles .venv
+    and the package, so numpy, lxml and this package's modules load from cached bytecode."""
+    stamp = ROOT / ".venv" / ".rsf-setup-stamp.json"
+    if not stamp.is_file() or "bytecode" not in json.loads(stamp.read_text()).get("stages", {}):
+        pytest.skip("this .venv was not made by scripts/setup.py (run the tests through ./run test)")
+    for source in (Path(numpy.__file__), Path(lxml.__file__), Path(robot_state_format.model.urdf.__file__)):
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        edited_since = source.stat().st_mtime > stamp.stat().st_mtime  # recompiled on use, from source
+        assert cached.is_file() or edited_since, f"no bytecode for {source}"
 
 
 def test_tf2_msgs_has_the_upstream_type_and_field() -> None:
