@@ -83,6 +83,11 @@ def rss_kb(pid: int) -> int:
 
 FIGS = Figures()
 
+ISSUE_ANCHOR_US = 39.5 / 0.45
+"""The serialize_message anchor on the machine issue 17 was measured on (its callback: 39.5 us = 0.45x the
+anchor), so its 150 us goal for callback + snapshot is this ratio to the anchor of the same run."""
+EVERY_GOAL_RATIO = 150.0 / ISSUE_ANCHOR_US
+
 
 def part1(model_path: Path, n: int) -> None:
     import rclpy
@@ -151,7 +156,7 @@ def part1(model_path: Path, n: int) -> None:
     FIGS.add("state_publisher callback romeo", cb, ser, "us", anchor_is="rclpy serialize_message(TFMessage)",
              ratio=r_cb)
     FIGS.add("state_publisher callback + snapshot per JointState", every, ser, "us",
-             anchor_is="rclpy serialize_message(TFMessage)", goal="<= 150 us", ratio=r_every)
+             anchor_is="rclpy serialize_message(TFMessage)", goal=f"<= 150 us, <= {EVERY_GOAL_RATIO:.2f}", ratio=r_every)
     print(f"model: {model_path.name}: {len(rt.tree.link_names)} links, {len(names)} moving joints, "
           f"{len(send)} transforms per /tf message")
     print("times: medians of interleaved rounds; ratios: median of per-round ratios to the anchor")
@@ -163,7 +168,7 @@ def part1(model_path: Path, n: int) -> None:
     print(f"callback + snapshot amortised (1 kHz in, 10 Hz out): {amortised:8.1f} us  ({r_amortised:.2f} x anchor; "
           f"goal <= 300 us: {'met' if amortised <= 300 else 'NOT met'} here)")
     print(f"callback + snapshot, every JointState (-1):          {every:8.1f} us  ({r_every:.2f} x anchor; "
-          f"goal <= 150 us); snapshot / lxml of the same state = {r_snap_lx:.3f}")
+          f"goal <= 150 us, <= {EVERY_GOAL_RATIO:.2f} x anchor); snapshot / lxml of the same state = {r_snap_lx:.3f}")
     node.destroy_node()
     rclpy.shutdown()
 
