@@ -149,7 +149,8 @@ def check_entities(root: etree._Element, raw: bytes, file: str = "<string>", *,
     """The entity policy of every format: an entity reference or an entity declaration (libxml2
     would still expand internal ones inside attribute values) is refused, never silently altered."""
     # Entities are not resolved; an unresolved entity reference is an error, not silent loss.
-    for node in root.iter(etree.Entity):
+    # (Each reference is written with '&': without one there is none, and the tree need not be walked.)
+    for node in root.iter(etree.Entity) if b"&" in raw else ():
         if isinstance(node, etree._Entity):
             raise error_type(Diagnostic(f"{code_prefix}_ENTITY",
                                         f"entity reference &{node.name}; is not allowed",
