@@ -428,7 +428,7 @@ def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
         raise ModelError(Diagnostic("URDF_NOT_ROBOT", f"the root element is <{_tag_name(root.tag)}>, not <robot>",
                                     file, root.sourceline, describe(root)))
     model = reader.robot(root)
-    validate_urdf_model(model, reader.diags, root)
+    validate_urdf_model(model, reader.diags, root, drake=drake)
     errors = [d for d in reader.diags if d.severity is Severity.ERROR]
     warnings = [d for d in reader.diags if d.severity is not Severity.ERROR]
     if errors:
