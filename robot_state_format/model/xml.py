@@ -85,7 +85,7 @@ def check_element_count(raw: bytes, file: str = "<string>", *, error_type: type[
     the bound passes at C speed; otherwise the elements are counted by a streaming parse that keeps
     no tree and stops at the bound."""
     bound = limits.MAX_XML_ELEMENTS
-    if raw.count(b"<") <= bound:
+    if len(raw) <= bound or raw.count(b"<") <= bound:
         return
     parser = etree.XMLPullParser(events=("end",), remove_comments=True, remove_pis=True, **SAFE_PARSER_OPTIONS)
     seen = 0
