@@ -50,6 +50,7 @@ from robot_state_format.model.urdf_validate import validate_urdf_model
 from robot_state_format.model.xml import parse_xml
 
 _IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False  # shared: only ever copied
 _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
 _new = object.__new__
