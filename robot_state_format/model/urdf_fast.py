@@ -39,10 +39,12 @@ from robot_state_format.model.types import (
 )
 from robot_state_format.model.urdf_parts import _AXIS_TYPES, _BOUNDED_TYPES, JOINT_TYPES
 from robot_state_format.model.urdf_values import ValueReader
-from robot_state_format.spatial import Transform, xyz_rpy_to_transform
+from robot_state_format.spatial import _rpy_rows
 
 _IDENTITY = np.eye(4)
 _IDENTITY.flags.writeable = False  # a placeholder until place(): never written
+_W = (0.0, 0.0, 0.0, 1.0)  # the last row of a transform
+_EYE16 = (1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, *_W)
 _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
 _X = (1.0, 0.0, 0.0)
@@ -73,7 +75,9 @@ class FastReader(ValueReader):
     def __init__(self, file: str, drake: bool = True) -> None:
         super().__init__(file, drake)
         self.material_refs: dict[str, list[tuple[Shape, etree._Element]]] = {}
-        self._tfs: list[Transform] = [_IDENTITY]  # distinct transforms of <origin> texts read silently
+        # distinct transforms of <origin> texts read silently, row by row (16 floats: spatial's
+        # xyz_rpy_to_transform, made into arrays at the end)
+        self._tfs: list[tuple[float, ...]] = [_EYE16]
         self._tf_at: dict[tuple[str | None, str | None], int] = {(None, None): 0}
         self._origin_of: list[Shape | Inertial | Joint] = []  # given transform self._tfs[at] by place()
         self._origin_at: list[int] = []
@@ -151,7 +155,12 @@ class FastReader(ValueReader):
             if len(self.diags) != before or xyz is None or rpy is None:
                 raise _Refused
             at = self._tf_at[key] = len(self._tfs)
-            self._tfs.append(xyz_rpy_to_transform(xyz[0], xyz[1], xyz[2], rpy[0], rpy[1], rpy[2]))
+            roll, pitch, yaw = rpy
+            if roll == 0.0 and pitch == 0.0 and yaw == 0.0:
+                self._tfs.append((1.0, 0.0, 0.0, xyz[0], 0.0, 1.0, 0.0, xyz[1], 0.0, 0.0, 1.0, xyz[2], *_W))
+            else:
+                r0, r1, r2 = _rpy_rows(roll, pitch, yaw)
+                self._tfs.append((*r0, xyz[0], *r1, xyz[1], *r2, xyz[2], *_W))
         if get("quat_xyzw") is not None:
             raise _Refused
         return at
@@ -162,7 +171,7 @@ class FastReader(ValueReader):
         n, m = len(at), len(self._offset_of)
         if n + m + len(self._pose_of) == 0:
             return
-        views = list(np.array(self._tfs)[at + [0] * (m + len(self._pose_of))])
+        views = list(np.array(self._tfs).reshape(-1, 4, 4)[at + [0] * (m + len(self._pose_of))])
         for obj, v in zip(self._origin_of, views):
             obj.origin = v
         for joint, v in zip(self._offset_of, views[n:]):
