@@ -21,6 +21,7 @@ KIND_FIXED, KIND_ALIGNED_X, KIND_ALIGNED_Y, KIND_ALIGNED_Z, KIND_GENERAL, KIND_P
 """How the pose kernel treats a joint (links of a level are grouped by it)."""
 
 EYE4 = np.eye(4)
+EYE4.flags.writeable = False  # shared: only ever read
 
 def unit3(v: Sequence[float] | None, default: tuple[float, float, float], joint: Joint,
            what: str) -> tuple[float, float, float]:

@@ -24,7 +24,10 @@ def compile_mimic(
     entries: dict[int, tuple[int, int, float, float, str]] = {}  # dst qa -> (src qa, src va, m, o, joint)
     dst_va: dict[int, int] = {}
     counted: dict[str, set[int]] = {}
+    qa, va = joint_qa.tolist(), joint_va.tolist()
     for k, j in enumerate(joint_order):
+        if not j.mimic:
+            continue
         for mim in j.mimic:
             if j.type in scalar or j.nq == 0:
                 raise KinematicsError(f"joint {j.name!r}: a {j.type.value} joint cannot mimic another joint")
@@ -41,12 +44,12 @@ def compile_mimic(
                 raise KinematicsError(f"joint {j.name!r}: mimic coordinate index out of range")
             if not (math.isfinite(mim.multiplier) and math.isfinite(mim.offset)):
                 raise KinematicsError(f"joint {j.name!r}: mimic multiplier and offset must be finite")
-            dst = int(joint_qa[k]) + mim.dof
-            src = int(joint_qa[lk]) + mim.leader_dof
+            dst = qa[k] + mim.dof
+            src = qa[lk] + mim.leader_dof
             if dst in entries:
                 raise KinematicsError(f"joint {j.name!r}: coordinate {mim.dof} mimics two joints")
-            entries[dst] = (src, int(joint_va[lk]) + mim.leader_dof, float(mim.multiplier), float(mim.offset), j.name)
-            dst_va[dst] = int(joint_va[k]) + mim.dof
+            entries[dst] = (src, va[lk] + mim.leader_dof, float(mim.multiplier), float(mim.offset), j.name)
+            dst_va[dst] = va[k] + mim.dof
             counted.setdefault(j.name, set()).add(mim.dof)
     for j in model.constraints.values():
         if j.mimic:

@@ -86,6 +86,7 @@ def compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[Joint
     kmat = amat @ right if nj else np.zeros((0, 4, 4))
     kt = kmat.transpose(0, 2, 1)  # transposed constants (the layout of LevelPlan)
     is_generic = np.array([kd == KIND_GENERIC for kd in kinds], dtype=bool)
+    any_generic = bool(is_generic.any())
 
     spans: list[tuple[int, int, IntArray]] = []
     if tree.level0 > nr:
@@ -117,9 +118,11 @@ def compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[Joint
                 for link in range(r0, r1):
                     trig_sign[rot_index[link - nr]] *= infos[link - nr].sign
         g_stack = np.array(kt[start - nr:stop - nr])
-        gen_rows = is_generic[start - nr:stop - nr]
-        if gen_rows.any():
-            g_stack[gen_rows] = EYE4
+        if any_generic:
+            gen_rows = is_generic[start - nr:stop - nr]
+            if gen_rows.any():
+                g_stack[gen_rows] = EYE4
+        g_rows = g_stack.reshape(-1, 4)
         ge_dp: list[FloatArray] = []
         runs: list[tuple[int, int, int, FloatArray]] = []
         gr_runs: list[tuple[int, int, int, FloatArray, IntArray, IntArray, bool]] = []
@@ -130,11 +133,14 @@ def compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[Joint
             end = link
             while end < stop and lk[end - start] == kd and parl[end - start] == p:
                 end += 1
+            if kd != KIND_GENERIC:
+                runs.append((link, end, p, g_rows[4 * (link - start):4 * (end - start)]))  # contiguous
+                if kd < KIND_GENERAL:  # fixed or aligned: nothing more
+                    link = end
+                    continue
             ks = range(link - nr, end - nr)
             cols = tree.joint_qa[link - nr:end - nr]
-            if kd != KIND_GENERIC:
-                runs.append((link, end, p, g_stack[link - start:end - start].reshape(-1, 4)))  # contiguous
-            else:
+            if kd == KIND_GENERIC:
                 ge_dp.extend(link_d[p] for _ in ks)
             if kd == KIND_GENERAL:
                 extra = []

@@ -74,6 +74,7 @@ def compile_model(model: Model) -> CompiledTree:
     link_set = set(links)
     joints = list(model.joints.values())
     child_of: dict[str, Joint] = {}
+    children: dict[str, list[Joint]] = {}
     for j in joints:
         if j.type is JointType.GEARBOX:
             raise KinematicsError(f"joint {j.name!r}: gearbox joints are constraints, not tree joints")
@@ -86,19 +87,14 @@ def compile_model(model: Model) -> CompiledTree:
                 f"link {j.child!r} is the child of two joints ({child_of[j.child].name!r}, {j.name!r})"
             )
         child_of[j.child] = j
-    roots = [n for n in links if n not in child_of]
-    children: dict[str, list[Joint]] = {}
-    for j in joints:
         children.setdefault(j.parent, []).append(j)
+    roots = [n for n in links if n not in child_of]
 
     # breadth-first from the roots and from WORLD (a link actually named "world" is an ordinary link)
     world = "\0root-frame" if WORLD in link_set else WORLD
     order: list[str] = list(roots)
     joint_order: list[Joint] = []
-    link_depth: dict[str, int] = dict.fromkeys(roots, 0)
     frontier = list(children.get(world, []))
-    for j in frontier:
-        link_depth[j.child] = 0
     default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)
     all_origins = _transforms([j.origin for j in joints], joints, "origin")
     all_offsets = _transforms([j.child_offset for j in joints], joints, "child_offset")
@@ -114,50 +110,36 @@ def compile_model(model: Model) -> CompiledTree:
                 shared[key] = info
         infos[j.name] = info
 
-    def kind(j: Joint) -> int:
-        return infos[j.name].kind
-
-    def held(j: Joint) -> bool:
-        return infos[j.name].held
-
-    level0_joints = sorted(frontier, key=lambda j: (kind(j), held(j)))
+    # how the pose kernel treats each joint: its kind, then whether it is held (one int, ordered alike)
+    kind_held = {name: info.kind * 2 + info.held for name, info in infos.items()}
+    level0_joints = sorted(frontier, key=lambda j: kind_held[j.name])
     order.extend(j.child for j in level0_joints)
     joint_order.extend(level0_joints)
     current = list(order)
-    pos = {n: i for i, n in enumerate(order)}
+    index = {n: i for i, n in enumerate(order)}  # of each link in `order`
+    spans: list[tuple[int, int]] = []  # the links of each depth below level 0 (one per pass)
     while current:
         nxt: list[Joint] = []
         for name in current:
             nxt.extend(children.get(name, []))
         # within a level, group joints by how the pose kernel treats them, then by parent
-        nxt.sort(key=lambda j: (kind(j), held(j), pos[j.parent]))
-        for j in nxt:
-            link_depth[j.child] = link_depth[j.parent] + 1
-            pos[j.child] = len(pos)
-        order.extend(j.child for j in nxt)
-        joint_order.extend(nxt)
+        nxt.sort(key=lambda j: (kind_held[j.name], index[j.parent]))
         current = [j.child for j in nxt]
+        for child in current:
+            index[child] = len(index)
+        if current:
+            spans.append((len(order), len(order) + len(current)))
+        order.extend(current)
+        joint_order.extend(nxt)
     if len(order) != len(links):
         missing = sorted(set(links) - set(order))
         raise KinematicsError(f"the joints form a cycle: links {', '.join(missing)} are not reachable from a root")
-    index = {n: i for i, n in enumerate(order)}
     nroot = len(roots)
     level0 = nroot + len(level0_joints)
-    link_parent = np.full(len(order), ROOT, dtype=np.intp)
-    joint_parent = np.full(len(joint_order), ROOT, dtype=np.intp)
-    for k, j in enumerate(joint_order):
-        if j.parent != world:
-            joint_parent[k] = index[j.parent]
-            link_parent[nroot + k] = index[j.parent]
-    levels: list[tuple[int, int, IntArray]] = []
-    start = level0
-    while start < len(order):
-        d = link_depth[order[start]]
-        stop = start
-        while stop < len(order) and link_depth[order[stop]] == d:
-            stop += 1
-        levels.append((start, stop, np.ascontiguousarray(link_parent[start:stop])))
-        start = stop
+    parent_index = [ROOT if j.parent == world else index[j.parent] for j in joint_order]
+    joint_parent = np.array(parent_index, dtype=np.intp)
+    link_parent = np.array([ROOT] * nroot + parent_index, dtype=np.intp)
+    levels = [(start, stop, link_parent[start:stop]) for start, stop in spans]
 
     root_poses = np.stack([np.asarray(model.links[n].pose, dtype=np.float64) for n in roots]) if roots else (
         np.zeros((0, 4, 4)))

@@ -28,17 +28,15 @@ from robot_state_format.model.types import (
     Inertial,
     Joint,
     JointType,
-    Limits,
     Link,
-    Material,
     Mimic,
     Model,
     SafetyController,
     Shape,
 )
+from robot_state_format.model.urdf_fast import FastReader
 from robot_state_format.model.urdf_parts import (
     _AXIS_TYPES,
-    _BOUNDED_TYPES,
     _D,
     DRAKE_JOINT_TYPES,
     JOINT_TYPES,
@@ -49,53 +47,23 @@ from robot_state_format.model.urdf_parts import (
     strip_default_namespace,
 )
 from robot_state_format.model.urdf_validate import validate_urdf_model
-from robot_state_format.model.urdf_values import ValueReader
 from robot_state_format.model.xml import parse_xml
 
 _IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False  # shared: only ever copied
 _ZERO3 = (0.0, 0.0, 0.0)
 _ONE3 = (1.0, 1.0, 1.0)
 _new = object.__new__
 _T = TypeVar("_T")
 _VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
 
-class _Reader(ValueReader):
+class _Reader(FastReader):
     """One pass over a URDF document; collects diagnostics instead of stopping at the first."""
-
-    def __init__(self, file: str, drake: bool = True) -> None:
-        super().__init__(file, drake)
-        self.material_refs: dict[str, list[tuple[Shape, etree._Element]]] = {}
 
     # -- extensions --------------------------------------------------------------------------
     def extension(self, model: Model, el: etree._Element, owner: str | None) -> None:
         model.extensions.append(Extension(_tag_name(el.tag), etree.tostring(el, encoding="unicode", with_tail=False),
                                           owner, self.source(el)))
-
-    # -- materials -----------------------------------------------------------------------------
-    def material(self, el: etree._Element, top_level: bool) -> Material:
-        mat = Material(name=el.get("name") or None)
-        for c in el:
-            tag = c.tag
-            if tag == "color":
-                rgba = self.vector(c, "rgba", 4, required=True)
-                if rgba is not None:
-                    mat.rgba = (rgba[0], rgba[1], rgba[2], rgba[3])
-                    if any(v < 0.0 or v > 1.0 for v in rgba):
-                        self.warn("URDF_COLOR_RANGE", "color rgba values should be within [0, 1]", c)
-            elif tag == "texture":
-                filename = c.get("filename")
-                if filename is None:
-                    self.warn("URDF_EMPTY_TEXTURE", "<texture> without a 'filename' is ignored", c)
-                else:
-                    mat.texture = filename
-        if top_level:
-            if mat.name is None:
-                self.error("URDF_MISSING_NAME", "<material> at robot level needs a name", el)
-            # a <texture/> without filename is tolerated (warned above), as urdfdom accepts it
-            if mat.rgba is None and mat.texture is None and el.find("texture") is None:
-                self.error("URDF_EMPTY_MATERIAL",
-                           f"material {mat.name!r} has neither a color nor a texture", el)
-        return mat
 
     # -- geometry ------------------------------------------------------------------------------
     def _nonneg(self, el: etree._Element, attr: str) -> float | None:
@@ -275,38 +243,6 @@ class _Reader(ValueReader):
         model.links[name] = link
 
     # -- joints --------------------------------------------------------------------------------
-    def limits(self, el: etree._Element, jtype: JointType) -> tuple[Limits, bool]:
-        """The ``<limit>`` of a ``jtype`` joint, and whether lower and upper were both valid numbers."""
-        get = el.get
-        try:  # fast path: all four present and finite
-            texts = (get("lower", "0"), get("upper", "0"), get("effort"), get("velocity"))
-            joined = "".join(texts)  # a missing one: TypeError
-            lo, up, eff, vel = map(float, texts)
-            if (joined.isascii() and "_" not in joined and " " not in joined and math.isfinite(lo + up + eff + vel) and lo <= up
-                    and not (0.0 in (lo, up, eff, vel) and numbers.may_underflow(joined))
-                    and (self.version < (1, 2) or (get("lower") is not None and get("upper") is not None))):
-                return Limits(lo, up, eff, vel), True
-        except (TypeError, ValueError):
-            pass
-        before = len(self.diags)
-        lower, upper = self.number(el, "lower", 0.0), self.number(el, "upper", 0.0)
-        range_ok = len(self.diags) == before
-        lim = Limits(lower=lower, upper=upper, effort=self.number(el, "effort", required=True),
-                     velocity=self.number(el, "velocity", required=True))
-        if self.version >= (1, 2) and jtype in _BOUNDED_TYPES and (get("lower") is None or get("upper") is None):
-            self.error("URDF_MISSING_ATTRIBUTE", "revolute and prismatic joints need both lower and upper "
-                       "limits in URDF version 1.2 or later", el)
-        if range_ok and lim.lower is not None and lim.upper is not None and lim.lower > lim.upper:
-            if jtype in _BOUNDED_TYPES and self.version >= (1, 2):
-                self.error("URDF_LIMIT_ORDER", f"limit lower {lim.lower} is greater than upper {lim.upper}", el)
-            elif jtype in _BOUNDED_TYPES:  # urdfdom checks the order from version 1.2 only
-                self.warn("URDF_LIMIT_ORDER", f"limit lower {lim.lower} is greater than upper {lim.upper} "
-                          "(an error from URDF version 1.2)", el)
-            else:  # lower/upper bound no motion of this joint type (urdfdom ignores them)
-                self.warn("URDF_LIMIT_IGNORED", f"limit lower {lim.lower} is greater than upper {lim.upper}; "
-                          f"lower and upper are ignored for a {jtype.value} joint", el)
-        return lim, range_ok
-
     def joint(self, model: Model, el: etree._Element, drake: bool) -> None:
         name = el.get("name")
         tag = "drake:joint" if drake else "joint"
@@ -448,12 +384,15 @@ class _Reader(ValueReader):
             else:
                 self.version = (int(m.group(1)), int(m.group(2)))
         material_els: list[etree._Element] = []
-        for el in root:
+        fast = not self.drake  # the fast path reads no Drake extension
+        for el in root[:]:
             tag = el.tag
             if tag == "link":
-                self.link(model, el)
+                if not (fast and self.fast_link(model, el)):
+                    self.link(model, el)
             elif tag == "joint":
-                self.joint(model, el, False)
+                if not (fast and self.fast_joint(model, el)):
+                    self.joint(model, el, False)
             elif tag == "material":
                 material_els.append(el)
             elif tag == _D + "joint":
@@ -469,15 +408,16 @@ class _Reader(ValueReader):
                 self.error("URDF_DUPLICATE_MATERIAL", f"material name {mat.name!r} is already used", el)
                 continue
             model.materials[mat.name] = mat
+        self.place()
         link_materials(model, self.material_refs, material_els, self.warn)
         return model
 
 
 def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
     """Read a URDF document; raise ``ModelError`` listing every error found."""
-    raw, pre = prepare_urdf_bytes(text, file)
+    raw, pre, drake = prepare_urdf_bytes(text, file)
     root, xml_warnings = parse_xml(raw, file)
-    reader = _Reader(file, b"drake" in raw)
+    reader = _Reader(file, drake)
     reader.diags.extend(xml_warnings)
     reader.diags.extend(pre)
     if not isinstance(root.tag, str):
@@ -489,7 +429,7 @@ def read_urdf(text: str | bytes, *, file: str = "<string>") -> Model:
         raise ModelError(Diagnostic("URDF_NOT_ROBOT", f"the root element is <{_tag_name(root.tag)}>, not <robot>",
                                     file, root.sourceline, describe(root)))
     model = reader.robot(root)
-    validate_urdf_model(model, reader.diags, root)
+    validate_urdf_model(model, reader.diags, root, drake=drake)
     errors = [d for d in reader.diags if d.severity is Severity.ERROR]
     warnings = [d for d in reader.diags if d.severity is not Severity.ERROR]
     if errors:

@@ -23,10 +23,13 @@ from robot_state_format.model.xml import encode_text
 DRAKE_NS = "http://drake.mit.edu"
 _D = "{" + DRAKE_NS + "}"
 _ROBOT_TAG_RE = re.compile(rb"<robot\b")
-# A prefixed element (<p:name followed by space, / or >), and the ':' of a prefixed attribute
-# (\sp:name = "): the attribute's prefix is read backwards from its ':' (see _used_prefixes), as a
-# pattern starting with a literal is searched at C speed, one starting with \s at every blank.
-_ELEMENT_PREFIX_RE = re.compile(rb"<([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*(?=[\s/>])")
+_DRAKE_RE = re.compile(rb"drake")  # a regular expression finds it faster than bytes.find
+# Prefixes are found from their ':' (see _used_prefixes): a pattern starting with a literal is searched
+# at C speed, one starting with '<' or \s is tried at every '<' or blank.  A prefixed element is
+# <p:name followed by space, / or >; a prefixed attribute is \sp:name = " (its prefix read backwards).
+_PREFIX_COLON_RE = re.compile(rb":(?=[A-Za-z_])")  # a ':' a name follows: an element's or attribute's prefix ends
+_NAME_RE = re.compile(rb"[A-Za-z_][\w.-]*")
+_LOCAL_NAME_END_RE = re.compile(rb"[A-Za-z_][\w.-]*[\s/>]")  # a prefixed element's local name, then its end
 _ATTRIBUTE_COLON_RE = re.compile(rb":[A-Za-z_][\w.-]*\s*=\s*[\"']")
 _NAME_CHARS = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 _NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
@@ -101,8 +104,9 @@ def describe(el: etree._Element) -> str:
     return f"{tag}[name={name}]" if name is not None else tag
 
 
-def prepare_urdf_bytes(text: str | bytes, file: str) -> tuple[bytes, list[Diagnostic]]:
-    """The bytes to parse (a ``str`` encoded as UTF-8, undeclared prefixes declared) and the warnings."""
+def prepare_urdf_bytes(text: str | bytes, file: str) -> tuple[bytes, list[Diagnostic], bool]:
+    """The bytes to parse (a ``str`` encoded as UTF-8, undeclared prefixes declared), the warnings, and
+    whether those bytes mention ``drake`` at all (else no Drake extension needs looking for)."""
     if isinstance(text, str):
         raw = encode_text(text, file)
         # the text is already decoded: a declared encoding (e.g. ISO-8859-1) no longer applies
@@ -112,7 +116,8 @@ def prepare_urdf_bytes(text: str | bytes, file: str) -> tuple[bytes, list[Diagno
     else:
         raw = bytes(text)
     pre: list[Diagnostic] = []
-    if b"drake:" in raw and b"xmlns:drake" not in raw:
+    drake = _DRAKE_RE.search(raw) is not None  # declarations added below hold "drake" only if raw does
+    if drake and b"drake:" in raw and b"xmlns:drake" not in raw:
         m = _ROBOT_TAG_RE.search(raw)
         if m is not None:
             raw = raw[:m.end()] + b' xmlns:drake="' + DRAKE_NS.encode() + b'"' + raw[m.end():]
@@ -120,7 +125,7 @@ def prepare_urdf_bytes(text: str | bytes, file: str) -> tuple[bytes, list[Diagno
                                   "the drake: prefix is used but not declared; assumed " + DRAKE_NS,
                                   file, raw.count(b"\n", 0, m.start()) + 1, "robot", Severity.WARNING))
     raw = _declare_prefixes(raw, file, pre)
-    return raw, pre
+    return raw, pre, drake
 
 
 def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
@@ -145,16 +150,24 @@ def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
 
 def _used_prefixes(raw: bytes) -> set[bytes]:
     """The prefixes of ``<p:name`` elements and of `` p:name="..."`` attributes (a blank before the
-    attribute's prefix), each found in time linear in ``len(raw)``."""
-    used = set(_ELEMENT_PREFIX_RE.findall(raw))
-    lo = 0
-    for m in _ATTRIBUTE_COLON_RE.finditer(raw):
+    attribute's prefix), each found in time linear in ``len(raw)``: one scan finds every ':' that a
+    name follows (few in a document), each then looked at backwards no further than the last one."""
+    used: set[bytes] = set()
+    lo = 0  # end of the last prefixed attribute
+    prev = 0  # just after the last candidate ':'
+    for m in _PREFIX_COLON_RE.finditer(raw):
         colon = m.start()
-        head = raw[lo:colon].rstrip(_NAME_CHARS)  # what precedes the prefix (since the last match)
-        start = lo + len(head)
-        if start < colon and head and head[-1] in _BLANKS and raw[start] in _NAME_START:
-            used.add(raw[start:colon])
-        lo = m.end()
+        lt = raw.rfind(b"<", prev, colon)  # an element's prefix: '<' then a name, up to this ':'
+        if lt >= 0 and _NAME_RE.fullmatch(raw, lt + 1, colon) and _LOCAL_NAME_END_RE.match(raw, colon + 1):
+            used.add(raw[lt + 1:colon])
+        a = _ATTRIBUTE_COLON_RE.match(raw, colon)
+        if a is not None:
+            head = raw[lo:colon].rstrip(_NAME_CHARS)  # what precedes the prefix (since the last match)
+            start = lo + len(head)
+            if start < colon and head and head[-1] in _BLANKS and raw[start] in _NAME_START:
+                used.add(raw[start:colon])
+            lo = a.end()
+        prev = colon + 1
     return used
 
 

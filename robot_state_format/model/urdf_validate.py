@@ -63,11 +63,15 @@ URDF_UNDECLARED_DRAKE_NAMESPACE warning ``drake:`` prefix without its xmlns decl
 
 from __future__ import annotations
 
+import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic, ModelError, Severity
-from robot_state_format.model.types import Joint, Model, Source
+from robot_state_format.model.types import Joint, JointType, Model, Source
 from robot_state_format.model.xml import describe
+
+_STILL = (JointType.FIXED, JointType.GEARBOX)  # no degree of freedom
+_ONE_DOF = (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 
 
 def _diag(code: str, message: str, src: Source) -> Diagnostic:
@@ -78,8 +82,10 @@ def _warn(code: str, message: str, src: Source) -> Diagnostic:
     return Diagnostic(code, message, src.file, src.line, src.element, Severity.WARNING)
 
 
-def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Element) -> None:
-    """Check the link/joint graph and the mimic relations; fill ``Link.pose`` when it is a tree."""
+def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Element, *, drake: bool = True) -> None:
+    """Check the link/joint graph and the mimic relations; fill ``Link.pose`` when it is a tree.
+
+    ``drake=False``: the document mentions no Drake extension (no ``drake:joint`` to refuse)."""
     links = model.links
     joints = model.joints
     if not links:
@@ -138,24 +144,41 @@ def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Elem
                                 links[roots[1]].source.line, links[roots[1]].source.element))
         tree_ok = False
 
-    _refuse_drake_joints(model, parent_joint, diags)
+    if drake:
+        _refuse_drake_joints(model, parent_joint, diags)
     _validate_mimic(model, diags)
 
-    # zero-configuration poses, breadth first from the root
+    # zero-configuration poses, depth by depth from the root (one stacked product per depth)
     if roots:
         root_name = roots[0]
         seen = {root_name}
-        stack = [root_name]
-        while stack:
-            name = stack.pop()
-            pose = links[name].pose
-            for j in children.get(name, ()):
-                child = j.child
-                if child in seen:
-                    continue
-                seen.add(child)
-                links[child].pose = pose @ j.origin
-                stack.append(child)
+        level = [root_name]
+        at = {root_name: 0}  # index in `poses`; the joint reaching the link at index i is reached[i - 1]
+        reached: list[Joint] = []
+        steps: list[tuple[int, int, list[int]]] = []  # (lo, stop, parent indices) of each depth
+        while level:
+            lo = len(reached) + 1
+            parents: list[int] = []
+            for name in level:
+                for j in children.get(name, ()):
+                    if j.child not in seen:
+                        seen.add(j.child)
+                        parents.append(at[name])
+                        reached.append(j)
+            level = [j.child for j in reached[lo - 1:]]
+            for child in level:
+                at[child] = len(at)
+            if parents:
+                steps.append((lo, len(at), parents))
+        if reached:
+            origins = np.array([j.origin for j in reached])
+            poses = np.empty((len(at), 4, 4))
+            poses[0] = links[root_name].pose
+            for lo, stop, parents in steps:
+                poses[lo:stop] = poses[parents] @ origins[lo - 1:stop - 1]
+            views = list(poses)
+            for j, pose in zip(reached, views[1:]):
+                links[j.child].pose = pose
         if tree_ok and len(seen) != len(links):  # urdfdom loads it; nothing places these links
             lost = [n for n in links if n not in seen]
             diags.append(_warn("URDF_CYCLE", "links " + ", ".join(repr(n) for n in lost)
@@ -191,6 +214,8 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
     joints = model.joints
     leader_of: dict[str, str] = {}
     for j in joints.values():
+        if not j.mimic:
+            continue
         for m in j.mimic:
             leader = joints.get(m.joint)
             if leader is None:  # urdfdom does not check the leader: the mimic is ignored
@@ -198,14 +223,15 @@ def _validate_mimic(model: Model, diags: list[Diagnostic]) -> None:
                                    "not a joint; the mimic is ignored", j.source))
                 j.mimic = []
                 break
-            if j.nq == 0:
+            nq = 0 if j.type in _STILL else 1 if j.type in _ONE_DOF else 2  # j.nq, without hashing the type
+            if nq == 0:
                 diags.append(Diagnostic(
                     "URDF_MIMIC_IGNORED", f"{j.type.value} joint {j.name!r} cannot move; its mimic of "
                     f"{m.joint!r} is ignored", j.source.file, j.source.line, j.source.element, Severity.WARNING))
                 j.mimic = []
                 break
-            if j.nq != 1 or leader.nq != 1:
-                bad = j if j.nq != 1 else leader
+            if nq != 1 or leader.type not in _ONE_DOF:
+                bad = j if nq != 1 else leader
                 diags.append(_warn("URDF_MIMIC_JOINT_TYPE",
                                    f"joint {j.name!r} mimics {m.joint!r}, but {bad.type.value} joint "
                                    f"{bad.name!r} does not have exactly one degree of freedom; the mimic is "

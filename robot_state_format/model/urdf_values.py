@@ -20,6 +20,7 @@ from robot_state_format.model.urdf_parts import _tag_name, describe, plain_vec3
 from robot_state_format.spatial import Transform, quaternion_to_matrix, xyz_rpy_to_transform
 
 _IDENTITY = np.eye(4)
+_IDENTITY.flags.writeable = False  # shared: only ever copied
 _ZERO3 = (0.0, 0.0, 0.0)
 _new = object.__new__
 _T = TypeVar("_T")
@@ -133,7 +134,11 @@ class ValueReader:
 
     def vec3(self, el: etree._Element, attr: str, default: tuple[float, ...] | None) -> tuple[float, ...] | None:
         """Fast path of :meth:`vector` for three finite numbers."""
-        text = el.get(attr)
+        return self.vec3_text(el, attr, el.get(attr), default)
+
+    def vec3_text(self, el: etree._Element, attr: str, text: str | None,
+                  default: tuple[float, ...] | None) -> tuple[float, ...] | None:
+        """:meth:`vec3` of ``text``, the value of ``el``'s attribute ``attr`` (already read)."""
         if text is None:
             return default
         hit = self._vec3s.get(text)  # a text read before on the fast path

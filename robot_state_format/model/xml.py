@@ -85,7 +85,7 @@ def check_element_count(raw: bytes, file: str = "<string>", *, error_type: type[
     the bound passes at C speed; otherwise the elements are counted by a streaming parse that keeps
     no tree and stops at the bound."""
     bound = limits.MAX_XML_ELEMENTS
-    if raw.count(b"<") <= bound:
+    if len(raw) <= bound or raw.count(b"<") <= bound:
         return
     parser = etree.XMLPullParser(events=("end",), remove_comments=True, remove_pis=True, **SAFE_PARSER_OPTIONS)
     seen = 0
@@ -149,7 +149,8 @@ def check_entities(root: etree._Element, raw: bytes, file: str = "<string>", *,
     """The entity policy of every format: an entity reference or an entity declaration (libxml2
     would still expand internal ones inside attribute values) is refused, never silently altered."""
     # Entities are not resolved; an unresolved entity reference is an error, not silent loss.
-    for node in root.iter(etree.Entity):
+    # (Each reference is written with '&': without one there is none, and the tree need not be walked.)
+    for node in root.iter(etree.Entity) if b"&" in raw else ():
         if isinstance(node, etree._Entity):
             raise error_type(Diagnostic(f"{code_prefix}_ENTITY",
                                         f"entity reference &{node.name}; is not allowed",
