@@ -42,6 +42,7 @@ from robot_state_format.model.urdf_parts import (
     JOINT_TYPES,
     _tag_name,
     describe,
+    inertial_children,
     link_materials,
     prepare_urdf_bytes,
     strip_default_namespace,
@@ -152,15 +153,7 @@ class _Reader(FastReader):
 
     # -- links ---------------------------------------------------------------------------------
     def inertial(self, el: etree._Element) -> Inertial:
-        origin_el = mass_el = inertia_el = None
-        for c in el:
-            tag = c.tag
-            if tag == "origin":
-                origin_el = c
-            elif tag == "mass":
-                mass_el = c
-            elif tag == "inertia":
-                inertia_el = c
+        origin_el, mass_el, inertia_el = inertial_children(el)
         inertial = Inertial(0.0, self.origin(origin_el) if origin_el is not None else _IDENTITY.copy())
         if mass_el is None:
             self.error("URDF_MISSING_MASS", "<inertial> needs a <mass>", el)

@@ -37,7 +37,7 @@ from robot_state_format.model.types import (
     SafetyController,
     Shape,
 )
-from robot_state_format.model.urdf_parts import _AXIS_TYPES, _BOUNDED_TYPES, JOINT_TYPES
+from robot_state_format.model.urdf_parts import _AXIS_TYPES, _BOUNDED_TYPES, JOINT_TYPES, inertial_children
 from robot_state_format.model.urdf_values import ValueReader
 from robot_state_format.spatial import _rpy_rows
 
@@ -218,15 +218,7 @@ class FastReader(ValueReader):
         return True
 
     def _inertial(self, el: etree._Element) -> Inertial:
-        origin_el = mass_el = inertia_el = None
-        for c in el[:]:
-            tag = c.tag
-            if tag == "origin":
-                origin_el = c
-            elif tag == "mass":
-                mass_el = c
-            elif tag == "inertia":
-                inertia_el = c
+        origin_el, mass_el, inertia_el = inertial_children(el)
         if mass_el is None or inertia_el is None:
             raise _Refused
         mass = _plain(mass_el, "value")

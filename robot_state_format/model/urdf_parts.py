@@ -52,6 +52,21 @@ _AXIS_TYPES = frozenset({JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRI
                          JointType.SCREW, JointType.PLANAR})
 
 
+def inertial_children(el: etree._Element) -> tuple[etree._Element | None, etree._Element | None,
+                                                      etree._Element | None]:
+    """The ``<origin>``, ``<mass>`` and ``<inertia>`` of an ``<inertial>`` (the last of each; None where absent)."""
+    origin_el = mass_el = inertia_el = None
+    for c in el:
+        tag = c.tag
+        if tag == "origin":
+            origin_el = c
+        elif tag == "mass":
+            mass_el = c
+        elif tag == "inertia":
+            inertia_el = c
+    return origin_el, mass_el, inertia_el
+
+
 def plain_vec3(text: str) -> tuple[float, float, float] | None:
     """The fast path of the reader's ``vec3``: three finite numbers of the grammar, none
     underflowing, else None (the checked path then explains)."""
