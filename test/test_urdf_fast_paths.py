@@ -12,6 +12,7 @@ import pytest
 from lxml import etree
 from real_robots import SKIP_REASON, real_urdfs, romeo_urdf
 
+from robot_state_format.errors import ModelError, Severity
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.urdf_fast import FastReader
@@ -160,3 +161,23 @@ def test_an_element_the_fast_path_refuses_is_read_with_its_diagnostics(monkeypat
     assert [(d.code, d.line, d.element) for d in model.warnings] == [("URDF_NUMBER_UNDERFLOW", 5, "origin")]
     assert model.joints["j"].origin[0, 3] == 0.0 and model.joints["j"].axis == (0.0, 0.0, 1.0)
     assert model.links["a"].inertial is not None and model.links["a"].inertial.mass == 1.0
+
+
+@pytest.mark.parametrize("blank", [" ", "&#9;", "&#10;", "&#13;"])
+def test_a_number_followed_by_any_blank_is_reported_on_every_path(blank: str) -> None:
+    """urdfdom refuses a number followed by white space (a tab or line break written as a character
+    reference survives XML's attribute normalisation): the inertia is ignored with a warning, a limit is an
+    error, whichever path reads the element."""
+    text = ('<robot name="r">\n<link name="a">\n<inertial><mass value="1"/>'
+            f'<inertia ixx="1{blank}" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>\n</link>\n'
+            '<link name="b"/>\n<joint name="j" type="revolute"><parent link="a"/><child link="b"/>\n'
+            f'<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="10{blank}" velocity="1"/></joint>\n</robot>')
+    with pytest.raises(ModelError) as info:
+        read_urdf(text)
+    errors = [(d.code, d.line, d.element) for d in info.value.diagnostics if d.severity is Severity.ERROR]
+    assert errors == [("URDF_BAD_NUMBER", 7, "limit")]
+    warnings = [(d.code, d.line, d.element) for d in info.value.diagnostics if d.severity is Severity.WARNING]
+    assert ("URDF_BAD_NUMBER", 3, "inertia") in warnings
+    ok = read_urdf(text.replace(f'effort="10{blank}"', 'effort="10"'))
+    assert ok.links["a"].inertial is None  # ignored, as urdfdom does
+    assert [(d.code, d.line) for d in ok.warnings if d.code == "URDF_BAD_NUMBER"] == [("URDF_BAD_NUMBER", 3)]

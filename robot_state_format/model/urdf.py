@@ -174,8 +174,8 @@ class _Reader(FastReader):
             try:
                 texts = (get("ixx"), get("ixy"), get("ixz"), get("iyy"), get("iyz"), get("izz"))
                 joined = "".join(texts)  # a missing one: TypeError
-                if not joined.isascii() or "_" in joined or " " in joined:
-                    raise ValueError  # outside the number grammar (or spaced): the slow path tells which
+                if not joined.isascii() or "_" in joined or " " in joined or not joined.isprintable():
+                    raise ValueError  # outside the number grammar (or spaced, a tab from &#9;): the slow path tells which
                 ixx, ixy, ixz, iyy, iyz, izz = map(float, texts)
                 vals = (ixx, ixy, ixz, iyy, iyz, izz)
                 if not math.isfinite(sum(vals)) or (0.0 in vals and numbers.may_underflow(joined)):

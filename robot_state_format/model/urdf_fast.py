@@ -117,7 +117,8 @@ class FastReader(ValueReader):
             texts = (get("lower", "0"), get("upper", "0"), get("effort"), get("velocity"))
             joined = "".join(texts)  # a missing one: TypeError
             lo, up, eff, vel = map(float, texts)
-            if (joined.isascii() and "_" not in joined and " " not in joined and math.isfinite(lo + up + eff + vel)
+            if (joined.isascii() and "_" not in joined and " " not in joined and joined.isprintable()
+                    and math.isfinite(lo + up + eff + vel)
                     and lo <= up and not (0.0 in (lo, up, eff, vel) and numbers.may_underflow(joined))
                     and (self.version < (1, 2) or (get("lower") is not None and get("upper") is not None))):
                 return Limits(lo, up, eff, vel), True
@@ -230,7 +231,8 @@ class FastReader(ValueReader):
         except (TypeError, ValueError):
             raise _Refused from None
         vals = (ixx, ixy, ixz, iyy, iyz, izz)
-        if (mass < 0.0 or not joined.isascii() or "_" in joined or " " in joined or not _isfinite(sum(vals))
+        if (mass < 0.0 or not joined.isascii() or "_" in joined or " " in joined or not joined.isprintable()
+                or not _isfinite(sum(vals))
                 or (0.0 in vals and _may_underflow(joined))):
             raise _Refused
         inertial = Inertial(mass, _IDENTITY, vals)
