@@ -13,7 +13,10 @@ imports what it needs at its top (only optional heavy packages, such as mujoco o
 imported where used); commands that compute kinematics wrap their ``func`` in
 :func:`robot_state_format.cli._kernel.numpy_kinematics`.
 
-Exit codes (a contract): 0 success/valid, 1 invalid input document, 2 usage or I/O error.
+Exit codes (a contract, the same for every command; README "Command line"): 0 success/valid (also a
+command stopped by Ctrl-C or SIGTERM), 1 invalid input or refused (an invalid model or document, joint
+values that do not fit the model, a restart file that does not fit, nothing to save), 2 usage or I/O
+error (bad options or JSON, a missing or unreadable file, an output that cannot be written).
 """
 
 from __future__ import annotations

@@ -7,7 +7,8 @@
   state import FILE --from sdf-state [-o OUT]
   state plot FILE [--model MODEL] -o OUT.png
 
-Exit codes (as ``check``): 0 valid / done, 1 invalid document, 2 usage or I/O error.
+Exit codes (the table of ``robot-state-format --help``): 0 valid / done, 1 invalid input (an invalid
+document or model, joint values that do not fit the model), 2 usage or I/O error.
 Errors go to stderr as ``FILE:LINE: error: [CODE] text``; warnings likewise as ``warning``.
 JSON arguments are JSON text or the path of a JSON file: ``{"joint": 0.5, "ball": [0, 0, 0, 1]}``.
 """
@@ -38,6 +39,7 @@ from robot_state_format.limits import read_input_file
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.xml import safe_parser
+from robot_state_format.output_dirs import ensure_parent
 from robot_state_format.usdf.atomic import atomic_write
 from robot_state_format.usdf.build import state_from_model
 from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
@@ -195,10 +197,18 @@ def _json_arg(text: str | None, what: str) -> dict[str, Any] | None:
         raise _Usage(str(exc)) from None
 
 
+def _output_folder(output: str) -> None:
+    """The folders of ``-o`` made when missing (a usage/I-O error when they cannot be)."""
+    problem = ensure_parent(output)
+    if problem is not None:
+        raise _Usage(problem)
+
+
 def _emit(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    _output_folder(output)
     atomic_write(output, text.encode("utf-8"))
 
 
@@ -245,12 +255,9 @@ def _from_model(args: argparse.Namespace) -> int:
     efforts = _json_arg(args.efforts, "efforts")
     stamp = _parse_stamp(args.stamp)
     model = _load_model(args.model, args.xacro)
-    try:
-        tree = compile_model(model)
-        state = state_from_model(model, positions, velocities, efforts, stamp, tree=tree, name=args.name)
-        _print(_defaulted(tree, args.model, positions, velocities))
-    except KinematicsError as exc:  # a joint name or value in the arguments
-        raise _Usage(str(exc)) from None
+    tree = compile_model(model)  # a joint name or value that does not fit the model: KinematicsError, exit 1
+    state = state_from_model(model, positions, velocities, efforts, stamp, tree=tree, name=args.name)
+    _print(_defaulted(tree, args.model, positions, velocities))
     _emit(write_world_state(state, pretty=not args.compact), args.output)
     return 0
 
@@ -314,6 +321,7 @@ def _plot(args: argparse.Namespace) -> int:
     _need_file(args.file, "world_state file")
     model = _load_model(args.model, args.xacro) if args.model else None
     state = _read_state(args.file, args.lenient)
+    _output_folder(args.output)
     out = plot_world_state(state, args.output, model=model)
     print(f"wrote {out}")
     return 0

@@ -14,6 +14,7 @@ try:
 except ImportError:  # the command line outside the project's .venv
     raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
 
+from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import spin
 from robot_state_format.ros.state_store import StateStore, StateStoreConfigError, StateStoreModelError
 
@@ -24,7 +25,11 @@ def _err(cmd: str, msg: str) -> None:
 
 def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     """rclpy up (SIGINT/SIGTERM end the command cleanly, exit 0), one StateStore with ``params``;
-    returns the node and its :class:`robot_state_format.ros.spin.Stop`."""
+    returns the node and its :class:`robot_state_format.ros.spin.Stop`. A ``--model`` that is not a
+    file is an I/O error (exit 2, as every command); one that cannot be loaded is invalid input (1)."""
+    if args.model and not Path(args.model).is_file():
+        what = "is a directory, expected a model file" if Path(args.model).is_dir() else "no such model file"
+        raise _UsageError(f"{args.model}: {what}")
     stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
     if args.model:
         params = {"model_file": str(Path(args.model).resolve()), **params}
@@ -76,11 +81,15 @@ def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
 
 
 def _start_in_out_dir(cmd: str, args: argparse.Namespace, extra: dict[str, Any] | None = None) -> tuple[Any, Any] | None:
-    """:func:`_start` writing into ``--out`` (None, reported, when that is not a directory)."""
+    """:func:`_start` writing into ``--out``, created with its parents when missing (None, reported,
+    when it cannot be)."""
     out = Path(args.out)
-    if not out.is_dir():
-        _err(cmd, f"{out}: not a directory")
+    created, problem = ensure_directory(out, "--out")
+    if problem is not None:
+        _err(cmd, problem)
         return None
+    if created:
+        print(f"robot-state-format {cmd}: created {out}", file=sys.stderr)
     params: dict[str, Any] = {"output_dir": str(out.resolve()), **(extra or {})}
     if getattr(args, "allow_partial", False):
         params["allow_partial"] = True

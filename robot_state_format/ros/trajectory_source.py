@@ -19,7 +19,8 @@
   ``--step`` seconds, looping.
 
 Multi-DOF joints use MoveIt's sub-joint names (``<joint>/<dof>``), which state_publisher reads.
-Exit codes: 0 stopped (Ctrl-C or ``--duration``), 1 a model or file that cannot be read, 2 usage.
+Exit codes: 0 stopped (Ctrl-C, SIGTERM or ``--duration``), 1 an invalid model or values that do not fit
+it, 2 usage or I/O error (a missing or unreadable file).
 
 The values are computed without ROS in :mod:`robot_state_format.playback.trajectory`; this module
 holds the options, the node and its timer.
@@ -36,7 +37,7 @@ from pathlib import Path
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.errors import ModelIOError, RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.trajectory import (
@@ -78,6 +79,10 @@ def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
     if not 0 < args.rate <= 10000 or not args.step > 0 or not args.duration >= 0:
         print(f"{PROG}: error: --rate must be in (0, 10000], --step > 0, --duration >= 0", file=sys.stderr)
         return 2
+    for option, given in (("--model", args.model), ("--file", args.file)):
+        if given is not None and not Path(given).exists():
+            print(f"{PROG}: error: {option} {given}: no such file", file=sys.stderr)
+            return 2
     try:
         model = load_model_file(args.model)
         states: States = []
@@ -92,9 +97,9 @@ def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
     except ValueError as exc:  # --positions that is not a JSON object
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    except RobotStateFormatError as exc:
+    except RobotStateFormatError as exc:  # an unreadable file is an I/O error (2), an invalid one 1
         print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, ModelIOError) else 1
     return _publish(args, model, states, list(ros_args))
 
 
