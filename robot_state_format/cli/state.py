@@ -36,6 +36,7 @@ from robot_state_format.errors import (
 )
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.xml import safe_parser
@@ -258,6 +259,8 @@ def _from_model(args: argparse.Namespace) -> int:
     tree = compile_model(model)  # a joint name or value that does not fit the model: KinematicsError, exit 1
     state = state_from_model(model, positions, velocities, efforts, stamp, tree=tree, name=args.name)
     _print(_defaulted(tree, args.model, positions, velocities))
+    for w in limit_warnings(model, positions, tree.resolve_joint):  # written as given, named on stderr
+        print(f"{PROG} from-model: warning: {w}", file=sys.stderr)
     _emit(write_world_state(state, pretty=not args.compact), args.output)
     return 0
 

@@ -14,6 +14,7 @@
 * ``--positions '{"joint1": 0.5, "ball": [0, 0, 0, 1]}'`` (JSON text or a JSON file): fixed values;
   joints not named are published at 0 (the middle of their limits when 0 is outside them; the
   identity for quaternion joints), as joint_state_publisher does, and listed at start.
+* values outside a joint's limits are published as given, each named in a warning line on stderr;
 * ``--file PATH``: a USDF restart file (its joint positions), or a JSON/YAML file holding one mapping
   (fixed values, as ``--positions``) or a list of mappings played one after the other, each for
   ``--step`` seconds, looping.
@@ -38,6 +39,7 @@ from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
 from robot_state_format.errors import ModelIOError, RobotStateFormatError
+from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.trajectory import (
@@ -94,6 +96,11 @@ def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
                       f"{', '.join(defaulted)}", file=sys.stderr)
         elif args.file is not None:
             states = read_values_file(Path(args.file), model)
+        warned: list[str] = []
+        for names, pos in states:  # published as given (as robot_state_publisher takes them), named here
+            warned += [w for w in limit_warnings(model, dict(zip(names, pos))) if w not in warned]
+        for w in warned:
+            print(f"{PROG}: warning: {w}", file=sys.stderr)
     except ValueError as exc:  # --positions that is not a JSON object
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
