@@ -46,6 +46,7 @@ from robot_state_format.usdf.build import state_from_model
 from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
 from robot_state_format.usdf.export.sdf_state import sdf_to_state_ex, state_to_sdf
 from robot_state_format.usdf.plot import plot_world_state
+from robot_state_format.usdf.read_elements import MAX_SEC_DIGITS
 from robot_state_format.usdf.reader import read_world_state_file_ex
 from robot_state_format.usdf.types import WorldState
 from robot_state_format.usdf.validate import validate_against_model, validate_schema
@@ -244,8 +245,11 @@ def _parse_stamp(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
     sec, _, frac = text.partition(".")
-    if not sec.isdigit() or (frac and (not frac.isdigit() or len(frac) > 9)):
-        raise _Usage(f"--stamp {text!r}: expected SEC or SEC.FRACTION (up to 9 digits)")
+    shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+    if not (sec.isascii() and sec.isdigit()) or (frac and not (frac.isascii() and frac.isdigit() and len(frac) <= 9)):
+        raise _Usage(f"--stamp {shown!r}: expected SEC or SEC.FRACTION (digits; up to 9 after the point)")
+    if len(sec) > MAX_SEC_DIGITS:  # what a USDF reader takes (and int() converts in bounded time)
+        raise _Usage(f"--stamp {shown!r}: SEC has {len(sec)} digits, at most {MAX_SEC_DIGITS}")
     return int(sec), int(frac.ljust(9, "0")) if frac else 0
 
 
