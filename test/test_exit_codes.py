@@ -177,3 +177,26 @@ def test_save_ok_and_its_missing_out_folder(files: dict[str, str], ros_context: 
     assert r.returncode == 0, r.stderr
     saved = Path(r.stdout.strip())
     assert saved.parent == Path(files["out"]) and saved.is_file()
+
+
+# the nodes started on their own follow the same table: a model file that cannot be read 2, an invalid model 1
+NODES = {
+    "state_publisher": ["state_publisher"],
+    "state_store": ["state_store"],
+    "sim_bridge": ["sim_bridge"],
+    "joint_state_source": ["joint_state_source"],
+}
+
+
+@pytest.mark.parametrize("node", list(NODES))
+def test_nodes_exit_codes_for_models(node: str, files: dict[str, str], ros_context: Any) -> None:
+    if node == "sim_bridge":
+        pytest.importorskip("mujoco")
+    exe = str(Path(sys.executable).parent / NODES[node][0])
+    for model, want in ((MISSING, 2), (files["bad_urdf"], 1)):
+        argv = ["--model", model, "--duration", "0.3"] if node == "joint_state_source" else [
+            "--ros-args", "-p", f"model_file:={model}"]
+        r = subprocess.run([exe, *argv], capture_output=True, text=True, timeout=60, env=dict(os.environ), cwd=ROOT,
+                           check=False)
+        assert r.returncode == want, (model, r.stderr)
+        assert "Traceback" not in r.stderr and "error" in r.stderr, r.stderr

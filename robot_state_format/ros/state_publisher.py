@@ -33,7 +33,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from robot_state_format import spatial as tfm
-from robot_state_format.errors import RobotStateFormatError, error_text
+from robot_state_format.errors import ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
 from robot_state_format.playback.state_cache import Problem
@@ -316,6 +316,7 @@ def main(args: list[str] | None = None) -> int:
     """Console script ``state_publisher``: spin the node until SIGINT/SIGTERM."""
     return spin.run_main("state_publisher", StatePublisher, args, [
         ((StatePublisherConfigError, DescriptionConfigError, rclpy.exceptions.ParameterException), "", 2),
+        (ModelIOError, "cannot load the robot description: ", 2),  # a model_file that cannot be read: I/O
         (RobotStateFormatError, "cannot load the robot description:\n", 1)])
 
 

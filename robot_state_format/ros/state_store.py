@@ -88,6 +88,10 @@ class StateStoreModelError(RobotStateFormatError):
     """The model given at start (``robot_description`` / ``model_file``) cannot be loaded."""
 
 
+class StateStoreModelIOError(StateStoreModelError):
+    """The ``model_file`` given at start cannot be read (exit 2, an I/O error, as on the command line)."""
+
+
 def clock_type() -> Any | None:
     """``rosgraph_msgs/Clock`` when installed (not in every PyPI set-up), else None; looked up on each
     call (an optional message package, probed by name: parameter checks and playback say when it is
@@ -206,7 +210,9 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         """The model given at start; one that cannot be loaded ends the node (StateStoreModelError: exit 1)."""
         try:
             model = self._read_model(self._p("robot_description"), self._p("model_file"), self._p("xacro_args"))
-        except (DiagnosticError, ModelIOError) as exc:  # the reader's FILE:LINE lines, or an unreadable file
+        except ModelIOError as exc:  # an unreadable file
+            raise StateStoreModelIOError(str(exc)) from None
+        except DiagnosticError as exc:  # the reader's FILE:LINE lines
             raise StateStoreModelError(str(exc)) from None
         except RobotStateFormatError as exc:  # e.g. robot_description and model_file both set
             raise StateStoreConfigError(str(exc) or type(exc).__name__) from None
@@ -536,7 +542,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_store``: spin the node until SIGINT/SIGTERM."""
     return spin.run_main("state_store", StateStore, args, [
-        (StateStoreModelError, "cannot load the model:\n", 1), (RobotStateFormatError, "", 2)],
+        (StateStoreModelIOError, "cannot load the model: ", 2), (StateStoreModelError, "cannot load the model:\n", 1),
+        (RobotStateFormatError, "", 2)],
         on_exit=lambda node: node.shutdown())
 
 

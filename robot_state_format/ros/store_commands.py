@@ -16,7 +16,12 @@ except ImportError:  # the command line outside the project's .venv
 
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import spin
-from robot_state_format.ros.state_store import StateStore, StateStoreConfigError, StateStoreModelError
+from robot_state_format.ros.state_store import (
+    StateStore,
+    StateStoreConfigError,
+    StateStoreModelError,
+    StateStoreModelIOError,
+)
 
 
 def _err(cmd: str, msg: str) -> None:
@@ -37,6 +42,9 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     try:
         return StateStore(args.node_name, parameter_overrides=overrides), stop
     except StateStoreConfigError as exc:  # a parameter given with --ros-args that the node refuses
+        spin.finish(stop)
+        raise _UsageError(str(exc)) from None
+    except StateStoreModelIOError as exc:  # a model_file given with --ros-args that cannot be read: I/O
         spin.finish(stop)
         raise _UsageError(str(exc)) from None
     except StateStoreModelError as exc:  # --model (or model_file) that cannot be loaded: FILE:LINE lines
