@@ -95,7 +95,7 @@ IN_PROCESS: dict[str, dict[str, list[str]]] = {
     "reindex": {"ok": ["reindex", "{bag}"], "invalid": ["reindex", "{not_mcap}"], "usage": ["reindex"],
                 "missing": ["reindex", "/nonexistent/recording"]},
 }
-WANT = {"ok": 0, "invalid": 1, "usage": 2, "missing": 2}
+WANT = {"ok": 0, "invalid": 1, "invalid recording": 1, "usage": 2, "missing": 2}
 
 
 def _fill(argv: list[str], files: dict[str, str]) -> list[str]:
@@ -107,7 +107,7 @@ def _fill(argv: list[str], files: dict[str, str]) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("case", list(WANT))
+@pytest.mark.parametrize("case", ["ok", "invalid", "usage", "missing"])
 @pytest.mark.parametrize("command", list(IN_PROCESS))
 def test_command_exit_code(command: str, case: str, files: dict[str, str],
                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -149,6 +149,7 @@ ROS_CASES: dict[str, dict[str, list[str]]] = {
     "replay": {
         "ok": ["replay", "{state}", "--model", PENDULUM, "--hold", "0"],
         "invalid": ["replay", "{bad_usdf}", "--model", PENDULUM, "--hold", "0"],
+        "invalid recording": ["replay", "{not_mcap}"],
         "usage": ["replay", "{state}", "--model", PENDULUM, "--rate", "0"],
         "missing": ["replay", "{state}", "--model", MISSING, "--hold", "0"]},
 }

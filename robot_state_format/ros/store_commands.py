@@ -149,11 +149,32 @@ def _run_record(args: argparse.Namespace) -> int:
     return 0
 
 
+MCAP_MAGIC = b"\x89MCAP0\r\n"  # the first 8 bytes of every MCAP file (MCAP specification, "Magic")
+
+
+def _not_mcap(path: Path) -> Path | None:
+    """The first ``.mcap`` file of a recording that is not MCAP at all (invalid input: exit 1), if any."""
+    files = [path] if path.suffix == ".mcap" and path.is_file() else sorted(path.glob("*.mcap")) if path.is_dir() else []
+    for f in files:
+        try:
+            with f.open("rb") as fh:
+                head = fh.read(len(MCAP_MAGIC))
+            if head != MCAP_MAGIC[:len(head)]:  # a file cut off inside its magic (or empty) is a cut recording
+                return f
+        except OSError:
+            continue  # unreadable: the player reports it (an I/O error, exit 2)
+    return None
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
         _err("replay", f"{path}: no such file or directory")
         return 2
+    bad = _not_mcap(path)
+    if bad is not None:
+        _err("replay", f"{bad}: not an MCAP file (it does not start with the MCAP magic bytes)")
+        return 1
     if not 0.001 <= args.rate <= 1000.0:
         _err("replay", f"--rate must be in 0.001..1000, got {args.rate:g}")
         return 2
