@@ -14,8 +14,12 @@
   ``--tf-source`` says where TF comes from (recorded, computed with ``--model``, none; default auto:
   recorded when the recording holds it).
 
-Exit codes: 0 success, 1 refused input (mismatched restart file, no snapshot, joints never reported, a
-stale snapshot, a model that cannot be loaded, no subscribers in time), 2 usage or I/O error.
+``--out`` folders are created with their parents when missing.
+
+Exit codes (the table of ``robot-state-format --help``): 0 success (also stopped by Ctrl-C or SIGTERM), 1
+refused input (mismatched restart file, no snapshot, joints never reported, a stale snapshot, a model that
+cannot be loaded, a recording file that is not MCAP, no subscribers in time), 2 usage or I/O error (also a
+``--model`` file that does not exist).
 ROS arguments go after ``--ros-args`` (e.g. ``-r __ns:=/robot``).
 """
 
