@@ -201,3 +201,10 @@ def test_nodes_exit_codes_for_models(node: str, files: dict[str, str], ros_conte
                            check=False)
         assert r.returncode == want, (model, r.stderr)
         assert "Traceback" not in r.stderr and "error" in r.stderr, r.stderr
+
+
+def test_help_states_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "exit codes (every command): 0 done/valid" in text
+    assert "1 invalid input or refused" in text and "2 usage or I/O error" in text

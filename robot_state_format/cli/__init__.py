@@ -29,6 +29,11 @@ from collections.abc import Sequence
 
 from robot_state_format import __version__
 
+EXIT_CODES = ("exit codes (every command): 0 done/valid (also stopped by Ctrl-C or SIGTERM where a command runs "
+              "until stopped); 1 invalid input or refused (invalid model or document, joint values that do not "
+              "fit the model, nothing to save); 2 usage or I/O error (bad options or JSON, a missing or "
+              "unreadable file, an output that cannot be written)")
+
 COMMANDS: dict[str, tuple[str, str]] = {
     # command: (module in robot_state_format/cli/, the help line shown by --help)
     "check": ("check", "validate robot descriptions (URDF, xacro, SDFormat)"),
@@ -88,6 +93,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="robot-state-format",
         description="Read robot models, compute their frames and share their state as USDF.",
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
