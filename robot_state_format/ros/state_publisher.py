@@ -39,7 +39,12 @@ from robot_state_format.model.types import WORLD
 from robot_state_format.playback.state_cache import Problem
 from robot_state_format.ros import publisher_params as params
 from robot_state_format.ros import spin
-from robot_state_format.ros.description import DescriptionConfigError, LoadedDescription, load_description
+from robot_state_format.ros.description import (
+    DescriptionConfigError,
+    LoadedDescription,
+    load_description,
+    read_description_text,
+)
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener
 from robot_state_format.ros.publisher_params import (
@@ -92,7 +97,8 @@ class StatePublisher(Node):
                                                              self._on_description_topic, LATCHED)
 
         if p.has_description:
-            self._swap(self._build_runtime(load_description(p.robot_description, p.model_file, p.xacro_args), p))
+            self._swap(self._build_runtime(load_description(p.robot_description, p.model_file, p.xacro_args,
+                                                            p.xacro_policy), p))
         elif not p.use_robot_description_topic:
             load_description("", "", "")  # raises the clear "give exactly one" error
         else:
@@ -115,13 +121,14 @@ class StatePublisher(Node):
             return SetParametersResult(successful=False, reason=plan.refused)
         try:
             if plan.load is Load.RELOAD:
-                loaded = load_description(after.robot_description, after.model_file, after.xacro_args)
+                loaded = load_description(after.robot_description, after.model_file, after.xacro_args,
+                                          after.xacro_policy)
                 self._pending = self._build_runtime(loaded, after)
             elif plan.load is Load.REBUILD and self._rt is not None:
                 self._pending = self._build_runtime(self._rt.loaded, after)
         except Exception as exc:  # a bad description never stops the node
             reason = f"description refused, the current model keeps publishing: {error_text(exc)}"
-            self.get_logger().warning(reason)
+            throttled(self._log_throttle, self.get_logger(), "warning", "description-parameter", reason)
             return SetParametersResult(successful=False, reason=reason)
         if not self._post_set:
             self._apply_parameters({prm.name for prm in changed}, after)
@@ -150,10 +157,12 @@ class StatePublisher(Node):
 
     def _on_description_topic(self, msg: String) -> None:
         try:
-            rt = self._build_runtime(load_description(msg.data, "", self._p.xacro_args), self._p)
-        except Exception as exc:
-            self.get_logger().warning(f"robot_description from the topic refused, the current model keeps "
-                                      f"publishing: {error_text(exc)}")
+            rt = self._build_runtime(read_description_text(msg.data, self._p.xacro_args, self._p.xacro_policy),
+                                     self._p)
+        except Exception as exc:  # refused (xacro not allowed, too large) or unreadable: data, never fatal
+            throttled(self._log_throttle, self.get_logger(), "warning", "description-topic",
+                      f"robot_description from the topic refused, the current model keeps publishing: "
+                      f"{error_text(exc)}")
             return
         self._swap(rt)
 

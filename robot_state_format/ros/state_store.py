@@ -60,7 +60,7 @@ from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros import session_playback as sp
 from robot_state_format.ros import spin, store_params, world_sources
-from robot_state_format.ros.description import load_description
+from robot_state_format.ros.description import XacroPolicy, load_description
 from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp
 from robot_state_format.ros.qos import (
     LATCHED,
@@ -186,7 +186,9 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             try:
                 loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"])
             except Exception as exc:
-                return bad(f"model refused, the current one stays: {error_text(exc)}")
+                reason = f"model refused, the current one stays: {error_text(exc)}"
+                throttled(self._log_throttle, self.get_logger(), "warning", "model-parameter", reason)
+                return bad(reason)
             self._install_model(loaded)
         if "checkpoint_period" in changes:
             self._restart_checkpoint_timer(changes["checkpoint_period"])
@@ -196,11 +198,12 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
                 return bad(f"record: {msg}")
         return SetParametersResult(successful=True)
     # -- model --------------------------------------------------------------------------------
-    @staticmethod
-    def _read_model(description: str, model_file: str, xacro_args: str) -> Model | None:
+    def _read_model(self, description: str, model_file: str, xacro_args: str) -> Model | None:
         if not description.strip() and not model_file.strip():
             return None
-        return load_description(description, model_file, xacro_args).model
+        policy = XacroPolicy.from_params(bool(self._p("allow_xacro_descriptions")),
+                                         str(self._p("xacro_include_paths")))
+        return load_description(description, model_file, xacro_args, policy).model
 
     def _load_model(self) -> None:
         """The model given at start; one that cannot be loaded ends the node (StateStoreModelError: exit 1)."""
