@@ -33,7 +33,17 @@ class DescriptionConfigError(RobotStateFormatError):
 
 
 class DescriptionRefused(RobotStateFormatError):
-    """A description text that is not read: xacro while not allowed, or over the size bound."""
+    """A description text that is not read: xacro while not allowed (``kind`` "xacro"), or over the size
+    bound (``kind`` "size")."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def refusal_kind(exc: BaseException) -> str:
+    """A short key for throttling warnings about a refused description: ``xacro``, ``size`` or ``error``."""
+    return exc.kind if isinstance(exc, DescriptionRefused) else "error"
 
 
 @dataclass(frozen=True)
@@ -78,12 +88,12 @@ def read_description_text(text: str, xacro_args: str, policy: XacroPolicy,
     file = f"<{source}>"
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.MAX_DOCUMENT_BYTES:
-        raise DescriptionRefused(f"{source}: {size} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte limit "
+        raise DescriptionRefused("size", f"{source}: {size} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte limit "
                                  "(RSF_MAX_DOCUMENT_BYTES); not read")
     if detect_format(text) == "xacro" and looks_like_xacro(text):
         if not policy.allow:
             raise DescriptionRefused(
-                f"{source} holds xacro, which runs code (${{...}} is Python's eval) and is never evaluated in "
+                "xacro", f"{source} holds xacro, which runs code (${{...}} is Python's eval) and is never evaluated in "
                 "a description received as a parameter or on a topic unless the node is started with "
                 "allow_xacro_descriptions:=true; publish the expanded URDF (xacro FILE) or use model_file")
         args = xacro_args_from_text(xacro_args)
@@ -125,4 +135,4 @@ def load_description(description: str, model_file: str, xacro_args: str,
 
 
 __all__ = ["DescriptionConfigError", "DescriptionRefused", "LoadedDescription", "XacroPolicy", "load_description",
-           "read_description_text", "xacro_args_from_text"]
+           "read_description_text", "refusal_kind", "xacro_args_from_text"]

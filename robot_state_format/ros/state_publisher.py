@@ -44,6 +44,7 @@ from robot_state_format.ros.description import (
     LoadedDescription,
     load_description,
     read_description_text,
+    refusal_kind,
 )
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener
@@ -128,7 +129,8 @@ class StatePublisher(Node):
                 self._pending = self._build_runtime(self._rt.loaded, after)
         except Exception as exc:  # a bad description never stops the node
             reason = f"description refused, the current model keeps publishing: {error_text(exc)}"
-            throttled(self._log_throttle, self.get_logger(), "warning", "description-parameter", reason)
+            throttled(self._log_throttle, self.get_logger(), "warning", f"description-parameter-{refusal_kind(exc)}",
+                      reason)
             return SetParametersResult(successful=False, reason=reason)
         if not self._post_set:
             self._apply_parameters({prm.name for prm in changed}, after)
@@ -160,7 +162,7 @@ class StatePublisher(Node):
             rt = self._build_runtime(read_description_text(msg.data, self._p.xacro_args, self._p.xacro_policy),
                                      self._p)
         except Exception as exc:  # refused (xacro not allowed, too large) or unreadable: data, never fatal
-            throttled(self._log_throttle, self.get_logger(), "warning", "description-topic",
+            throttled(self._log_throttle, self.get_logger(), "warning", f"description-topic-{refusal_kind(exc)}",
                       f"robot_description from the topic refused, the current model keeps publishing: "
                       f"{error_text(exc)}")
             return

@@ -60,7 +60,7 @@ from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros import session_playback as sp
 from robot_state_format.ros import spin, store_params, world_sources
-from robot_state_format.ros.description import XacroPolicy, load_description
+from robot_state_format.ros.description import XacroPolicy, load_description, refusal_kind
 from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp
 from robot_state_format.ros.qos import (
     LATCHED,
@@ -187,7 +187,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
                 loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"])
             except Exception as exc:
                 reason = f"model refused, the current one stays: {error_text(exc)}"
-                throttled(self._log_throttle, self.get_logger(), "warning", "model-parameter", reason)
+                throttled(self._log_throttle, self.get_logger(), "warning", f"model-parameter-{refusal_kind(exc)}",
+                          reason)
                 return bad(reason)
             self._install_model(loaded)
         if "checkpoint_period" in changes:
@@ -235,7 +236,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         try:
             model = self._read_model(msg.data, "", str(self._p("xacro_args")))
         except Exception as exc:
-            throttled(self._log_throttle, self.get_logger(), "warning", "robot_description",
+            throttled(self._log_throttle, self.get_logger(), "warning", f"robot_description-{refusal_kind(exc)}",
                       f"robot_description topic not used as the model: {error_text(exc)}")
             return
         self._description_text = msg.data
