@@ -113,7 +113,7 @@ def test_the_same_expansion_in_a_forked_and_in_a_new_process() -> None:
 def test_confined_expansion_runs_no_command_and_reads_no_environment(tmp_path: Path,
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "MARKER"
-    with pytest.raises(ModelError, match="os.system is not allowed"):
+    with pytest.raises(ModelError, match=r"os\.system is not allowed"):
         expand_xacro_mapped(escape(f"touch {marker}"), file="<robot_description>", confinement=Confinement())
     assert not marker.exists()
     monkeypatch.setenv("RSF_TEST_SECRET", "hunter2")
