@@ -168,3 +168,30 @@ def test_state_store_without_a_model_refuses_xacro_from_the_topic(ros: RosHarnes
     assert not marker.exists()
     stops_on_sigterm(store)
     assert SECRET not in store.output()
+
+
+def _children(pid: int) -> list[str]:
+    """Command lines of the processes whose parent is ``pid``."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                out.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+        except (OSError, IndexError, ValueError):
+            continue
+    return out
+
+
+@pytest.mark.timeout(300)
+def test_sigterm_stops_a_node_waiting_for_a_xacro_expansion(ros: RosHarness) -> None:
+    node = ros.start_node("state_publisher", {"robot_description": ROBOT, "frame_prefix": "hw/",
+                                              "use_robot_description_topic": True, "allow_xacro_descriptions": True},
+                          ros_args=["-r", "__ns:=/hw"], name="waiting")
+    hostile = ros.node.create_publisher(String, "/hw/robot_description", LATCHED)
+    ros.wait_for_matched(hostile, timeout=30.0)
+    hostile.publish(String(data=f'<robot {XACRO_NS} name="cpu"><link name="l${{10**10**8}}"/></robot>'))
+    ros.spin_until(lambda: any("serve_stdio" in c for c in _children(node.pid)), timeout=30.0,
+                   what="the xacro child process")
+    stops_on_sigterm(node)
+    assert "was stopped: the process is stopping" in node.output()
+    assert "CPU-time limit" not in node.output()  # ended by the stop, not by the limit

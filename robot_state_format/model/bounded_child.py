@@ -35,7 +35,7 @@ from typing import Any
 
 from robot_state_format.model.confine import confine
 
-__all__ = ["ChildFailed", "ChildLimits", "Confinement", "run_child", "serve_stdio"]
+__all__ = ["ChildFailed", "ChildLimits", "Confinement", "add_interrupt", "run_child", "serve_stdio"]
 
 Serve = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -56,8 +56,9 @@ class Confinement:
 
 
 class ChildFailed(Exception):
-    """The child hit a limit (``limit``: ``"cpu"``, ``"memory"``, ``"wall"``, ``"output"``, ``"recursion"``)
-    or ended without an answer (``limit`` None; ``detail`` says how)."""
+    """The child hit a limit (``limit``: ``"cpu"``, ``"memory"``, ``"wall"``, ``"output"``, ``"recursion"``),
+    was stopped (``"interrupted"``, see :func:`add_interrupt`) or ended without an answer (``limit`` None;
+    ``detail`` says how)."""
 
     def __init__(self, limit: str | None, detail: str = "") -> None:
         super().__init__(limit or detail)
@@ -66,6 +67,14 @@ class ChildFailed(Exception):
 
 
 _MEMORY_REPLY = b'{"limit": "memory"}'
+_interrupts: list[Callable[[], bool]] = []
+
+
+def add_interrupt(check: Callable[[], bool]) -> Callable[[], None]:
+    """While waiting for a child, also stop (kill it: :class:`ChildFailed` ``"interrupted"``) once
+    ``check()`` is true, e.g. a node's SIGTERM flag. Returns the function that removes ``check``."""
+    _interrupts.append(check)
+    return lambda: _interrupts.remove(check) if check in _interrupts else None
 
 
 def _address_space() -> int:
@@ -208,7 +217,10 @@ def _read_reply(pid: int, fd: int, limits: ChildLimits) -> tuple[bytes, int | No
             if remaining <= 0:
                 why = "wall"
                 break
-            ready, _, _ = select.select([fd], [], [], min(remaining, 0.5))
+            ready, _, _ = select.select([fd], [], [], min(remaining, 0.2))
+            if any(check() for check in _interrupts):
+                why = "interrupted"
+                break
             if not ready:
                 continue
             chunk = os.read(fd, 1 << 20)
@@ -225,6 +237,8 @@ def _read_reply(pid: int, fd: int, limits: ChildLimits) -> tuple[bytes, int | No
                 status = os.waitstatus_to_exitcode(raw)
             elif time.monotonic() > deadline:
                 why = "wall"
+            elif any(check() for check in _interrupts):
+                why = "interrupted"
             else:
                 time.sleep(0.002)
     finally:

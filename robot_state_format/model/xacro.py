@@ -414,6 +414,8 @@ def _limit_message(exc: ChildFailed) -> tuple[str, str]:
     if exc.limit == "output":
         return "XACRO_LIMIT", (f"{what} gave more than the output-size limit of {limits.MAX_DOCUMENT_BYTES} bytes "
                                "(RSF_MAX_DOCUMENT_BYTES)")
+    if exc.limit == "interrupted":
+        return "XACRO_ERROR", f"{what} was stopped: the process is stopping"
     if exc.limit == "recursion":
         return "XACRO_TOO_LARGE", f"{what} nests deeper than Python's recursion limit (a macro calling itself?)"
     return "XACRO_ERROR", f"{what} failed: {exc.detail or exc.limit}"
