@@ -423,8 +423,14 @@ def _limit_message(exc: ChildFailed) -> tuple[str, str]:
 
 def prepare_child() -> None:
     """Import what :func:`serve_expansion` needs (the child is confined afterwards: no more imports)."""
+    if _PREPARED:
+        return
     yaml.safe_load  # noqa: B018 - xacro.load_yaml imports it when called
     expand_in_process(_WARM_UP, file="<warm-up>", xacro_log=[])  # every module an expansion imports lazily
+    _PREPARED.append(True)
+
+
+_PREPARED: list[bool] = []  # prepare_child ran in this process
 
 
 _WARM_UP = ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="w"><xacro:arg name="a" default="1"/>'
