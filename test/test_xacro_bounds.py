@@ -203,3 +203,14 @@ def test_generated_urdfs_with_xacro_in_comments_read_clean(rel: str) -> None:
     codes = {d.code for d in model.warnings}
     assert not codes & {"XACRO_UNEXPANDED", "URDF_UNDECLARED_PREFIX"}, model.warnings
     assert all("xacro expansion" not in d.message for d in model.warnings)
+
+
+def test_comments_kept_by_a_real_expansion_are_not_xacro_either(tmp_path: Path) -> None:
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text(f'<robot name="r" {NS}>\n  <xacro:property name="n" value="a"/>\n'
+                    '  <!-- was: <xacro:leg side="${side}"/> $(arg x) -->\n  <link name="${n}"/>\n'
+                    '  <link name="b"/>\n  <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>\n'
+                    '</robot>\n')
+    model = load_model_file(path)
+    assert model.warnings == []
+    assert (model.links["a"].source.file, model.links["a"].source.line) == (str(path), 4)

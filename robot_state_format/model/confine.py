@@ -99,7 +99,7 @@ _REFUSED_EVENTS = ("os.system", "os.fork", "os.forkpty", "os.exec", "os.spawn", 
                    "os.killpg", "os.remove", "os.rename", "os.rmdir", "os.mkdir", "os.symlink", "os.link",
                    "os.truncate", "os.chmod", "os.chown", "os.chdir", "os.putenv", "os.unsetenv",
                    "subprocess.", "socket.", "ctypes.", "shutil.", "pty.", "urllib.", "http.", "ftplib.",
-                   "smtplib.", "sys.addaudithook", "sys.setprofile", "sys.settrace", "sys._getframe",
+                   "smtplib.", "sys.addaudithook", "sys.setprofile", "sys.settrace",
                    "object.__setattr__", "object.__delattr__", "code.__new__", "function.__new__",
                    "import")
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
