@@ -170,28 +170,43 @@ def test_state_store_without_a_model_refuses_xacro_from_the_topic(ros: RosHarnes
     assert SECRET not in store.output()
 
 
-def _children(pid: int) -> list[str]:
-    """Command lines of the processes whose parent is ``pid``."""
+def _children(pid: int, word: str) -> list[int]:
+    """The processes whose parent is ``pid`` and whose command line holds ``word``."""
     out = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
-                out.append((entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace"))
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid \
+                    and word.encode() in (entry / "cmdline").read_bytes():
+                out.append(int(entry.name))
         except (OSError, IndexError, ValueError):
             continue
     return out
 
 
+def _alive(pid: int) -> bool:
+    """``pid`` runs (a zombie waiting for its parent does not)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
 @pytest.mark.timeout(300)
 def test_sigterm_stops_a_node_waiting_for_a_xacro_expansion(ros: RosHarness) -> None:
+    """The expansion runs off the executor: TF keeps flowing while it runs; SIGTERM ends the node and its
+    child (whose own limits would let it run for 100 s)."""
     node = ros.start_node("state_publisher", {"robot_description": ROBOT, "frame_prefix": "hw/",
                                               "use_robot_description_topic": True, "allow_xacro_descriptions": True},
-                          ros_args=["-r", "__ns:=/hw"], name="waiting")
+                          ros_args=["-r", "__ns:=/hw"], name="waiting",
+                          env={"RSF_MAX_XACRO_CPU_SECONDS": "100", "RSF_MAX_XACRO_SECONDS": "200"})
     hostile = ros.node.create_publisher(String, "/hw/robot_description", LATCHED)
     ros.wait_for_matched(hostile, timeout=30.0)
     hostile.publish(String(data=f'<robot {XACRO_NS} name="cpu"><link name="l${{10**10**8}}"/></robot>'))
-    ros.spin_until(lambda: any("serve_stdio" in c for c in _children(node.pid)), timeout=30.0,
+    children: list[int] = []
+    ros.spin_until(lambda: bool(children.extend(_children(node.pid, "serve_stdio")) or children), timeout=30.0,
                    what="the xacro child process")
+    tf_flows(ros, "hw", "hw/arm")  # while the child computes
+    assert set_param(ros, "/hw/state_publisher", "frame_prefix", "hw/").successful
     stops_on_sigterm(node)
-    assert "was stopped: the process is stopping" in node.output()
-    assert "CPU-time limit" not in node.output()  # ended by the stop, not by the limit
+    ros.spin_until(lambda: not any(_alive(pid) for pid in children), timeout=30.0, what="the child's end")
+    assert "CPU-time limit" not in node.output()  # ended with the node, not by its limit

@@ -17,6 +17,7 @@ bound, and turns every way it can end into :class:`ChildFailed` naming the limit
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import gc
 import importlib
@@ -68,6 +69,14 @@ class ChildFailed(Exception):
 
 
 _MEMORY_REPLY = b'{"limit": "memory"}'
+_running: set[int] = set()  # children being waited for: killed at exit (a daemon thread may be waiting)
+
+
+@atexit.register
+def _kill_running() -> None:
+    for pid in list(_running):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
 _interrupts: list[Callable[[], bool]] = []
 
 
@@ -271,7 +280,11 @@ def run_child(serve: Serve, request: dict[str, Any], limits: ChildLimits, *,
     else:
         child = _spawned(module, serve_name, prepare_name, request, limits, confinement)
     with child as (pid, fd):
-        data, status, why = _read_reply(pid, fd, limits)
+        _running.add(pid)
+        try:
+            data, status, why = _read_reply(pid, fd, limits)
+        finally:
+            _running.discard(pid)
     if why is not None:
         raise ChildFailed(why)
     if data:

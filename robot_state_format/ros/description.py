@@ -13,10 +13,14 @@ is the node's own file: expanded as the ``xacro`` command would, under the same 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 from robot_state_format import limits
 from robot_state_format.errors import ModelIOError, RobotStateFormatError
@@ -26,6 +30,8 @@ from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.loader import detect_format, load_model, load_xacro
 from robot_state_format.model.types import Model
 from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
+
+T = TypeVar("T")
 
 
 class DescriptionConfigError(RobotStateFormatError):
@@ -75,6 +81,45 @@ def xacro_args_from_text(text: str) -> dict[str, str]:
         return xacro_args_from_words(shlex.split(text))
     except ValueError as exc:
         raise DescriptionConfigError(f"xacro_args: {exc}") from None
+
+
+class InBackground(Generic[T]):
+    """Run ``work(text)`` off the executor, newest text first: :meth:`submit` returns at once; a text
+    submitted while one is being worked on replaces any waiting one. ``deliver(text, result, error)`` is
+    called from the worker thread (a daemon: it never holds the process at exit); what it raises is
+    dropped (e.g. the node is already gone)."""
+
+    def __init__(self, work: Callable[[str], T],
+                 deliver: Callable[[str, T | None, BaseException | None], None]) -> None:
+        self._work = work
+        self._deliver = deliver
+        self._lock = threading.Lock()
+        self._next: str | None = None
+        self._busy = False
+
+    def submit(self, text: str) -> None:
+        with self._lock:
+            self._next = text
+            if self._busy:
+                return
+            self._busy = True
+        threading.Thread(target=self._run, name="rsf-description", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                text, self._next = self._next, None
+                if text is None:
+                    self._busy = False
+                    return
+            result: T | None = None
+            error: BaseException | None = None
+            try:
+                result = self._work(text)
+            except Exception as exc:  # reported through deliver
+                error = exc
+            with contextlib.suppress(Exception):  # nothing left to tell (the node is shutting down)
+                self._deliver(text, result, error)
 
 
 def read_description_text(text: str, xacro_args: str, policy: XacroPolicy,
@@ -134,5 +179,5 @@ def load_description(description: str, model_file: str, xacro_args: str,
     return read_description_text(description, xacro_args, policy or XacroPolicy())
 
 
-__all__ = ["DescriptionConfigError", "DescriptionRefused", "LoadedDescription", "XacroPolicy", "load_description",
+__all__ = ["DescriptionConfigError", "DescriptionRefused", "InBackground", "LoadedDescription", "XacroPolicy", "load_description",
            "read_description_text", "refusal_kind", "xacro_args_from_text"]
