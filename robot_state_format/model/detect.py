@@ -4,20 +4,62 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import AnyStr
 
 from robot_state_format.errors import Diagnostic, ModelError
 
-__all__ = ["TAG_RE", "detect_format", "looks_like_xacro", "prolog_end"]
+__all__ = ["TAG_RE", "blank_comments", "detect_format", "first_xacro_mark", "looks_like_xacro", "prolog_end"]
 
 TAG_RE = re.compile(r"<([A-Za-z_][\w:.-]*)")
 _XACRO_NS_RE = re.compile(r"""\sxmlns:xacro\s*=""")
 
 
+def blank_comments(text: AnyStr) -> AnyStr:
+    """``text`` with the content of every XML comment blanked (line breaks kept): every other character
+    stays at its position, so a search in the result finds only text outside comments, at its place.
+    Linear in ``len(text)``; an unterminated comment is blanked to the end."""
+    opening, closing, nl, blank = ("<!--", "-->", "\n", " ") if isinstance(text, str) else \
+        (b"<!--", b"-->", b"\n", b" ")
+    i = text.find(opening)
+    if i < 0:
+        return text
+    parts = []
+    last = 0
+    while i >= 0:
+        end = text.find(closing, i + 4)
+        stop = len(text) if end < 0 else end + 3
+        parts.append(text[last:i])
+        parts.append(nl.join(blank * len(line) for line in text[i:stop].split(nl)))
+        last = stop
+        i = -1 if end < 0 else text.find(opening, stop)
+    parts.append(text[last:])
+    return text[:0].join(parts)
+
+
+_MARKS = ("<xacro:", "${", "$(")
+
+
+def first_xacro_mark(text: str | bytes) -> int:
+    """Index of the first ``<xacro:`` element, ``${...}`` or ``$(...)`` outside comments; -1 if none."""
+    if isinstance(text, str):
+        found = [i for i in (text.find(m) for m in _MARKS) if i >= 0]
+        if not found:
+            return -1
+        text = blank_comments(text)
+        found = [i for i in (text.find(m) for m in _MARKS) if i >= 0]
+    else:
+        found = [i for i in (text.find(m.encode()) for m in _MARKS) if i >= 0]
+        if not found:
+            return -1
+        text = blank_comments(text)
+        found = [i for i in (text.find(m.encode()) for m in _MARKS) if i >= 0]
+    return min(found, default=-1)
+
+
 def looks_like_xacro(text: str | bytes) -> bool:
-    """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)``."""
-    if isinstance(text, bytes):
-        return b"<xacro:" in text or b"${" in text or b"$(" in text
-    return "<xacro:" in text or "${" in text or "$(" in text
+    """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)`` outside
+    comments (text in a comment is not expanded by xacro, nor read by URDF readers)."""
+    return first_xacro_mark(text) >= 0
 
 
 def _root_declares_xacro(head: str, start: int) -> bool:
