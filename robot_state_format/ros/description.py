@@ -29,6 +29,7 @@ from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.loader import detect_format, load_model, load_xacro
 from robot_state_format.model.types import Model
+from robot_state_format.model.xml import BYTE_ERRORS
 from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
 
 T = TypeVar("T")
@@ -174,7 +175,7 @@ def load_description(description: str, model_file: str, xacro_args: str,
         if detect_format(data, str(path)) == "xacro":
             text, model = load_xacro(data, file=str(path), xacro_args=args)
             return LoadedDescription(text, model, str(path))
-        text = data.decode("utf-8", "replace")
+        text = data.decode("utf-8", BYTE_ERRORS)  # as the CLI reads it (model/xml.py)
         return LoadedDescription(text, load_model(text, file=str(path)), str(path))
     return read_description_text(description, xacro_args, policy or XacroPolicy())
 
