@@ -14,9 +14,10 @@ from pathlib import Path
 
 from lxml import etree
 
-from robot_state_format.errors import Diagnostic, ModelError, Severity
+from robot_state_format.errors import Severity
 from robot_state_format.model.mjcf.build import JointInfo, build_model
 from robot_state_format.model.mjcf.document import Document, load_document
+from robot_state_format.model.mjcf.names import check_names
 from robot_state_format.model.mjcf.orient import vector
 from robot_state_format.model.types import Mimic, Model
 
@@ -70,14 +71,13 @@ def read_mjcf_ex(data: bytes | str, *, file: str = "<string>") -> tuple[Model, d
     name = doc.root.get("model") or (Path(file).stem if file != "<string>" else "mujoco")
     model, joints = build_model(doc, name)
     _equality(doc, model, joints)
+    check_names(doc, set(joints))
     present = [s for s in _NOT_READ if doc.root.find(s) is not None]
     if present:
         doc.report(None, "MJCF_NOT_READ", f"not read (no kinematic effect): {', '.join('<' + s + '>' for s in present)}",
                    warning=True)
     doc.raise_errors()
     model.warnings.extend(d for d in doc.diagnostics if d.severity is Severity.WARNING)
-    if not model.links:
-        raise ModelError(Diagnostic("MJCF_NO_BODIES", "the model has no bodies in <worldbody>", file, None))
     return model, joints
 
 
