@@ -179,7 +179,11 @@ def _limits(w: _Walk, el: etree._Element, get: Callable[[str], str | None], scal
     r = vector(text or "0 0", 2, "range", lambda c, m: doc.report(el, c, m))
     if r is None:
         return None
-    if r[0] >= r[1] and el.get("type", "hinge") != "ball":
+    if (get("type") or "hinge") == "ball":
+        if r[0] != 0.0:
+            doc.report(el, "MJCF_BAD_RANGE", "range[0] should be 0 in ball joint")
+        return None
+    if r[0] >= r[1]:
         doc.report(el, "MJCF_BAD_RANGE", f"range {text!r}: the lower bound must be below the upper one")
         return None
     return Limits(r[0] * scale, r[1] * scale)
@@ -312,7 +316,7 @@ def _site_pose(w: _Walk, el: etree._Element, get: Callable[[str], str | None]) -
             a, b = np.array(v[:3]), np.array(v[3:])
             x = np.eye(4)
             x[:3, 3] = (a + b) / 2.0
-            rot = zaxis_matrix(tuple(b - a))
+            rot = zaxis_matrix(tuple(a - b))  # MuJoCo: z points from "to" to "from"
             if rot is not None:
                 x[:3, :3] = rot
             return x

@@ -76,7 +76,7 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
             a, b = np.array(ft[:3]), np.array(ft[3:])
             local = np.eye(4)
             local[:3, 3] = (a + b) / 2.0
-            rot = zaxis_matrix(tuple(b - a))
+            rot = zaxis_matrix(tuple(a - b))  # MuJoCo: z points from "to" to "from"
             if rot is not None:
                 local[:3, :3] = rot
             x = x_link_frame @ local
