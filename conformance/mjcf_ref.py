@@ -178,7 +178,9 @@ def mjcf_variant(data: bytes, rng: random.Random) -> tuple[str, bytes]:
             comp.set("eulerseq", "".join(rng.choice("xyzXYZ") for _ in range(3)))
         if kind == "radian":
             comp.set("angle", "radian" if comp.get("angle", "degree") == "degree" else "degree")
-        for el in [*bodies, *root.iter("site"), *root.iter("geom")]:
+        placed = [e for e in [*root.iter("site"), *root.iter("geom")]  # not a tendon's path elements
+                  if any(a.tag in ("worldbody", "default") for a in e.iterancestors())]
+        for el in [*bodies, *placed]:
             if rng.random() < 0.6 and el.get("fromto") is None:
                 _clear_orientation(el)
                 form, text = _rand_orientation(rng)
@@ -250,7 +252,7 @@ def run(files: list[Path], mutations: int, configs: int, seed: int = 0) -> list[
                 continue
             work = Path(tmp) / f.parent.name
             if not work.exists():
-                shutil.copytree(f.parent, work, ignore=shutil.ignore_patterns("*.py", "*.png", "*.stl", "*.obj"))
+                shutil.copytree(f.parent, work, ignore=shutil.ignore_patterns("*.py", "*.png"))
             data = f.read_bytes()
             variants = [(f"{m.kind} {m.where}", m.text) for m in sample(data, mutations // 2, seed)]
             variants += [mjcf_variant(data, rng) for _ in range(mutations - len(variants))]

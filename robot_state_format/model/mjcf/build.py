@@ -224,6 +224,9 @@ def _body(w: _Walk, el: etree._Element, parent: str, x_parent_frame: Transform, 
     _collect_joints(w, el, child_cls, np.eye(4), joints)
     dofs = sum({"free": 6, "ball": 3}.get(
         "free" if j.tag == "freejoint" else (doc.lookup(j, c, "type") or "hinge"), 1) for j, c, _ in joints)
+    kinds = ["free" if j.tag == "freejoint" else (doc.lookup(j, c, "type") or "hinge") for j, c, _ in joints]
+    if "ball" in kinds and any(k in ("hinge", "ball") for k in kinds[kinds.index("ball") + 1:]):
+        doc.report(el, "MJCF_BALL_ORDER", f"ball followed by rotation in body {name!r}")
     if dofs > 6:
         doc.report(el, "MJCF_TOO_MANY_DOFS", f"more than 6 dofs in body {name!r}")
         joints = []

@@ -29,6 +29,7 @@ from robot_state_format.model.xml import describe, parse_xml
 __all__ = ["Document", "load_document"]
 
 MAIN = "main"
+_ORIENTATION = ("quat", "axisangle", "euler", "xyaxes", "zaxis")
 
 
 @dataclass
@@ -175,7 +176,11 @@ def _defaults(doc: Document, el: etree._Element, parent: str | None, top: bool) 
         for attr in child.attrib:
             if attr not in allowed:
                 doc.report(child, "MJCF_UNKNOWN_ATTRIBUTE", f"unrecognized attribute {attr!r} (MuJoCo's schema)")
-        table.setdefault(str(child.tag), {}).update({str(k): str(v) for k, v in child.attrib.items()})
+        values = table.setdefault(str(child.tag), {})
+        if any(a in child.attrib for a in _ORIENTATION):  # a class's orientation replaces its parent's
+            for a in _ORIENTATION:
+                values.pop(a, None)
+        values.update({str(k): str(v) for k, v in child.attrib.items()})
     for child in nested:
         _defaults(doc, child, cls, False)
 
