@@ -174,3 +174,19 @@ def test_detection_and_left_out_sections() -> None:
     assert model.format == "mjcf" and model.name == "arm2"
     assert [w.code for w in model.warnings] == ["MJCF_NOT_READ"]
     assert "<actuator>" in model.warnings[0].message
+
+
+def test_orientation_precedence_in_defaults(tmp_path: Path) -> None:
+    """A class's orientation replaces the one it inherits; an element's own one wins over its class's;
+    a ``fromto`` (own or from the class) wins over any orientation."""
+    text = """<mujoco><default>
+      <site quat="0.7 0.1 -0.3 0.2"/>
+      <default class="z"><site zaxis="0.2 -0.4 0.9"/>
+        <default class="e"><site euler="10 20 -30"/></default></default>
+      <default class="ft"><site type="capsule" fromto="0 0 0 0.3 -0.1 0.2"/></default>
+    </default><worldbody><body name="b" pos="0 0 1"><joint/><geom size="0.1"/>
+      <site name="main"/><site name="z" class="z"/><site name="e" class="e"/>
+      <site name="own" class="e" axisangle="1 1 0 50"/><site name="ft" class="ft" quat="0 1 0 0"/>
+    </body></worldbody></mujoco>"""
+    count, worst, where = _agree(_write(tmp_path, text), configs=3)
+    assert count == 3 * (1 + 5) + 3 and worst <= 1e-9, (worst, where)
