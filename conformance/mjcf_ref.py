@@ -53,7 +53,7 @@ def asset_files() -> list[Path]:
         spec = importlib.util.find_spec(pkg)
         if spec is None or not spec.submodule_search_locations:
             continue
-        d = Path(list(spec.submodule_search_locations)[0]) / sub
+        d = Path(next(iter(spec.submodule_search_locations))) / sub
         out += sorted(p for p in d.glob("*.xml"))
     return out
 
@@ -168,7 +168,7 @@ def mjcf_variant(data: bytes, rng: random.Random) -> tuple[str, bytes]:
     """One MJCF-specific variant (kind, document)."""
     root = etree.fromstring(data, etree.XMLParser(resolve_entities=False, no_network=True))
     kind = rng.choice(["orientations", "eulerseq", "radian", "joints", "frame"])
-    bodies = [b for b in root.iter("body")]
+    bodies = list(root.iter("body"))
     if kind in ("orientations", "eulerseq", "radian"):
         comp = root.find("compiler")
         if comp is None:

@@ -112,3 +112,20 @@ def test_sim_run_user_mjcf_restarts_bit_identically(tmp_path: Path) -> None:
     last = dict(zip(rows_a[0].split(","), rows_a[-1].split(",")))
     assert float(last["time"]) == pytest.approx(120 * 0.004)
     assert float(last["joint0.z"]) < 0.445
+
+
+def test_sim_run_body_with_several_joints(tmp_path: Path) -> None:
+    """A body with two joints: the virtual link's state comes from the joint values; restarts exactly."""
+    text = SAMPLE.read_text().replace('<joint name="shoulder" range="-120 120"/>',
+                                      '<joint name="shoulder" range="-120 120"/><joint name="lift" axis="0 1 0"/>')
+    model = tmp_path / "arm2_lift.xml"
+    model.write_text(text)
+    a, b = tmp_path / "a.csv", tmp_path / "b.csv"
+    _cli("sim", "run", str(model), "--engine", "mujoco", "--steps", "80", "--save-at", "40",
+         "--out", str(tmp_path / "out"), "--trajectory", str(a))
+    saved = (tmp_path / "out" / "step_40.usdf").read_text()
+    assert 'name="upper/shoulder"' in saved
+    _cli("sim", "run", str(model), "--engine", "mujoco", "--steps", "40", "--restart", str(tmp_path / "out" / "step_40.usdf"),
+         "--out", str(tmp_path / "out2"), "--trajectory", str(b))
+    assert a.read_text().splitlines()[-40:] == b.read_text().splitlines()[-40:]
+    _cli("state", "validate", str(tmp_path / "out" / "step_40.usdf"), "--model", str(model), "--check-poses")

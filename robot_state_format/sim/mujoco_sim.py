@@ -19,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
+from robot_state_format.kinematics.fk import forward, link_twists
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
-from robot_state_format.kinematics.fk import forward, link_twists
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
 from robot_state_format.sim.mjcf_user import is_user_mjcf, mj_body_name, mj_joint_name, user_layout
 from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
@@ -137,8 +137,8 @@ class MujocoSim:
         if self.user_file and min(self._body, default=0) < 0:  # virtual links: from the joint values
             pos, vel = self.joint_values()
             tree = self.map.tree
-            q = tree.q_from_mapping({k: pos[k] for k in tree.moving_joint_names})
-            v = tree.v_from_mapping({k: vel[k] for k in tree.moving_joint_names})
+            q = tree.q_from_mapping({k: pos[k].tolist() for k in tree.moving_joint_names})
+            v = tree.v_from_mapping({k: vel[k].tolist() for k in tree.moving_joint_names})
             poses[:] = forward(tree, q, world=True)
             twists[:] = link_twists(tree, q, v)
         for i, b in enumerate(self._body):

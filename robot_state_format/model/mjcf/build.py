@@ -27,7 +27,7 @@ from lxml import etree
 from robot_state_format.model.mjcf.document import MAIN, Document
 from robot_state_format.model.mjcf.orient import pose, vector, zaxis_matrix
 from robot_state_format.model.mjcf.schema import BODY_ATTRS, BODY_CHILDREN, FRAME_ATTRS
-from robot_state_format.model.mjcf.shapes import inertial, mesh_files, shape
+from robot_state_format.model.mjcf.shapes import element_pose, inertial, mesh_files, shape
 from robot_state_format.model.types import WORLD, Frame, Joint, JointType, Limits, Link, Model, Source
 from robot_state_format.model.xml import describe
 from robot_state_format.spatial import Transform, axis_angle_to_matrix
@@ -198,8 +198,7 @@ def _collect_joints(w: _Walk, el: etree._Element, cls: str, x: Transform,
         if child.tag in ("joint", "freejoint"):
             out.append((child, w.klass(child, cls) if child.tag == "joint" else MAIN, x))
         elif child.tag == "frame":
-            fx = x @ pose(child.get, lambda a, c=child: c.get(a) is not None, w.doc.angle_scale, w.doc.eulerseq,
-                          lambda code, m, c=child: w.doc.report(c, code, m))
+            fx = x @ element_pose(w.doc, child)
             _collect_joints(w, child, child.get("childclass") or cls, fx, out)
 
 
@@ -218,8 +217,7 @@ def _body(w: _Walk, el: etree._Element, parent: str, x_parent_frame: Transform, 
     if child_cls not in doc.defaults:
         doc.report(el, "MJCF_UNKNOWN_CLASS", f"unknown default class name {child_cls!r}")
         child_cls = cls
-    x0 = x_parent_frame @ pose(el.get, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq,
-                               lambda code, m: doc.report(el, code, m))
+    x0 = x_parent_frame @ element_pose(doc, el)
     joints: list[tuple[etree._Element, str, Transform]] = []
     _collect_joints(w, el, child_cls, np.eye(4), joints)
     dofs = sum({"free": 6, "ball": 3}.get(
@@ -267,8 +265,7 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
             _body(w, child, link, x_link_frame, x_root_link, cls)
         elif tag == "frame":
             _check_attrs(doc, child, FRAME_ATTRS)
-            fx = x_link_frame @ pose(child.get, lambda a, c=child: c.get(a) is not None, doc.angle_scale,
-                                     doc.eulerseq, lambda code, m, c=child: doc.report(c, code, m))
+            fx = x_link_frame @ element_pose(doc, child)
             fname = child.get("name")
             if fname is not None:
                 if fname in w.model.frames or fname in w.model.links:

@@ -67,7 +67,7 @@ class Document:
         """``attr`` of ``el``: its own value, else the one of its default class ``cls``."""
         v = el.get(attr)
         if v is not None:
-            return v
+            return str(v)
         return self.defaults.get(cls, {}).get(str(el.tag), {}).get(attr)
 
 

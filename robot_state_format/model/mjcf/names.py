@@ -25,12 +25,12 @@ def check_names(doc: Document, joints: set[str]) -> None:
         if not isinstance(el.tag, str):
             continue
         parent = el.getparent()
-        if parent is not None and parent.tag == "default" or el.tag in _SKIP:
+        if (parent is not None and parent.tag == "default") or el.tag in _SKIP:
             continue
         if any(a.tag == "default" for a in el.iterancestors()):
             continue
         kind = str(parent.tag) if parent is not None and parent.tag in _SHARED else str(el.tag)
-        if parent is not None and parent.tag == "spatial" or (parent is not None and parent.tag == "fixed"):
+        if (parent is not None and parent.tag == "spatial") or (parent is not None and parent.tag == "fixed"):
             continue  # a tendon's path elements reference, they do not name
         name = el.get("name")
         if name:

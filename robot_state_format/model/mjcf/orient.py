@@ -6,7 +6,7 @@
   rotates about the moving (already rotated) axis (``R = R @ R_i``), an upper-case one about the
   fixed axis (``R = R_i @ R``); mixed case is legal;
 * ``xyaxes``: the x axis normalised, y made orthogonal to it (Gram-Schmidt) and normalised,
-  ``z = x × y``;
+  ``z = x cross y``;
 * ``zaxis``: the minimal rotation taking (0, 0, 1) to the normalised vector (half a turn about x
   when it points down the z axis).
 
@@ -64,8 +64,8 @@ def xyaxes_matrix(values: tuple[float, ...]) -> NDArray[np.float64] | None:
     x = _unit(np.array(values[:3], dtype=float))
     if x is None:
         return None
-    y = np.array(values[3:6], dtype=float)
-    y = _unit(y - x * float(x @ y))
+    y0 = np.array(values[3:6], dtype=float)
+    y = _unit(y0 - x * float(x @ y0))
     if y is None:
         return None
     z = _unit(np.cross(x, y))
@@ -80,10 +80,7 @@ def zaxis_matrix(values: tuple[float, ...]) -> NDArray[np.float64] | None:
         return None
     axis = np.cross(np.array([0.0, 0.0, 1.0]), v)
     s = float(np.linalg.norm(axis))
-    if s < MIN_NORM:
-        axis = np.array([1.0, 0.0, 0.0])
-    else:
-        axis = axis / s
+    axis = np.array([1.0, 0.0, 0.0]) if s < MIN_NORM else axis / s
     return axis_angle_to_matrix(tuple(axis), math.atan2(s, float(v[2])))
 
 

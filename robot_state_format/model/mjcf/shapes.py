@@ -11,6 +11,7 @@ derives one from its geoms, which this reader does not (docs/models.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,7 @@ from robot_state_format.model.types import Geometry, Inertial, Shape, Source
 from robot_state_format.model.xml import describe
 from robot_state_format.spatial import Transform
 
-__all__ = ["inertial", "mesh_files", "shape"]
+__all__ = ["element_pose", "inertial", "mesh_files", "shape"]
 
 _KINDS = {"sphere": "sphere", "box": "box", "capsule": "capsule", "cylinder": "cylinder",
           "ellipsoid": "ellipsoid", "plane": "plane", "mesh": "mesh"}
@@ -41,7 +42,7 @@ def mesh_files(doc: Document) -> dict[str, tuple[str, tuple[float, float, float]
             scale_text = doc.lookup(mesh, cls, "scale")
             scale = None
             if scale_text is not None:
-                v = vector(scale_text, 3, "scale", lambda c, m: doc.report(mesh, c, m))
+                v = vector(scale_text, 3, "scale", _reporter(doc, mesh))
                 scale = (v[0], v[1], v[2]) if v is not None else None
             path = ""
             if file is not None:
@@ -52,6 +53,12 @@ def mesh_files(doc: Document) -> dict[str, tuple[str, tuple[float, float, float]
                 path = str(p)
             out[name] = (path, scale)
     return out
+
+
+def _reporter(doc: Document, el: etree._Element) -> Callable[[str, str], None]:
+    def fail(code: str, msg: str) -> None:
+        doc.report(el, code, msg)
+    return fail
 
 
 def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
@@ -127,3 +134,13 @@ def inertial(doc: Document, el: etree._Element) -> Inertial:
         if f is not None:
             inertia = (f[0], f[3], f[4], f[1], f[5], f[2])
     return Inertial(mass, x, inertia)
+
+
+def element_pose(doc: Document, el: etree._Element) -> Transform:
+    """X_parent_element of an element without default class (body, frame): its own attributes."""
+
+    def own(a: str) -> str | None:
+        v = el.get(a)
+        return None if v is None else str(v)
+
+    return pose(own, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq, _reporter(doc, el))
