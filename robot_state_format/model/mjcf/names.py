@@ -4,7 +4,8 @@ MuJoCo refuses a repeated name within an object type ("repeated name 'x' in geom
 cameras, lights, meshes, materials, textures, ... each have their own namespace; the elements of
 ``<actuator>``, ``<sensor>``, ``<tendon>`` and ``<equality>`` share one per section. It refuses an
 actuator, sensor or fixed-tendon entry naming a joint that does not exist ("unknown transmission
-target"), and ``fromto`` on a geom that is not a capsule, cylinder, box or ellipsoid.
+target"), a sensor, tendon or equality constraint naming a site or body that does not exist, and
+``fromto`` on a geom that is not a capsule, cylinder, box or ellipsoid.
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ from robot_state_format.model.mjcf.document import Document
 __all__ = ["check_names"]
 
 _SHARED = frozenset({"actuator", "sensor", "tendon", "equality"})
+_REFERRING = frozenset({"actuator", "sensor", "fixed", "spatial", "equality"})  # children that name objects
 _SKIP = frozenset({"body", "joint", "freejoint", "frame", "default", "include"})  # the body walk checks these
 
 
 def check_names(doc: Document, joints: set[str]) -> None:
     seen: dict[tuple[str, str], etree._Element] = {}
+    placed = [e for e in doc.root.iter("site", "body") if any(a.tag == "worldbody" for a in e.iterancestors())]
+    sites = {str(e.get("name")) for e in placed if e.tag == "site" and e.get("name")}
+    bodies = {str(e.get("name")) for e in placed if e.tag == "body" and e.get("name")} | {"world"}
     for el in doc.root.iter():
         if not isinstance(el.tag, str):
             continue
@@ -43,10 +48,13 @@ def check_names(doc: Document, joints: set[str]) -> None:
             cls_type = None if el.get("type") else _default_type(doc, el)
             if (cls_type or el.get("type") or "sphere") not in ("capsule", "cylinder", "box", "ellipsoid"):
                 doc.report(el, "MJCF_FROMTO", "fromto requires capsule, cylinder, box or ellipsoid in geom")
-        if parent is not None and (parent.tag in ("actuator", "sensor") or parent.tag == "fixed"):
-            ref = el.get("joint")
-            if ref is not None and ref not in joints:
-                doc.report(el, "MJCF_UNKNOWN_JOINT", f"unknown joint {ref!r} (MuJoCo: unknown transmission target)")
+        if parent is not None and parent.tag in _REFERRING:
+            for attr, names in (("joint", joints), ("site", sites), ("body", bodies), ("body1", bodies),
+                                ("body2", bodies), ("site1", sites), ("site2", sites)):
+                ref = el.get(attr)
+                if ref is not None and ref not in names:
+                    code = "MJCF_UNKNOWN_JOINT" if attr == "joint" else "MJCF_UNKNOWN_NAME"
+                    doc.report(el, code, f"unknown {attr.rstrip('12')} {ref!r} (MuJoCo: unrecognized name)")
 
 
 def _default_type(doc: Document, el: etree._Element) -> str | None:
