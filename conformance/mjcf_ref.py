@@ -252,7 +252,7 @@ def run(files: list[Path], mutations: int, configs: int, seed: int = 0) -> list[
                 continue
             work = Path(tmp) / f.parent.name
             if not work.exists():
-                shutil.copytree(f.parent, work, ignore=shutil.ignore_patterns("*.py", "*.png"))
+                shutil.copytree(f.parent, work, ignore=shutil.ignore_patterns("*.py"))
             data = f.read_bytes()
             variants = [(f"{m.kind} {m.where}", m.text) for m in sample(data, mutations // 2, seed)]
             variants += [mjcf_variant(data, rng) for _ in range(mutations - len(variants))]

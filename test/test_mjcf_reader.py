@@ -138,6 +138,13 @@ REFUSED = {
     "unknown joint type": '<body><joint type="spin"/><geom size="1"/></body>',
     "mocap below a body": '<body><geom size="1"/><body mocap="true"><geom size="1"/></body></body>',
     "fromto on a sphere": '<body><geom type="sphere" size="1" fromto="0 0 0 1 0 0"/></body>',
+    "sphere without size": '<body><geom/></body>',
+    "plane without spacing": '<geom type="plane" size="1 1"/>',
+    "box of two sizes": '<body><geom type="box" size="1 1"/></body>',
+    "fromto of one point": '<body><geom type="capsule" size="0.1" fromto="1 0 0 1 0 0"/></body>',
+    "ball then hinge": '<body><joint type="ball"/><joint/><geom size="1"/></body>',
+    "ball range from -1": '<body><joint type="ball" range="-1 1"/><geom size="1"/></body>',
+    "sensor of no site": '<body><geom size="1"/></body></worldbody><sensor><touch site="nope"/></sensor><worldbody>',
 }
 
 

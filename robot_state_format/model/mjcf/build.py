@@ -284,9 +284,9 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
             w.sites.append(_Site(body_id, child, link, sx))
         elif tag == "geom":
             _check_attrs(doc, child, BODY_CHILDREN["geom"])
-            if link == WORLD:
-                continue
             s, collides = shape(doc, child, w.klass(child, cls), x_link_frame, w.meshes)
+            if link == WORLD:
+                continue  # the world's geoms (a floor) belong to no link
             w.model.links[link].visuals.append(s)
             if collides:
                 w.model.links[link].collisions.append(s)

@@ -73,7 +73,9 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
 
     gtype = get("type") or "sphere"
     size = vector(get("size") or "0", None, "size", fail) or (0.0,)
-    size = tuple(size) + (0.0,) * (3 - len(size))
+    if len(size) > 3:
+        fail("MJCF_BAD_VALUE", "attribute 'size' has too much data")
+    size = tuple(size[:3]) + (0.0,) * (3 - len(size[:3]))
     fromto_text = get("fromto")
     x = x_link_frame @ pose(get, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq, fail)
     length = 2.0 * size[1]
@@ -88,7 +90,10 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
                 local[:3, :3] = rot
             x = x_link_frame @ local
             length = float(np.linalg.norm(b - a))
-            size = (size[0], size[0] if gtype in ("box", "ellipsoid") else size[1], length / 2.0)
+            if length < 1e-15:
+                fail("MJCF_BAD_VALUE", "fromto points too close in geom")
+            size = (size[0], size[1] if gtype in ("box", "ellipsoid") else length / 2.0, length / 2.0)
+    _check_size(gtype, size, fail)
     kind = _KINDS.get(gtype, "other")
     geo = Geometry(kind)
     if kind == "sphere":
@@ -111,6 +116,21 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
     conaffinity = get("conaffinity") or "1"
     collides = contype.strip() != "0" or conaffinity.strip() != "0"
     return Shape(geo, x, el.get("name"), None, Source(doc.file_of(el), el.sourceline, describe(el))), collides
+
+
+_POSITIVE = {"sphere": 1, "capsule": 2, "cylinder": 2, "box": 3, "ellipsoid": 3}  # sizes that must be > 0
+
+
+def _check_size(gtype: str, size: tuple[float, ...], fail: Callable[[str, str], None]) -> None:
+    """MuJoCo's refusals of a geom's sizes (a plane needs its third, the grid spacing)."""
+    if gtype == "plane":
+        if not size[2] > 0:
+            fail("MJCF_BAD_VALUE", "plane size(3) must be positive")
+        return
+    for k in range(_POSITIVE.get(gtype, 0)):
+        if not size[k] > 0:
+            fail("MJCF_BAD_VALUE", f"size {k} must be positive in geom")
+            return
 
 
 def inertial(doc: Document, el: etree._Element) -> Inertial:
