@@ -139,6 +139,8 @@ REFUSED = {
     "mocap below a body": '<body><geom size="1"/><body mocap="true"><geom size="1"/></body></body>',
     "fromto on a sphere": '<body><geom type="sphere" size="1" fromto="0 0 0 1 0 0"/></body>',
     "sphere without size": '<body><geom/></body>',
+    "rgba of three": '<body><geom size="1" rgba="1 0 0"/></body>',
+    "friction of four": '<body><geom size="1" friction="1 1 1 1"/></body>',
     "plane without spacing": '<geom type="plane" size="1 1"/>',
     "box of two sizes": '<body><geom type="box" size="1 1"/></body>',
     "fromto of one point": '<body><geom type="capsule" size="0.1" fromto="1 0 0 1 0 0"/></body>',

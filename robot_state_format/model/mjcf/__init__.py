@@ -17,7 +17,7 @@ from lxml import etree
 from robot_state_format.errors import Severity
 from robot_state_format.model.mjcf.build import JointInfo, build_model
 from robot_state_format.model.mjcf.document import Document, load_document
-from robot_state_format.model.mjcf.names import check_names
+from robot_state_format.model.mjcf.names import check_counts, check_names
 from robot_state_format.model.mjcf.orient import vector
 from robot_state_format.model.types import Mimic, Model
 
@@ -72,6 +72,7 @@ def read_mjcf_ex(data: bytes | str, *, file: str = "<string>") -> tuple[Model, d
     model, joints = build_model(doc, name)
     _equality(doc, model, joints)
     check_names(doc, set(joints))
+    check_counts(doc)
     present = [s for s in _NOT_READ if doc.root.find(s) is not None]
     if present:
         doc.report(None, "MJCF_NOT_READ", f"not read (no kinematic effect): {', '.join('<' + s + '>' for s in present)}",

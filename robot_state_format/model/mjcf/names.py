@@ -14,7 +14,7 @@ from lxml import etree
 
 from robot_state_format.model.mjcf.document import Document
 
-__all__ = ["check_names"]
+__all__ = ["check_counts", "check_names"]
 
 _SHARED = frozenset({"actuator", "sensor", "tendon", "equality"})
 _REFERRING = frozenset({"actuator", "sensor", "fixed", "spatial", "equality"})  # children that name objects
@@ -65,3 +65,25 @@ def _default_type(doc: Document, el: etree._Element) -> str | None:
                 cls = anc.get("childclass")
                 break
     return doc.defaults.get(cls or "main", {}).get("geom", {}).get("type")
+
+
+_EXACT = {"rgba": 4, "ctrlrange": 2, "forcerange": 2, "actrange": 2, "actuatorfrcrange": 2, "dir": 3}
+_AT_MOST = {"solref": 2, "solreflimit": 2, "solreffriction": 2, "solimp": 5, "solimplimit": 5, "solimpfriction": 5,
+            "friction": 3, "gear": 6}
+
+
+def check_counts(doc: Document) -> None:
+    """MuJoCo's counts of the attributes whose length does not vary ("attribute 'rgba' does not have
+    enough data", "... has too much data"); only the element kinds of the model (not ``<visual>``)."""
+    for el in doc.root.iter():
+        if not isinstance(el.tag, str) or el.tag in ("visual", "rgba", "global", "map", "quality", "headlight"):
+            continue
+        for attr, text in el.attrib.items():
+            n = _EXACT.get(str(attr), _AT_MOST.get(str(attr)))
+            if n is None:
+                continue
+            count = len(str(text).split())
+            if count > n:
+                doc.report(el, "MJCF_BAD_VALUE", f"attribute {attr!r} has too much data")
+            elif attr in _EXACT and count < n:
+                doc.report(el, "MJCF_BAD_VALUE", f"attribute {attr!r} does not have enough data")
