@@ -183,6 +183,9 @@ def test_detection_and_left_out_sections() -> None:
     assert model.format == "mjcf" and model.name == "arm2"
     assert [w.code for w in model.warnings] == ["MJCF_NOT_READ"]
     assert "<actuator>" in model.warnings[0].message
+    empty = read_mjcf("<mujoco/>")  # MuJoCo loads it: a world without bodies
+    mujoco.MjModel.from_xml_string("<mujoco/>")
+    assert not empty.links and not empty.joints
 
 
 def test_orientation_precedence_in_defaults(tmp_path: Path) -> None:
