@@ -139,6 +139,9 @@ REFUSED = {
     "mocap below a body": '<body><geom size="1"/><body mocap="true"><geom size="1"/></body></body>',
     "fromto on a sphere": '<body><geom type="sphere" size="1" fromto="0 0 0 1 0 0"/></body>',
     "sphere without size": '<body><geom/></body>',
+    "inertial without pos": '<body><joint/><inertial mass="1" diaginertia="1 1 1"/></body>',
+    "keyframe of wrong size": '<body><joint/><geom size="1"/></body></worldbody><keyframe><key qpos="1 2"/>'
+                              '</keyframe><worldbody>',
     "rgba of three": '<body><geom size="1" rgba="1 0 0"/></body>',
     "friction of four": '<body><geom size="1" friction="1 1 1 1"/></body>',
     "plane without spacing": '<geom type="plane" size="1 1"/>',

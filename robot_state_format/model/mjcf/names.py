@@ -14,7 +14,7 @@ from lxml import etree
 
 from robot_state_format.model.mjcf.document import Document
 
-__all__ = ["check_counts", "check_names"]
+__all__ = ["check_counts", "check_keyframes", "check_names"]
 
 _SHARED = frozenset({"actuator", "sensor", "tendon", "equality"})
 _REFERRING = frozenset({"actuator", "sensor", "fixed", "spatial", "equality"})  # children that name objects
@@ -87,3 +87,18 @@ def check_counts(doc: Document) -> None:
                 doc.report(el, "MJCF_BAD_VALUE", f"attribute {attr!r} has too much data")
             elif attr in _EXACT and count < n:
                 doc.report(el, "MJCF_BAD_VALUE", f"attribute {attr!r} does not have enough data")
+
+
+_NQ = {"free": 7, "ball": 4, "hinge": 1, "slide": 1}
+_NV = {"free": 6, "ball": 3, "hinge": 1, "slide": 1}
+
+
+def check_keyframes(doc: Document, joint_types: list[str]) -> None:
+    """A keyframe's ``qpos``, ``qvel`` and ``ctrl`` sizes, as MuJoCo checks them ("invalid qpos size")."""
+    sizes = {"qpos": sum(_NQ[t] for t in joint_types), "qvel": sum(_NV[t] for t in joint_types),
+             "ctrl": sum(1 for a in doc.root.iterchildren("actuator") for e in a if isinstance(e.tag, str))}
+    for k, key in enumerate(el for kf in doc.root.iterchildren("keyframe") for el in kf.iterchildren("key")):
+        for attr, n in sizes.items():
+            text = key.get(attr)
+            if text is not None and len(text.split()) != n:
+                doc.report(key, "MJCF_KEYFRAME", f"keyframe {k}: invalid {attr} size, expected length {n}")

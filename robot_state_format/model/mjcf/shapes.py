@@ -138,6 +138,8 @@ def inertial(doc: Document, el: etree._Element) -> Inertial:
     def fail(code: str, msg: str) -> None:
         doc.report(el, code, msg)
 
+    if el.get("pos") is None:
+        fail("MJCF_BAD_VALUE", "required attribute missing: 'pos'")
     x = pose(el.get, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq, fail)
     mass_v = vector(el.get("mass") or "", 1, "mass", fail) if el.get("mass") is not None else None
     if mass_v is None and el.get("mass") is None:
