@@ -1,4 +1,4 @@
-"""Which reader a robot description needs: xacro, URDF or SDFormat, from its name and its root element."""
+"""Which reader a robot description needs: xacro, URDF, SDFormat or MJCF, from its name and its root element."""
 
 from __future__ import annotations
 
@@ -103,10 +103,10 @@ def prolog_end(head: str) -> int:
 
 
 def detect_format(text: str | bytes, path: str | None = None) -> str:
-    """Return ``"xacro"``, ``"urdf"`` or ``"sdf"`` from a file name and the document's content.
+    """Return ``"xacro"``, ``"urdf"``, ``"sdf"`` or ``"mjcf"`` from a file name and the document's content.
 
     A ``.xacro`` name, or a ``xmlns:xacro`` declaration on the root element, means xacro; otherwise
-    the root element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat (xacro text in such a file is
+    the root element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat, ``<mujoco>`` is MJCF (xacro text in such a file is
     not expanded unless asked: see :func:`load_model`). Comments, processing instructions and a
     DOCTYPE before the root are skipped (a comment mentioning ``<sdf>`` does not make a URDF an
     SDFormat file).
@@ -124,6 +124,8 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
             return "urdf"
         if tag == "sdf":
             return "sdf"
+        if tag == "mujoco":
+            return "mjcf"
     if path is not None:
         suffix = Path(path).suffix.lower()
         if suffix == ".urdf":
@@ -131,5 +133,6 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
         if suffix in (".sdf", ".world"):
             return "sdf"
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT",
-                                "cannot tell the format: expected a <robot> (URDF) or <sdf> root, or a .xacro file",
+                                "cannot tell the format: expected a <robot> (URDF), <sdf> or <mujoco> (MJCF) root, "
+                                "or a .xacro file",
                                 path or "<string>", 1))

@@ -16,6 +16,7 @@ from robot_state_format.model.detect import (
     looks_like_xacro,
     prolog_end,
 )
+from robot_state_format.model.mjcf import read_mjcf
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
@@ -36,7 +37,7 @@ def load_model(
     search_paths: Sequence[str] = (),
     xacro: bool = False,
 ) -> Model:
-    """Read a robot description held in memory (URDF, SDFormat or xacro text).
+    """Read a robot description held in memory (URDF, SDFormat, MJCF or xacro text).
 
     xacro is expanded for a ``.xacro`` file, a root element declaring ``xmlns:xacro``, or when
     ``xacro`` is true. Otherwise unexpanded xacro (``${...}``, ``$(...)``, ``<xacro:...>``) is read as
@@ -58,6 +59,8 @@ def load_model(
         return model
     if kind == "sdf":
         return read_sdf(text, file=file, search_paths=search_paths)
+    if kind == "mjcf":
+        return read_mjcf(text, file=file)
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
@@ -90,7 +93,7 @@ def load_model_file(
     search_paths: Sequence[str] = (),
     xacro: bool = False,
 ) -> Model:
-    """Read a robot description file (.urdf, .sdf, .world, .xacro, or any XML of those); ``xacro``
+    """Read a robot description file (.urdf, .sdf, .world, .xacro, MJCF, or any XML of those); ``xacro``
     expands xacro whatever the file's name and content (see :func:`load_model`)."""
     p = Path(path)
     try:
