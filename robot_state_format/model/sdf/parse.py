@@ -21,7 +21,7 @@ from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.detect import detect_format
-from robot_state_format.model.sdf import drake, include
+from robot_state_format.model.sdf import drake, include, spec_check
 from robot_state_format.model.sdf.elements import (
     Report,
     ValueParser,
@@ -99,6 +99,12 @@ class Parser(JointParts):
             self.report.warn("SDF_UNSUPPORTED_VERSION", f"SDFormat version {vtext!r} is not supported (1.0 to "
                              "1.11); read as 1.9, as libsdformat reads it", file, root)
             version = (1, 9)
+            own: Version | None = None
+        else:
+            own = version
+        # the specification's element descriptions, as libsdformat reads the document (it stops at an error)
+        if spec_check.check_document(root, self.report, file, own):
+            return None
         return root, version
 
     def read_document(self, data: str | bytes, file: str) -> Scope | None:
@@ -285,7 +291,7 @@ class Parser(JointParts):
                 self.report.warn("SDF_IGNORED_FRAME",
                                  "a <frame> inside a <link> is not supported (SDFormat 1.7 allows frames only in "
                                  "models and worlds); ignored", file, c)
-            elif t in ("sensor", "light", "projector", "audio_source", "particle_emitter"):
+            elif t in ("sensor", "light", "projector", "particle_emitter"):  # (an audio_source has no name)
                 sname = self.name_of(c, file)
                 if sname is not None:
                     self._check_sibling(seen, t, sname, c, file)
