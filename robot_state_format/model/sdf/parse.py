@@ -187,7 +187,7 @@ class Parser(JointParts):
                     scope.items.append(m)
             elif t == "include":
                 self.include(c, scope, version, file)
-            elif t == "frame" and version >= (1, 5):
+            elif t == "frame":  # before 1.5 too: libsdformat 12 reads the converted document's frames
                 f = self.frame(c, version, file, default_attached=WORLD)
                 if f is not None:
                     scope.items.append(f)
@@ -228,7 +228,7 @@ class Parser(JointParts):
                 j = self.joint(c, version, file, scope.extensions)
                 if j is not None:
                     scope.items.append(j)
-            elif t == "frame" and version >= (1, 5):
+            elif t == "frame":  # before 1.5 too: libsdformat 12 reads the converted document's frames
                 f = self.frame(c, version, file, default_attached=MODEL_FRAME)
                 if f is not None:
                     scope.items.append(f)
@@ -318,9 +318,16 @@ class Parser(JointParts):
             att = el.get("attached_to")
             attached = att.strip() if att else default_attached
             pose, rel = self.pose_rel(el, version, file, None)
-        else:  # 1.5/1.6: //frame/pose/@frame names both the pose frame and the frame attached to
+        elif version >= (1, 5):  # 1.5/1.6: //frame/pose/@frame names both the pose frame and the frame attached to
             pose, rel = self.pose_rel(el, version, file, None)
             attached = rel or default_attached
+        else:  # no <frame> before 1.5: libsdformat 12 reads it as converted (@frame -> @relative_to)
+            att = el.get("attached_to")
+            attached = att.strip() if att else default_attached
+            pose, _ = self.pose_rel(el, version, file, None)
+            p = child(el, "pose")
+            f = p.get("frame") if p is not None else None
+            rel = f.strip() if f else None
         return FrameIR(name=name, source=source(el, file), pose=pose, rel=rel, attached_to=attached)
 
     # ----------------------------------------------------------------- joint

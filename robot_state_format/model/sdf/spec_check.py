@@ -15,7 +15,8 @@ descriptions of 1.9 (``spec/sdf_1_9.json``, generated from libsdformat's ``sdf/1
   logged by libsdformat, not refused: a warning ``SDF_UNKNOWN_ELEMENT`` (``SDF_UNKNOWN_ATTRIBUTE``)
   when the document declares 1.9 itself, where no conversion could have moved or renamed them, and
   where the declared version's descriptions (``spec/sdf_<version>.json``) do not know them either;
-  a deprecated element (``required="-1"``) is a warning ``SDF_DEPRECATED_ELEMENT``.
+  a deprecated element (``required="-1"``) is a warning ``SDF_DEPRECATED_ELEMENT``;
+* and one refusal the conversion of older documents creates (:func:`_conversion_refusals`).
 
 The descriptions are read once per process, on the first SDFormat document (never for URDF).
 """
@@ -193,10 +194,29 @@ class Checker:
             self._error("SDF_VALUE_OUT_OF_RANGE", f"{what} {value:g} is outside {span}", el)
 
 
+def _conversion_refusals(root: etree._Element, report: Report, file: str, declared: Version | None) -> int:
+    """What libsdformat 12's conversion makes of a 1.2-1.4 joint axis without ``<xyz>``: the 1.5
+    conversion (``1.5/1_4.convert``) adds ``use_parent_model_frame`` to the ``axis``/``axis2`` of the
+    joints of a top-level model (``sdf/model/joint``, ``sdf/world/model/joint``), the 1.7 conversion
+    (``1.7/1_6.convert``) maps it to ``xyz/@expressed_in`` — creating an ``<xyz>`` without a value, which
+    1.9 refuses (``xyz`` is required). Measured with ``sdf_ref``; 1.0 documents are not converted so."""
+    if declared is None or not (1, 2) <= declared <= (1, 4):
+        return 0
+    errors = 0
+    for joint in root.xpath("model/joint | world/model/joint"):
+        for axis in joint:
+            if axis.tag in ("axis", "axis2") and axis.find("xyz") is None:
+                errors += 1
+                report.error("SDF_MISSING_ELEMENT", f"<{axis.tag}> has no <xyz>: libsdformat's conversion of "
+                             f"SDFormat {declared[0]}.{declared[1]} to 1.9 leaves an empty <xyz> here and refuses "
+                             "it", file, axis)
+    return errors
+
+
 def check_document(root: etree._Element, report: Report, file: str, declared: Version | None) -> int:
     """Check ``root`` (``<sdf>``) against the specification; the number of errors reported.
     ``declared``: the document's own version (None when it was read as 1.9 without being one)."""
-    return Checker(report, file, declared).check(root)
+    return Checker(report, file, declared).check(root) + _conversion_refusals(root, report, file, declared)
 
 
 __all__ = ["CHECK_VERSION", "Description", "check_document", "description"]
