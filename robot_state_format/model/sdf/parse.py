@@ -33,6 +33,7 @@ from robot_state_format.model.sdf.elements import (
     source,
     tag,
     text_of,
+    valid_mass_matrix,
 )
 from robot_state_format.model.sdf.ir import (
     MODEL_FRAME,
@@ -555,6 +556,11 @@ def scope_from_model(model: Model, file: str, report: Report | None = None) -> S
     for link in model.links.values():
         if drop_world and link.name == WORLD:
             continue
+        inertial = link.inertial
+        if report is not None and inertial is not None and not valid_mass_matrix(inertial.mass, inertial.inertia):
+            # urdfdom loads it; libsdformat, which reads the URDF as part of this document, refuses it
+            report.error_at("SDF_INVALID_INERTIA", f"included URDF link {link.name!r} has an invalid inertia (mass "
+                            f"{inertial.mass:g}; libsdformat refuses it)", link.source)
         scope.items.append(LinkIR(name=link.name, source=link.source, pose=np.array(link.pose),
                                   rel=MODEL_FRAME, inertial=link.inertial,
                                   visuals=[ShapeIR(s) for s in link.visuals],
