@@ -185,3 +185,17 @@ def test_descriptions_load_once_and_never_for_urdf() -> None:
         "print(info.currsize, info.misses)\n")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     assert out.split("\n")[:2] == ["0", "1 1"]
+
+
+# ----------------------------------------------------------------------------- URDF read as part of SDFormat
+@pytest.mark.parametrize("model,code", [("urdf_bad_inertia_m", "SDF_INVALID_INERTIA"),
+                                        ("urdf_gazebo_dup_m", "SDF_DUPLICATE_SENSOR")])
+def test_included_urdf_refused_as_libsdformats_conversion_refuses_it(model: str, code: str) -> None:
+    doc = (f'<sdf version="1.9">\n<world name="w">\n<include><uri>model://{model}</uri></include>\n'
+           "</world>\n</sdf>")
+    with pytest.raises(ModelError) as info:
+        read_sdf(doc, search_paths=[str(REF / "models")])
+    (err,) = info.value.errors
+    assert err.code == code and err.file.endswith("r.urdf") and err.line is not None
+    # on its own the URDF is judged by urdfdom, which loads it (check_urdf: test_urdf_reference_rule's rule)
+    load_model_file(REF / "models" / model / "r.urdf")

@@ -21,7 +21,7 @@ from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.detect import detect_format
-from robot_state_format.model.sdf import drake, include, spec_check
+from robot_state_format.model.sdf import drake, include, spec_check, urdf_include
 from robot_state_format.model.sdf.elements import (
     Report,
     ValueParser,
@@ -480,6 +480,7 @@ class Parser(JointParts):
                 self.report.error("SDF_INCLUDE_ERROR", f"included URDF {path}: {exc}", file, el)
                 return None
             self.report.diagnostics.extend(model.warnings)
+            urdf_include.gazebo_refusals(data, path, self.report)
             return scope_from_model(model, path, self.report)
         if fmt == "xacro":
             self.report.error("SDF_INCLUDE_UNSUPPORTED", f"cannot include a xacro file ({path})", file, el)
