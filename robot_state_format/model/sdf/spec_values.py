@@ -46,6 +46,7 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 # what libstdc++'s num_get gathers for a double: sign, digits, one point, an exponent after a digit
 _STREAM_MANTISSA = re.compile(r"[+-]?[0-9]*(?:\.[0-9]*)?")
 _STREAM_EXPONENT = re.compile(r"[eE][+-]?[0-9]*")
+_PLAIN = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 _COUNTS = {"vector3": 3, "vector2d": 2, "vector2i": 2}
 
 
@@ -55,6 +56,15 @@ class BadValue(ValueError):
 
 def stod(text: str, single: bool = False) -> float:
     """``std::stod`` (``single``: ``std::stof``) of ``text``: the value of its longest numeric prefix."""
+    if text.isascii() and "_" not in text and text[:1] not in " \t\n\r\v\f":
+        try:  # the common case: the whole word is a number Python and strtod read alike
+            value = float(text)
+        except ValueError:
+            pass
+        else:
+            if 0.0 < abs(value) < (_FLT_MAX if single else math.inf) and abs(value) >= (_FLT_MIN if single
+                                                                                       else _DBL_MIN):
+                return value
     m = _STOD.match(text)
     if m is None:
         raise BadValue("is not a number")
@@ -87,6 +97,11 @@ def _integer(text: str, low: int, high: int) -> int:
 
 def _stream_numbers(text: str, count: int, integer: bool) -> list[float]:
     """``count`` values extracted from a C++ stream (``ss >> x >> y >> z``)."""
+    words = text.split(None, count)[:count]
+    if not integer and len(words) == count and all(_PLAIN.fullmatch(w) for w in words):
+        plain = [float(w) for w in words]  # the common case: plain decimals
+        if all(map(math.isfinite, plain)):
+            return plain
     out: list[float] = []
     pos = 0
     for _ in range(count):
