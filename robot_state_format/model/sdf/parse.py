@@ -19,9 +19,10 @@ from lxml import etree
 
 from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.lazy_modules import lazy_package
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.detect import detect_format
-from robot_state_format.model.sdf import drake, include, spec_check, urdf_include
+from robot_state_format.model.sdf import drake, include, urdf_include
 from robot_state_format.model.sdf.elements import (
     Report,
     ValueParser,
@@ -51,6 +52,9 @@ from robot_state_format.model.types import WORLD, Extension, JointType, Model, S
 from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
 from robot_state_format.spatial import Transform, inverse
+
+# the specification check (its module and data) costs nothing until an SDFormat document is read
+(spec_check,) = lazy_package("robot_state_format.model.sdf.spec_check")
 
 MIN_VERSION: Version = (1, 0)
 MAX_VERSION: Version = (1, 11)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import functools
 import json
 from dataclasses import dataclass, field
-from importlib import resources
+from pathlib import Path
 
 from lxml import etree
 
@@ -34,6 +34,7 @@ from robot_state_format.model.sdf import spec_values
 from robot_state_format.model.sdf.elements import Report, Version
 
 CHECK_VERSION: Version = (1, 9)  # libsdformat 12 converts every document to it
+SPEC_DIR = Path(__file__).resolve().parent / "spec"
 SHIPPED: tuple[Version, ...] = ((1, 0), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6), (1, 7), (1, 8), (1, 9))
 
 
@@ -78,7 +79,7 @@ def description(version: Version) -> Description | None:
     if version not in SHIPPED:
         return None
     name = f"sdf_{version[0]}_{version[1]}.json"
-    text = resources.files("robot_state_format.model.sdf").joinpath("spec", name).read_text(encoding="utf-8")
+    text = (SPEC_DIR / name).read_text(encoding="utf-8")  # package data (setup.py)
     return Description(json.loads(text))
 
 
