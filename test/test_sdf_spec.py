@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from robot_state_format.errors import ModelError
@@ -199,3 +200,22 @@ def test_included_urdf_refused_as_libsdformats_conversion_refuses_it(model: str,
     assert err.code == code and err.file.endswith("r.urdf") and err.line is not None
     # on its own the URDF is judged by urdfdom, which loads it (check_urdf: test_urdf_reference_rule's rule)
     load_model_file(REF / "models" / model / "r.urdf")
+
+
+# ----------------------------------------------------------------------------- the <sdf> root (libsdformat's Root)
+def test_include_directly_in_sdf_is_the_files_model() -> None:
+    m = load_model_file(REF / "loads" / "root_include_model.sdf", search_paths=[str(REF / "models")])
+    assert m.name == "renamed"
+    yaw = 1.57  # <pose>1 1 1 0 0 1.57</pose>; the link at z 1 in the model, frame f at x 1
+    np.testing.assert_allclose(m.pose[:3, 3], [1, 1, 1], atol=1e-12)
+    np.testing.assert_allclose(m.links["l"].pose[:3, 3], [0, 0, 1], atol=1e-12)  # in the model frame
+    world_f = m.pose @ m.links["l"].pose @ m.frames["f"].pose if m.frames["f"].attached_to == "l" else None
+    if world_f is None:
+        world_f = m.pose @ m.frames["f"].pose
+    np.testing.assert_allclose(world_f[:3, 3], [1 + np.cos(yaw), 1 + np.sin(yaw), 1], atol=1e-12)
+
+
+@pytest.mark.parametrize("body", ['<light name="a" type="point"/><light name="b" type="point"/>',
+                                  '<model name="m"><link name="l"/></model><actor name="a"/>'])
+def test_one_model_light_or_actor_without_a_world(body: str) -> None:
+    assert _codes(f'<sdf version="1.9">\n{body}\n</sdf>') == ["SDF_MULTIPLE_ROOTS"]
