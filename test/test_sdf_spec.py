@@ -46,7 +46,7 @@ def _codes(text: str) -> list[str]:
     ("unsigned int", "99999999999"), ("bool", " TRUE "), ("bool", "0"), ("vector3", "1 2 3 4"),
     ("vector3", "1 2 3abc"), ("vector3", "1 1 1e-400"), ("vector3", "1 1 0x2"), ("vector2d", "+1 .5e1"),
     ("pose", "1\t2\n3  0 0 0"), ("pose", "1 2 3 4 5 6x"), ("color", "1 0 0"), ("color", "1 0 nan"),
-    ("color", "0.5abc 0 0 1"), ("string", ""), ("time", "anything"),
+    ("color", "0.5abc 0 0 1"), ("string", ""), ("time", "1 2"), ("time", "1 2 3"),
 ])
 def test_values_libsdformat_reads(kind: str, text: str) -> None:
     spec_values.parse(kind, text, required=False)
@@ -58,7 +58,7 @@ def test_values_libsdformat_reads(kind: str, text: str) -> None:
     ("vector3", "1 2"), ("vector3", "1,2,3"), ("vector3", "1 1 inf"), ("vector3", "1 1 nan"),
     ("vector3", "1 1 1e400"), ("vector2d", "1"), ("pose", "1 2 3 4 5"), ("pose", "1 2 3 4 5 6 7"),
     ("pose", "0 0 0 0 0 nan"), ("pose", "0 0 0 0 0 1e-400"), ("color", "1 0"), ("color", "1 0 0 1 1"),
-    ("color", "2 0 0"), ("color", "0 0 -1"),
+    ("color", "2 0 0"), ("color", "0 0 -1"), ("time", "bad"), ("time", "1.5"), ("time", "1"),
 ])
 def test_values_libsdformat_refuses(kind: str, text: str) -> None:
     with pytest.raises(BadValue):

@@ -19,7 +19,8 @@ case measured with ``conformance/sdf_ref`` against Debian's libsdformat 12.3):
 * ``pose``: the white-space separated words, each ``std::stod`` and finite, 6 of them
   (``rotation_format="quat_xyzw"``: 7);
 * ``color``: 3 or 4 ``std::stod`` words, none outside [0, 1] (nan passes);
-* ``time`` and ``string``: any text (a required string must not be empty).
+* ``time``: two integers (seconds, nanoseconds) extracted from a stream (``1.5`` and ``1`` are refused);
+* ``string``: any text (a required string must not be empty).
 
 ``min``/``max`` of the description bound numbers (``horizontal_fov`` of a camera...).
 """
@@ -47,7 +48,7 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 _STREAM_MANTISSA = re.compile(r"[+-]?[0-9]*(?:\.[0-9]*)?")
 _STREAM_EXPONENT = re.compile(r"[eE][+-]?[0-9]*")
 _PLAIN = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-_COUNTS = {"vector3": 3, "vector2d": 2, "vector2i": 2}
+_COUNTS = {"vector3": 3, "vector2d": 2, "vector2i": 2, "time": 2}  # time: seconds and nanoseconds
 
 
 class BadValue(ValueError):
@@ -158,7 +159,7 @@ def parse(kind: str, text: str, required: bool, rotation_format: str | None = No
             raise BadValue("is not a boolean (true, false, 1 or 0)")
         return None
     if kind in _COUNTS:
-        _stream_numbers(value, _COUNTS[kind], kind == "vector2i")
+        _stream_numbers(value, _COUNTS[kind], kind in ("vector2i", "time"))
         return None
     if kind == "pose":
         fmt = (rotation_format or "euler_rpy").strip(_TRIM)
@@ -176,4 +177,4 @@ def parse(kind: str, text: str, required: bool, rotation_format: str | None = No
         if len(vals) not in (3, 4) or any(v < 0.0 or v > 1.0 for v in vals):
             raise BadValue("is not a color (3 or 4 numbers in [0, 1])")
         return None
-    return None  # string, time: any text
+    return None  # string: any text
