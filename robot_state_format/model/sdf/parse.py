@@ -172,10 +172,11 @@ class Parser(JointParts):
                 if p.get("frame"):
                     self.report.warn("SDF_DEPRECATED_ATTRIBUTE",
                                      "//pose/@frame is ignored since SDFormat 1.7; use relative_to", file, p)
-            elif version >= (1, 5):
-                f = p.get("frame")
-                if f:
-                    rel = f.strip()
+            else:  # libsdformat 12 reads the converted document: a relative_to given anyway is honoured
+                r = p.get("relative_to")
+                f = p.get("frame") if version >= (1, 5) else None
+                if f or r:
+                    rel = (f or r or "").strip()
         return x, rel
 
     def name_of(self, el: etree._Element, file: str) -> str | None:
@@ -338,10 +339,10 @@ class Parser(JointParts):
         else:  # no <frame> before 1.5: libsdformat 12 reads it as converted (@frame -> @relative_to)
             att = el.get("attached_to")
             attached = att.strip() if att else default_attached
-            pose, _ = self.pose_rel(el, version, file, None)
+            pose, rel = self.pose_rel(el, version, file, None)
             p = child(el, "pose")
             f = p.get("frame") if p is not None else None
-            rel = f.strip() if f else None
+            rel = f.strip() if f else rel
         return FrameIR(name=name, source=source(el, file), pose=pose, rel=rel, attached_to=attached)
 
     # ----------------------------------------------------------------- joint
