@@ -39,7 +39,7 @@ setup(
     python_requires=">=3.10",
     packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
     include_package_data=False,
-    package_data={PACKAGE: ["samples/*", "samples/**/*", "usdf/schema/*", "py.typed"]},
+    package_data={PACKAGE: ["samples/*", "samples/**/*", "usdf/schema/*", "model/sdf/spec/*", "py.typed"]},
     data_files=[
         ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
         (f"share/{PACKAGE}", ["package.xml"]),

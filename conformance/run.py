@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE), str(ROOT / "test")]
 
-from mutate import sample  # noqa: E402
+from mutate import sample, spec_sample  # noqa: E402
 from references import check_urdf_path, run_check_urdf, run_sdf_ref, sdf_ref_path  # noqa: E402
 
 from robot_state_format.errors import RobotStateFormatError  # noqa: E402
@@ -284,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.mutations > 0 and args.urdf is None and args.sdf is None:
         for fmt in ("urdf", "sdf"):
             for base in mutation_bases(fmt):
-                for k, m in enumerate(sample(base.read_bytes(), args.mutations)):
+                extra = spec_sample(base.read_bytes(), args.mutations) if fmt == "sdf" else []
+                for k, m in enumerate(sample(base.read_bytes(), args.mutations) + extra):
                     f = tmp / f"{base.stem}.m{k}.{fmt}"
                     f.write_bytes(m.text)
                     cases.append(Case(fmt, f, f"{base.name} {m.kind} {m.where}", "mutation:" + m.kind))
