@@ -9,6 +9,7 @@ from pathlib import Path
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.detect import TAG_RE, detect_format, looks_like_xacro, prolog_end
+from robot_state_format.model.directives import read_directives
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
@@ -51,6 +52,9 @@ def load_model(
         return model
     if kind == "sdf":
         return read_sdf(text, file=file, search_paths=search_paths)
+    if kind == "dmd":
+        return read_directives(text, file=file, search_paths=search_paths,
+                               load_file=lambda p: load_model_file(p, search_paths=search_paths))
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
@@ -83,7 +87,8 @@ def load_model_file(
     search_paths: Sequence[str] = (),
     xacro: bool = False,
 ) -> Model:
-    """Read a robot description file (.urdf, .sdf, .world, .xacro, or any XML of those); ``xacro``
+    """Read a robot description file (.urdf, .sdf, .world, .xacro, or any XML of those, or Drake
+    Model Directives .dmd.yaml); ``xacro``
     expands xacro whatever the file's name and content (see :func:`load_model`)."""
     p = Path(path)
     try:
