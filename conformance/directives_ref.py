@@ -27,6 +27,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydrake.multibody.parsing import LoadModelDirectives, Parser, ProcessModelDirectives
+from pydrake.multibody.plant import MultibodyPlant
+from pydrake.multibody.tree import FrameIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -150,9 +153,6 @@ def ament_prefix(out: Path) -> str:
 
 def drake_plant(scene: Path, prefix: str | None = None) -> tuple[Any, Any]:
     """(plant, default context) of ``scene`` as pydrake processes it."""
-    from pydrake.multibody.parsing import LoadModelDirectives, Parser, ProcessModelDirectives
-    from pydrake.multibody.plant import MultibodyPlant
-
     plant = MultibodyPlant(0.0)
     parser = Parser(plant)
     if prefix is not None:
@@ -176,8 +176,6 @@ def _drake_own(name: str) -> bool:
 
 
 def drake_poses(plant: Any, context: Any) -> dict[str, np.ndarray]:
-    from pydrake.multibody.tree import FrameIndex
-
     out = {}
     for i in range(plant.num_frames()):
         f = plant.get_frame(FrameIndex(i))

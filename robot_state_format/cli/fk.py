@@ -4,7 +4,8 @@ Poses of every model, link, joint and frame at the given configuration, in the w
 ``frames`` prints them (``--json``: the same document as ``frames --json``).  ``--positions`` and
 ``--velocities`` take a JSON object (or ``@FILE`` holding one) mapping joint names (scoped, e.g.
 ``robot::elbow``, or unscoped where unique) to a number or a list (ball: ``[qx, qy, qz, qw]``,
-floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero.
+floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero, or at
+their default of a Drake Model Directives scene (``default_joint_positions``).
 Values given for mimic followers are ignored with a warning.  With ``--velocities`` the document
 gains ``"twists": {LINK: {"linear": [..], "angular": [..]}}``: velocity of each link origin and
 angular velocity, in the world frame.
@@ -56,7 +57,7 @@ def fk_document(model: Model, positions: dict[str, Any], velocities: dict[str, A
                 warn: list[str]) -> dict[str, Any]:
     """The ``fk --json`` document (``frames_document`` at the configuration, plus twists)."""
     tree = compile_model(model)
-    q, w = tree.resolve_mapping(positions)
+    q, w = tree.resolve_mapping({**model.default_positions, **positions})  # scene defaults (directives) first
     warn.extend(w)
     poses = fk.forward(tree, q)
     doc = frames_document(model, {name: poses[i] for i, name in enumerate(tree.link_names)})
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text + "\n")
     else:
         tree = compile_model(model)
-        q, _ = tree.resolve_mapping(positions)
+        q, _ = tree.resolve_mapping({**model.default_positions, **positions})
         poses = fk.forward(tree, q)
         sys.stdout.write(format_frames_tree(model, {n: poses[i] for i, n in enumerate(tree.link_names)}))
         if "twists" in doc:

@@ -1,5 +1,6 @@
 """``robot-state-format frames MODEL [NAME:=VALUE ...] [--json]``: world poses of every model, link,
-joint and frame at the zero configuration, as JSON (``{"frames": ..., "joints": ...}``) or a readable
+joint and frame at the zero configuration (a Drake Model Directives scene: at its default joint
+positions), as JSON (``{"frames": ..., "joints": ...}``) or a readable
 tree. ``NAME:=VALUE`` items are xacro arguments, as on the ``xacro`` command line (or
 ``--xacro-arg NAME:=VALUE``).
 
@@ -14,8 +15,20 @@ import sys
 
 from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
 from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.kinematics import fk
+from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.types import Model
+from robot_state_format.spatial import Transform
+
+
+def default_link_poses(model: Model) -> dict[str, Transform]:
+    """Link poses at the model's default joint positions (``Model.default_positions``)."""
+    tree = compile_model(model)
+    q, _ = tree.resolve_mapping(model.default_positions)
+    poses = fk.forward(tree, q)
+    return {name: poses[i] for i, name in enumerate(tree.link_names)}
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -41,11 +54,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = load_model_file(path, xacro_args=xacro_args, search_paths=args.search_path,
                                 xacro=args.xacro)
+        poses = default_link_poses(model) if model.default_positions else None
         if args.json:
-            text = json.dumps(frames_document(model), indent=args.indent if args.indent > 0 else None)
+            text = json.dumps(frames_document(model, poses), indent=args.indent if args.indent > 0 else None)
             sys.stdout.write(text + "\n")
         else:
-            sys.stdout.write(format_frames_tree(model))
+            sys.stdout.write(format_frames_tree(model, poses))
     except RobotStateFormatError as exc:
         return report_error("robot-state-format frames", exc, path)
     for d in model.warnings:
