@@ -299,9 +299,13 @@ class Composer:
         cb, x_cb_c, cinst = self.frame(d.child, ns)
         if cb == WORLD:
             raise self.fail("DMD_WELD_CHILD_WORLD", "add_weld: the child cannot be the world")
-        if self.parent_joint(cb) is not None:
+        name = prefix(cinst, f"{split_scoped(d.parent)[1]}_welds_to_{split_scoped(d.child)[1]}")
+        if name in self.model.joints:  # Drake checks the joint's name first
+            self.add_joint(Joint(name, JointType.FIXED, pb, cb))
+        pj = self.parent_joint(cb)
+        if pj is not None:
             raise self.fail("DMD_WELD_CHILD_NOT_FREE", f"add_weld: the child's body {cb!r} already has a parent joint "
-                            f"({self.parent_joint(cb).name!r}); weld a model by its root body (Drake would re-root "  # type: ignore[union-attr]
+                            f"({pj.name!r}); weld a model by its root body (Drake would re-root "
                             "the tree, which this reader does not do)")
         self.check_no_loop(pb, cb)
         x_pc = d.X_PC.X if d.X_PC is not None else np.eye(4)
@@ -309,7 +313,6 @@ class Composer:
             self.model.warnings.append(Diagnostic(
                 "DMD_BASE_FRAME_IGNORED", f"X_PC.base_frame {d.X_PC.base_frame!r} ignored: X_PC is relative to the "
                 "parent frame (as in Drake)", self.file, d.X_PC.line, self.element, Severity.WARNING))
-        name = prefix(cinst, f"{split_scoped(d.parent)[1]}_welds_to_{split_scoped(d.child)[1]}")
         self.add_joint(Joint(name, JointType.FIXED, pb, cb, origin=x_pb_p @ x_pc, child_offset=inverse(x_cb_c),
                              source=self.source()))
         self.free_pose.pop(cb, None)
