@@ -336,7 +336,7 @@ def test_commands_read_a_scene(tmp_path: Path) -> None:
     at_zero = json.loads(_run("fk", str(p), "--json", "--positions", '{"arm::joint2": 0}').stdout)["frames"]
     assert frames["arm::link3"]["position"] == pytest.approx(at_default["arm::link3"]["position"], abs=1e-15)
     assert frames["arm::link3"]["position"] != pytest.approx(at_zero["arm::link3"]["position"], abs=1e-3)
-    assert at_zero["arm::link3"]["position"] == pytest.approx([0, 0, 0.6])  # base 0, link2 0.3, link3 0.6 above
+    assert at_zero["arm::link3"]["position"] == pytest.approx([0, 0, 0.7])  # link2 0.3 above the base, link3 0.4 above it
     out = tmp_path / "s.usdf"
     r = _run("state", "from-model", str(p), "--positions", '{"arm::joint1": 0.1}', "-o", str(out))
     assert r.returncode == 0, r.stderr
