@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from robot_state_format import limits
+from robot_state_format.cli.frames import default_link_poses
 from robot_state_format.errors import ModelError
 from robot_state_format.model.detect import detect_format
 from robot_state_format.model.frames import frame_poses_in_root
@@ -151,9 +152,15 @@ def test_default_free_body_pose(tmp_path: Path) -> None:
     fj = m.joints["p2::link A"]
     assert fj.type is JointType.FLOATING and fj.parent == "p1::link C" and fj.child == "p2::link A"
     assert m.default_positions["p2::link A"] == [0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0]
-    # the SDFormat model frame at z=2; its link 'upper' is 0.1 above the model frame, 'lower' 0.3 above upper
-    np.testing.assert_allclose(m.links["s::upper"].pose[:3, 3], [0, 0, 2.1], atol=1e-15)
-    np.testing.assert_allclose(m.links["s::lower"].pose[:3, 3], [0, 0, 2.4], atol=1e-15)
+    # a frame that is not a body frame (the SDFormat model frame): Drake adds a floating joint from the world
+    mj = m.joints["s::upper"]
+    assert mj.type is JointType.FLOATING and mj.parent == WORLD and mj.child == "s::upper"
+    assert m.default_positions["s::upper"] == [0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 1.0]
+    # at its default the model frame is at z=2: 'upper' is 0.1 above the model frame, 'lower' 0.3 above upper
+    poses = default_link_poses(m)
+    np.testing.assert_allclose(poses["s::upper"][:3, 3], [0, 0, 2.1], atol=1e-15)
+    np.testing.assert_allclose(poses["s::lower"][:3, 3], [0, 0, 2.4], atol=1e-15)
+    np.testing.assert_allclose(m.links["s::upper"].pose[:3, 3], [0, 0, 0.1], atol=1e-15)  # zero configuration
 
 
 @pytest.mark.parametrize(("text", "code", "line"), [

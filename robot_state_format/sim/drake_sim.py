@@ -137,7 +137,9 @@ class DrakeSim:
         self._joints = {n: self._joint(n) for n in self.map.moving_joints}
         # URDF floating joints: Drake leaves the child a free body (the joint's A, B as for MuJoCo)
         self._free_joints: dict[str, tuple[MappedJoint, Any]] = {}
-        free_maps = {mj.name: mj for mj in build_mjcf(model, dt=dt).joints if mj.type is JointType.FLOATING}
+        lifted = any(j is None and model.joints[n].type is JointType.FLOATING for n, j in self._joints.items())
+        free_maps = {mj.name: mj for mj in build_mjcf(model, dt=dt).joints if mj.type is JointType.FLOATING} \
+            if lifted else {}  # (a directives' floating joint below a moving body is a Drake joint, not lifted)
         for n, j in list(self._joints.items()):
             if j is None and n in free_maps:
                 body = self._body(self.model.joints[n].child)

@@ -13,8 +13,9 @@ pydrake's ``ProcessModelDirectives`` builds its ``MultibodyPlant``.
   parent frame's body to the child frame's body (``origin = X_body_P @ X_PC``,
   ``child_offset = inv(X_body_C)``); the child body must still be free (a root).
 * A body left free is a root link that floats (its ``Link.pose`` is its default pose: the model
-  file's pose, or ``default_free_body_pose`` relative to the world); ``default_free_body_pose``
-  relative to another frame adds, as Drake does, a ``floating`` joint from that frame, whose
+  file's pose, or its ``default_free_body_pose`` relative to the world); a ``default_free_body_pose``
+  relative to another frame, or of a frame that is not a body frame, adds, as Drake does, a
+  ``floating`` joint from that base frame (or the world) to that frame, named after the body, whose
   default position is the given pose (kept in ``Model.default_positions``).
 """
 
@@ -257,11 +258,12 @@ class Composer:
         if body == WORLD or self.parent_joint(body) is not None:
             raise self.fail("DMD_FREE_BODY_NOT_FREE", f"default_free_body_pose: body {body!r} is not a free body (it "
                             "already has a joint)", line)
-        if pose.base_frame in (None, WORLD):
-            self.free_pose[body] = pose.X @ inverse(x_bf)
+        on_body = key == "" or split_scoped(body)[1] == key and split_scoped(body)[0] == inst
+        if pose.base_frame in (None, WORLD) and on_body:  # Drake: the body stays free, at this default pose
+            self.free_pose[body] = pose.X
             return
-        assert pose.base_frame is not None
-        pb, x_pb_base, _ = self.frame(pose.base_frame, ns)
+        # Drake adds a (quaternion floating) joint from the base frame to the named frame
+        pb, x_pb_base, _ = self.frame(pose.base_frame or WORLD, ns)
         self.check_no_loop(pb, body)
         binst, blocal = split_scoped(body)
         name = prefix(binst, blocal)
