@@ -15,10 +15,10 @@ import pytest
 
 pytest.importorskip("pydrake", reason="pydrake (drake on PyPI) is the reference for Model Directives: not installed")
 
-from robot_state_format.errors import ModelError  # noqa: E402
-from robot_state_format.model.loader import load_model_file  # noqa: E402
-from robot_state_format.model.packages import clear_cache  # noqa: E402
-from robot_state_format.sim.run import make_sim  # noqa: E402
+from robot_state_format.errors import ModelError
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.packages import clear_cache
+from robot_state_format.sim.run import make_sim
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "conformance"))

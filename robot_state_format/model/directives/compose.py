@@ -258,7 +258,7 @@ class Composer:
         if body == WORLD or self.parent_joint(body) is not None:
             raise self.fail("DMD_FREE_BODY_NOT_FREE", f"default_free_body_pose: body {body!r} is not a free body (it "
                             "already has a joint)", line)
-        on_body = key == "" or split_scoped(body)[1] == key and split_scoped(body)[0] == inst
+        on_body = key == "" or (split_scoped(body)[1] == key and split_scoped(body)[0] == inst)
         if pose.base_frame in (None, WORLD) and on_body:  # Drake: the body stays free, at this default pose
             self.free_pose[body] = pose.X
             return
