@@ -21,6 +21,8 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -34,8 +36,10 @@ from pydrake.multibody.tree import FrameIndex
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from robot_state_format.errors import ModelError  # noqa: E402
 from robot_state_format.kinematics import fk  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
+from robot_state_format.model.directives.compose import NAMESPACE  # noqa: E402
 from robot_state_format.model.frames import frame_poses_in_root  # noqa: E402
 from robot_state_format.model.loader import load_model_file  # noqa: E402
 from robot_state_format.model.packages import clear_cache  # noqa: E402
@@ -132,6 +136,38 @@ def write_scenes(out: Path) -> dict[str, Path]:
     X_PF: {{base_frame: pendulum::link B, translation: [0.1, 0, 0]}}
 """
     out.mkdir(parents=True, exist_ok=True)
+    (out / "static_shelf.sdf").write_text("""<?xml version="1.0"?>
+<sdf version="1.9">
+  <model name="shelf">
+    <static>true</static>
+    <pose>1 1 0 0 0 0.4</pose>
+    <link name="board"><pose>0 0 0.5 0.1 0 0</pose></link>
+    <frame name="slot" attached_to="board"><pose>0.1 0 0.05 0 0 0</pose></frame>
+  </model>
+</sdf>
+""", encoding="utf-8")
+    (out / "world_link.urdf").write_text("""<robot name="rooted">
+  <link name="world"/>
+  <link name="base"/>
+  <link name="arm"/>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 -1 0.2" rpy="0 0 0.3"/></joint>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.5" rpy="0.2 0 0"/>
+    <axis xyz="0 1 1"/><limit lower="-2" upper="2" effort="1" velocity="1"/></joint>
+</robot>
+""", encoding="utf-8")
+    scenes["static_and_rooted"] = f"""directives:
+- add_model: {{name: shelf, file: "{_uri(out / 'static_shelf.sdf')}"}}
+- add_model: {{name: rooted, file: "{_uri(out / 'world_link.urdf')}"}}
+- add_model: {{name: sdf_arm, file: "{_uri(SDF_ARM)}"}}
+- add_weld:
+    parent: shelf::slot
+    child: sdf_arm::__model__
+    X_PC: {{rotation: !AngleAxis {{angle_deg: -45, axis: [1, 1, 0]}}}}
+- add_frame:
+    name: marker
+    X_PF: {{base_frame: rooted::arm, translation: [0, 0, 0.3]}}
+"""
+    out.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, text in scenes.items():
         paths[name] = out / f"{name}.dmd.yaml"
@@ -171,8 +207,9 @@ def _our_name(plant: Any, frame: Any) -> str:
 
 
 def _drake_own(name: str) -> bool:
-    """A frame Drake makes for a joint (``J_parent``, ``J_child``, a weld's ``P_welds_to_C_P_F``)."""
-    return name.endswith(("_parent", "_child")) or "_welds_to_" in name
+    """A frame Drake makes for a joint (``J_parent``, ``J_child``, a weld's ``P_welds_to_C_P_F``, an
+    axis-aligned joint's ``J_child_M`` / ``J_J_parent_F``)."""
+    return name.endswith(("_parent", "_child", "_M", "_F")) or "_welds_to_" in name
 
 
 def drake_poses(plant: Any, context: Any) -> dict[str, np.ndarray]:
@@ -213,7 +250,8 @@ def our_poses(model: Model, q: dict[str, list[float]]) -> dict[str, np.ndarray]:
     for key, x in root.items():
         if key.startswith("\0model:"):
             name = key[len("\0model:"):]
-            out[f"{name}{SCOPE}__model__"] = x  # Drake has a __model__ frame for SDFormat models only
+            if model.models[name].source.element != NAMESPACE:  # not an instance in Drake
+                out[f"{name}{SCOPE}__model__"] = x  # Drake has a __model__ frame for SDFormat models only
         else:
             out[key] = x
     return out
@@ -274,10 +312,98 @@ def compare(scene: Path, samples: int, seed: int, prefix: str | None) -> dict[st
             "drake_not_in_ours": sorted(lacking), "links": len(model.links), "joints": len(model.joints)}
 
 
+_DRAKE_LOADS = r"""
+import sys
+from pydrake.multibody.parsing import LoadModelDirectives, Parser, ProcessModelDirectives
+from pydrake.multibody.plant import MultibodyPlant
+plant = MultibodyPlant(0.0)
+parser = Parser(plant)
+for name, path in (a.split("=", 1) for a in sys.argv[2:]):
+    parser.package_map().Add(name, path)
+try:
+    ProcessModelDirectives(LoadModelDirectives(sys.argv[1]), plant, parser)
+    plant.Finalize()
+except Exception as exc:
+    print(str(exc)[:300])
+    sys.exit(3)
+"""
+
+_NUMBER = re.compile(r"(?<![\w.:/-])-?\d+(?:\.\d+)?(?![\w.])")
+_NAME_VALUE = re.compile(r"((?:name|parent|child|base_frame|model_namespace): *)([^,}\n]+)")
+
+
+def mutations(text: str, rng: np.random.Generator, n: int) -> list[tuple[str, str]]:
+    """``n`` variants of a scene, one change each: a line removed, a number replaced (``-1``, ``0.25``,
+    ``7``, ``1e400``, ``.nan``, ``abc``, ``[1, 2]``; half the changes), a name replaced (``nowhere``,
+    ``a::b``, empty), a key misspelt."""
+    lines = text.splitlines()
+    out: list[tuple[str, str]] = []
+    for _ in range(n):
+        kind = [0, 1, 1, 1, 1, 2, 2, 3][int(rng.integers(8))]
+        new = list(lines)
+        i = int(rng.integers(1, len(lines)))
+        if kind == 0:
+            what = f"line {i + 1} removed"
+            del new[i]
+        elif kind == 1:
+            spots = [(k, m) for k, line in enumerate(lines) for m in _NUMBER.finditer(line)]
+            if not spots:
+                continue
+            k, m = spots[int(rng.integers(len(spots)))]
+            repl = ["-1", "0.25", "7", "1e400", ".nan", "abc", "[1, 2]"][int(rng.integers(7))]
+            new[k] = lines[k][:m.start()] + repl + lines[k][m.end():]
+            what = f"line {k + 1}: {m.group(0)} -> {repl}"
+        elif kind == 2:
+            spots = [(k, m) for k, line in enumerate(lines) for m in _NAME_VALUE.finditer(line)]
+            if not spots:
+                continue
+            k, m = spots[int(rng.integers(len(spots)))]
+            repl = ["nowhere", "a::b", "''"][int(rng.integers(3))]
+            new[k] = lines[k][:m.start(2)] + repl + lines[k][m.end(2):]
+            what = f"line {k + 1}: {m.group(2).strip()} -> {repl}"
+        else:
+            keys = [(k, m) for k, line in enumerate(lines) for m in re.finditer(r"([A-Za-z_]+):", line)]
+            k, m = keys[int(rng.integers(len(keys)))]
+            new[k] = lines[k][:m.start(1)] + m.group(1) + "x" + lines[k][m.end(1):]
+            what = f"line {k + 1}: key {m.group(1)} misspelt"
+        out.append((what, "\n".join(new) + "\n"))
+    return out
+
+
+def verdicts(scene: Path, prefix: str | None) -> tuple[str, str]:
+    """(ours, Drake's): ``loads``, ``refused`` (ours: a ModelError; Drake: an exception or an abort),
+    or ours ``crash: ...`` (any other exception: a bug)."""
+    env_old = os.environ.get("AMENT_PREFIX_PATH")
+    if prefix is not None:
+        os.environ["AMENT_PREFIX_PATH"] = prefix
+    clear_cache()
+    try:
+        load_model_file(scene)
+        ours = "loads"
+    except ModelError:
+        ours = "refused"
+    except Exception as exc:
+        ours = f"crash: {type(exc).__name__}: {exc}"
+    finally:
+        if env_old is None:
+            os.environ.pop("AMENT_PREFIX_PATH", None)
+        else:
+            os.environ["AMENT_PREFIX_PATH"] = env_old
+        clear_cache()
+    pkgs = []
+    if prefix is not None:
+        share = Path(prefix) / "share"
+        pkgs = [f"{m.name}={share / m.name}" for m in (share / "ament_index" / "resource_index" / "packages").iterdir()]
+    r = subprocess.run([sys.executable, "-c", _DRAKE_LOADS, str(scene), *pkgs], capture_output=True, text=True,
+                       timeout=120)
+    return ours, "loads" if r.returncode == 0 else "refused"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=20, help="random configurations per scene (default 20)")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--mutations", type=int, default=15, help="variants per scene (default 15, 0 for none)")
     args = ap.parse_args()
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -294,7 +420,28 @@ def main() -> int:
             r = compare(path, args.samples, args.seed, prefix)
             ok = r["worst"] <= 1e-9 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"]
             bad += not ok
-            print(f"{name:14s} {r['links']:3d} links {r['joints']:3d} joints  {r['configs']:3d} configurations  "
+            if args.mutations:
+                rng = np.random.default_rng(args.seed)
+                agree = n = loads = 0
+                for what, text in mutations(path.read_text(encoding="utf-8"), rng, args.mutations):
+                    variant = path.with_name(f"{name}_variant.dmd.yaml")
+                    variant.write_text(text, encoding="utf-8")
+                    ours, drake = verdicts(variant, prefix)
+                    n += 1
+                    loads += drake == "loads"
+                    if ours == drake and ours == "loads":
+                        r2 = compare(variant, 2, args.seed, prefix)
+                        ok2 = r2["worst"] <= 1e-9 and not r2["ours_not_in_drake"] and not r2["drake_not_in_ours"]
+                        if not ok2:
+                            print(f"  variant ({what}): poses disagree: {r2}")
+                            continue
+                    if ours != drake:
+                        print(f"  variant ({what}): ours {ours}, Drake {drake}")
+                        continue
+                    agree += 1
+                bad += agree != n
+                print(f"{name:18s} variants: {n}, Drake loads {loads}, verdicts (and poses) agree {agree}")
+            print(f"{name:18s} {r['links']:3d} links {r['joints']:3d} joints  {r['configs']:3d} configurations  "
                   f"{r['frames']:5d} frame poses  worst {r['worst']:.1e}  {'agree' if ok else 'DISAGREE'}"
                   + (f"  missing in Drake: {r['ours_not_in_drake']}" if r["ours_not_in_drake"] else "")
                   + (f"  missing here: {r['drake_not_in_ours']}" if r["drake_not_in_ours"] else ""))

@@ -22,7 +22,7 @@ from robot_state_format.sim.run import make_sim
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "conformance"))
-from directives_ref import SUB_FILES, ament_prefix, compare, write_scenes  # noqa: E402
+from directives_ref import SUB_FILES, ament_prefix, compare, mutations, verdicts, write_scenes  # noqa: E402
 
 ARM = "file://" + str(ROOT / "robot_state_format" / "samples" / "arm7_gripper.urdf")
 
@@ -33,7 +33,7 @@ def scenes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     return out, write_scenes(out)
 
 
-@pytest.mark.parametrize("name", ["arm_on_table", "namespaced", "free_bodies"])
+@pytest.mark.parametrize("name", ["arm_on_table", "namespaced", "free_bodies", "static_and_rooted"])
 def test_every_frame_pose_agrees_with_pydrake(scenes: tuple[Path, dict[str, Path]], name: str) -> None:
     out, paths = scenes
     assert name not in SUB_FILES
@@ -139,3 +139,21 @@ def test_sim_run_drake_loads_the_scene_and_restarts_exactly(scenes: tuple[Path, 
         del qa, qb
     finally:
         clear_cache()
+
+
+def test_variants_get_drake_s_verdict(scenes: tuple[Path, dict[str, Path]]) -> None:
+    """One-change variants of a scene (mutations as conformance/directives_ref.py makes them): refused
+    where Drake refuses them, loaded (with the same poses) where it loads them."""
+    out, paths = scenes
+    rng = np.random.default_rng(11)
+    seen = set()
+    for what, text in mutations(paths["arm_on_table"].read_text(encoding="utf-8"), rng, 8):
+        variant = out / "variant.dmd.yaml"
+        variant.write_text(text, encoding="utf-8")
+        ours, drake = verdicts(variant, ament_prefix(out))
+        assert ours == drake, what
+        seen.add(ours)
+        if ours == "loads":
+            r = compare(variant, 1, 0, ament_prefix(out))
+            assert r["worst"] <= 1e-9 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"], (what, r)
+    assert "refused" in seen

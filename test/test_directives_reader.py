@@ -23,6 +23,8 @@ from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.packages import clear_cache
 from robot_state_format.model.types import WORLD, JointType
 from robot_state_format.spatial import matrix_to_quaternion
+from robot_state_format.usdf.build import state_from_model
+from robot_state_format.usdf.writer import write_world_state
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "robot_state_format" / "samples"
@@ -352,3 +354,20 @@ def test_commands_read_a_scene(tmp_path: Path) -> None:
     bad = scene(tmp_path, "directives:\n- add_frame: {name: f, X_PF: {base_frame: nowhere}}\n", "bad.dmd.yaml")
     r = _run("check", str(bad))
     assert r.returncode == 1 and f"{bad}:2: error: [DMD_FRAME_NOT_FOUND]" in r.stdout + r.stderr
+
+
+def test_scoped_instance_name_without_its_namespace(tmp_path: Path) -> None:
+    """Drake accepts add_model name 'outer::arm' with no instance 'outer': the USDF still nests it."""
+    p = scene(tmp_path, f"directives:\n- add_model: {{name: 'outer::arm', file: '{ARM}'}}\n"
+                        "- add_weld: {parent: world, child: 'outer::arm::base_link'}\n")
+    m = load_model_file(p)
+    assert "outer" in m.models and "outer::arm::link7" in m.links
+    text = write_world_state(state_from_model(m, {"outer::arm::joint1": 0.2}))
+    assert '<model_state name="outer">' in text and '<model_state name="arm">' in text
+
+
+def test_empty_base_frame_names_no_frame(tmp_path: Path) -> None:
+    pend = "file://" + str(SAMPLES / "double_pendulum.urdf")
+    p = scene(tmp_path, f"directives:\n- add_model:\n    name: p\n    file: {pend}\n    default_free_body_pose:\n"
+                        "      link A: {base_frame: '', translation: [0, 0, 1]}\n")
+    assert refused(p)[0] == "DMD_FRAME_NOT_FOUND"

@@ -55,6 +55,7 @@ LoadFile = Callable[[Path], Model]
 ReadDirectives = Callable[[Path], list[Directive]]
 
 MODEL_FRAME = "__model__"
+NAMESPACE = "namespace"  # Source.element of the models that only hold scoped instance names
 _SCHEMES = ("package://", "model://", "file://")
 
 
@@ -194,6 +195,11 @@ class Composer:
             raise self.fail("DMD_DUPLICATE_INSTANCE", f"there already is a model instance named {name!r}")
         self.instances.add(name)
         self.frames.setdefault(name, {})
+        parts = name.split(SCOPE)
+        for k in range(1, len(parts)):  # Drake allows "a::b" without an instance "a": a model holds it here
+            outer = SCOPE.join(parts[:k])
+            if outer not in self.model.models:
+                self.model.models[outer] = ModelFrame(outer, WORLD, source=Source(self.file, self.line, NAMESPACE))
 
     def add_model(self, d: AddModel, ns: str) -> None:
         inst = prefix(ns, d.name)
@@ -263,7 +269,7 @@ class Composer:
             self.free_pose[body] = pose.X
             return
         # Drake adds a (quaternion floating) joint from the base frame to the named frame
-        pb, x_pb_base, _ = self.frame(pose.base_frame or WORLD, ns)
+        pb, x_pb_base, _ = self.frame(WORLD if pose.base_frame is None else pose.base_frame, ns)
         self.check_no_loop(pb, body)
         binst, blocal = split_scoped(body)
         name = prefix(binst, blocal)

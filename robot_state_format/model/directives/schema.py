@@ -144,7 +144,9 @@ class _Reader:
             x[:3, 3] = self.vector(items["translation"], f"{what}.translation", element)
         if "rotation" in items:
             x[:3, :3] = self.rotation(items["rotation"], f"{what}.rotation", element)
-        base = self.string(items.get("base_frame"), f"{what}.base_frame", element, required=False) or None
+        b = items.get("base_frame")
+        absent = b is None or (b.kind == "scalar" and b.tag is None and b.value is None)
+        base = None if absent else self.string(b, f"{what}.base_frame", element)  # "" names no frame (Drake)
         return Pose(x, base, node.line)
 
     def rotation(self, node: YNode, what: str, element: str | None) -> Transform:
