@@ -424,7 +424,7 @@ def main() -> int:
                 rng = np.random.default_rng(args.seed)
                 agree = n = loads = 0
                 for what, text in mutations(path.read_text(encoding="utf-8"), rng, args.mutations):
-                    variant = path.with_name(f"{name}_variant.dmd.yaml")
+                    variant = out / f"{name}_variant.dmd.yaml"
                     variant.write_text(text, encoding="utf-8")
                     ours, drake = verdicts(variant, prefix)
                     n += 1
