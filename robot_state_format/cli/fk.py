@@ -38,7 +38,7 @@ PROG = "robot-state-format fk"
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("fk", help="poses (and twists) of every link and frame at a configuration",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world")
+    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world, .dmd.yaml")
     p.add_argument("--positions", metavar="JSON", default="{}",
                    help='joint positions, e.g. \'{"elbow": 0.5}\' or @positions.json (default: all zero)')
     p.add_argument("--velocities", metavar="JSON", default=None,

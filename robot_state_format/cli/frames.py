@@ -34,7 +34,7 @@ def default_link_poses(model: Model) -> dict[str, Transform]:
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("frames", help="poses of every model, link, joint and frame (zero configuration)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world")
+    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world, .dmd.yaml")
     p.add_argument("xacro_items", nargs="*", metavar="NAME:=VALUE", help="xacro argument(s)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of a tree")
     p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
