@@ -167,6 +167,35 @@ def write_scenes(out: Path) -> dict[str, Path]:
     name: marker
     X_PF: {{base_frame: rooted::arm, translation: [0, 0, 0.3]}}
 """
+    scenes["drake_models"] = """directives:
+- add_model:
+    name: table
+    file: package://drake/examples/kuka_iiwa_arm/models/table/extra_heavy_duty_table_surface_only_collision.sdf
+- add_weld:
+    parent: world
+    child: table::link
+    X_PC: {translation: [0, 0, -0.7645], rotation: !Rpy {deg: [0, 0, 15]}}
+- add_model:
+    name: acrobot
+    file: package://drake/examples/acrobot/Acrobot_no_collision.urdf
+    default_joint_positions: {shoulder: [0.3], elbow: [-0.6]}
+- add_weld:
+    parent: table::link
+    child: acrobot::base_link
+    X_PC: {translation: [0.2, 0, 0.1]}
+- add_model:
+    name: rooted_acrobot
+    file: package://drake/examples/acrobot/Acrobot.urdf
+- add_model:
+    name: cuboid
+    file: package://drake/examples/kuka_iiwa_arm/models/objects/simple_cuboid.urdf
+    default_free_body_pose:
+      base_link: {base_frame: acrobot::hand, translation: [0, 0, -0.1], rotation: !AngleAxis {angle_deg: 60, axis: [1, 0, 0]}}
+- add_model: {name: cart_pole, file: "package://drake/examples/multibody/cart_pole/cart_pole.sdf"}
+- add_frame:
+    name: cart_pole::camera
+    X_PF: {base_frame: table::link, translation: [1, 0, 1], rotation: !Rpy {deg: [-90, 0, 30]}}
+"""
     out.mkdir(parents=True, exist_ok=True)
     paths = {}
     for name, text in scenes.items():

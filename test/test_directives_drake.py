@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("pydrake", reason="pydrake (drake on PyPI) is the reference for Model Directives: not installed")
 
 from robot_state_format.errors import ModelError
+from robot_state_format.model.directives.compose import drake_share
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.packages import clear_cache
 from robot_state_format.sim.run import make_sim
@@ -33,7 +34,7 @@ def scenes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Pa
     return out, write_scenes(out)
 
 
-@pytest.mark.parametrize("name", ["arm_on_table", "namespaced", "free_bodies", "static_and_rooted"])
+@pytest.mark.parametrize("name", ["arm_on_table", "namespaced", "free_bodies", "static_and_rooted", "drake_models"])
 def test_every_frame_pose_agrees_with_pydrake(scenes: tuple[Path, dict[str, Path]], name: str) -> None:
     out, paths = scenes
     assert name not in SUB_FILES
@@ -157,3 +158,19 @@ def test_variants_get_drake_s_verdict(scenes: tuple[Path, dict[str, Path]]) -> N
             r = compare(variant, 1, 0, ament_prefix(out))
             assert r["worst"] <= 1e-9 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"], (what, r)
     assert "refused" in seen
+
+
+DRAKE_SHARE = drake_share()
+DRAKE_MODELS = sorted(str(p.relative_to(DRAKE_SHARE)) for p in DRAKE_SHARE.rglob("*")
+                      if p.suffix in (".urdf", ".sdf")) if DRAKE_SHARE is not None else []
+
+
+@pytest.mark.parametrize("rel", DRAKE_MODELS)
+def test_each_model_drake_ships_agrees(tmp_path: Path, rel: str) -> None:
+    """Every URDF/SDFormat model in pydrake's share/drake, added by package://drake/... (Drake's own
+    package): loaded by both, every frame pose equal (Drake's URDF extensions included: an undeclared
+    'world' parent link, /robot/frame elements)."""
+    p = tmp_path / "one.dmd.yaml"
+    p.write_text(f"directives:\n- add_model:\n    name: m\n    file: package://drake/{rel}\n", encoding="utf-8")
+    r = compare(p, samples=2, seed=1, prefix=None)
+    assert r["worst"] <= 1e-9 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"], r

@@ -371,3 +371,24 @@ def test_empty_base_frame_names_no_frame(tmp_path: Path) -> None:
     p = scene(tmp_path, f"directives:\n- add_model:\n    name: p\n    file: {pend}\n    default_free_body_pose:\n"
                         "      link A: {base_frame: '', translation: [0, 0, 1]}\n")
     assert refused(p)[0] == "DMD_FRAME_NOT_FOUND"
+
+
+def test_drake_urdf_extensions_world_parent_and_frames(tmp_path: Path) -> None:
+    urdf = tmp_path / "rooted.urdf"
+    urdf.write_text("""<robot name="rooted">
+  <link name="base"/><link name="arm"/>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 1"/></joint>
+  <joint name="hinge" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0 0.5"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <frame name="tip" link="arm" xyz="0.25 0 0" rpy="0 0 1.5707963267948966"/>
+</robot>
+""", encoding="utf-8")
+    p = scene(tmp_path, f"directives:\n- add_model: {{name: r, file: 'file://{urdf}'}}\n")
+    m = load_model_file(p)
+    assert "r::world" not in m.links and m.joints["r::fix"].parent == WORLD
+    poses = frame_poses_in_root(m)
+    np.testing.assert_allclose(poses["r::arm"][:3, 3], [0, 0, 1.5], atol=1e-15)
+    np.testing.assert_allclose(poses["r::tip"][:3, 3], [0.25, 0, 1.5], atol=1e-15)
+    assert m.frames["r::tip"].attached_to == "r::arm"
+    urdf.write_text(urdf.read_text(encoding="utf-8").replace('link="arm" xyz', 'link="nope" xyz'), encoding="utf-8")
+    assert refused(p)[0] == "DMD_MODEL_FILE"

@@ -54,7 +54,7 @@ def load_model(
         return read_sdf(text, file=file, search_paths=search_paths)
     if kind == "dmd":
         return read_directives(text, file=file, search_paths=search_paths,
-                               load_file=lambda p: load_model_file(p, search_paths=search_paths))
+                               load_file=lambda p, data: load_model(data, file=str(p), search_paths=search_paths))
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 

@@ -1,6 +1,8 @@
 """Process Model Directives into one world :class:`~robot_state_format.model.types.Model`, as
 pydrake's ``ProcessModelDirectives`` builds its ``MultibodyPlant``.
 
+* Model files are read by this project's readers, with Drake's URDF extensions (:mod:`.drake_urdf`:
+  an undeclared ``world`` link, ``/robot/frame`` elements).
 * Model instances: every ``add_model`` is an instance named ``NAMESPACE::name`` (its links
   ``name::link``, its joints ``name::joint``, an SDFormat nested model ``name::inner``), every
   ``add_model_instance`` an empty one (a namespace for ``add_directives``).  The world instance
@@ -22,6 +24,7 @@ pydrake's ``ProcessModelDirectives`` builds its ``MultibodyPlant``.
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -29,6 +32,8 @@ import numpy as np
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError, Severity
+from robot_state_format.limits import read_input_file
+from robot_state_format.model.directives.drake_urdf import declare_world_link, urdf_frames
 from robot_state_format.model.directives.schema import (
     AddDirectives,
     AddFrame,
@@ -51,12 +56,24 @@ from robot_state_format.model.types import (
 )
 from robot_state_format.spatial import Transform, inverse, matrix_to_quaternion
 
-LoadFile = Callable[[Path], Model]
+LoadFile = Callable[[Path, bytes], Model]  # a model file's path and content -> its Model
 ReadDirectives = Callable[[Path], list[Directive]]
 
 MODEL_FRAME = "__model__"
 NAMESPACE = "namespace"  # Source.element of the models that only hold scoped instance names
 _SCHEMES = ("package://", "model://", "file://")
+
+
+def drake_share() -> Path | None:
+    """``share/drake`` of an installed pydrake (found without importing it), or None."""
+    try:
+        spec = importlib.util.find_spec("pydrake")
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    share = Path(next(iter(spec.submodule_search_locations))) / "share" / "drake"
+    return share if (share / "package.xml").is_file() else None
 
 
 def prefix(ns: str, name: str) -> str:
@@ -99,6 +116,8 @@ class Composer:
             rest = uri.split("://", 1)[1]
             pkg, _, rel = rest.partition("/")
             share = find_package(pkg, self.search_paths)
+            if share is None and pkg == "drake":  # Drake's own package, built into its package map
+                share = drake_share()
             if share is None:
                 raise self.fail("MODEL_PACKAGE_NOT_FOUND", f"{uri!r}: package {pkg!r} not found in AMENT_PREFIX_PATH, "
                                 "ROS_PACKAGE_PATH or --search-path", line)
@@ -209,11 +228,19 @@ class Composer:
             raise self.fail("DMD_UNSUPPORTED_FILE", f"{d.file!r}: add_model reads .urdf, .sdf and .xml files "
                             "(Drake chooses its parser by the extension)", d.file_line)
         try:
-            sub = self.load_file(path)
+            data = read_input_file(path)
+        except OSError as exc:
+            raise self.fail("DMD_FILE_NOT_FOUND", f"{path}: cannot read: {exc.strerror or exc}", d.file_line) from None
+        urdf = path.name.endswith(".urdf")
+        try:
+            sub = self.load_file(path, declare_world_link(data) if urdf else data)
+            problems = urdf_frames(data, sub, str(path)) if urdf else []
         except ModelError as exc:
             head = Diagnostic("DMD_MODEL_FILE", f"add_model {inst!r}: {path} is not a valid model",
                               self.file, d.file_line, self.element)
             raise ModelError([head, *exc.diagnostics]) from None
+        if problems:
+            raise self.fail("DMD_MODEL_FILE", f"add_model {inst!r}: {problems[0]}", d.file_line)
         if sub.is_world:
             raise self.fail("DMD_WORLD_FILE", f"{path}: add_model needs a file with a single model (Drake refuses a "
                             "<world>)", d.file_line)
