@@ -392,3 +392,49 @@ def test_drake_urdf_extensions_world_parent_and_frames(tmp_path: Path) -> None:
     assert m.frames["r::tip"].attached_to == "r::arm"
     urdf.write_text(urdf.read_text(encoding="utf-8").replace('link="arm" xyz', 'link="nope" xyz'), encoding="utf-8")
     assert refused(p)[0] == "DMD_MODEL_FILE"
+
+
+def test_damaged_scenes_raise_only_model_errors(tmp_path: Path) -> None:
+    """Random damage to a scene (characters deleted, doubled or replaced by YAML punctuation, tags and
+    numbers): every outcome is a Model or a ModelError, never another exception."""
+    pend = "file://" + str(SAMPLES / "double_pendulum.urdf")
+    base = f"""directives:
+- add_model_instance: {{name: ns}}
+- add_model:
+    name: ns::arm
+    file: {ARM}
+    default_joint_positions: {{joint2: [0.5]}}
+- add_frame:
+    name: mount
+    X_PF: {{base_frame: world, translation: [0, 0, 0.7], rotation: !Rpy {{deg: [0, 0, 90]}}}}
+- add_weld: {{parent: mount, child: ns::arm::base_link, X_PC: {{rotation: !AngleAxis {{angle_deg: 5}}}}}}
+- add_model:
+    name: p
+    file: {pend}
+    default_free_body_pose:
+      link A: {{base_frame: ns::arm::hand, translation: [0, 0, 0.1]}}
+"""
+    rng = np.random.default_rng(5)
+    pieces = ["{", "}", "[", "]", ":", "-", " ", "\n", "!", "&a", "*a", "<<: ", "'", '"', "::", "1e999", ".nan",
+              "!!python/name:os.system", "?", "|", ">", "#", "\t", "\x00", "é"]
+    outcomes = {"loads": 0, "refused": 0}
+    for _ in range(150):
+        text = base
+        for _ in range(int(rng.integers(1, 4))):
+            i = int(rng.integers(len(text)))
+            op = int(rng.integers(3))
+            if op == 0:
+                text = text[:i] + text[i + int(rng.integers(1, 8)):]
+            elif op == 1:
+                text = text[:i] + pieces[int(rng.integers(len(pieces)))] + text[i:]
+            else:
+                j = int(rng.integers(len(text)))
+                text = text[:i] + text[j:j + 5] + text[i:]
+        p = scene(tmp_path, text)
+        try:
+            load_model_file(p)
+            outcomes["loads"] += 1
+        except ModelError as exc:
+            assert exc.diagnostics and exc.diagnostics[0].code, text
+            outcomes["refused"] += 1
+    assert outcomes["loads"] > 0 and outcomes["refused"] > 50, outcomes
