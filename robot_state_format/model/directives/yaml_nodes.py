@@ -11,13 +11,16 @@ counts against :data:`robot_state_format.limits.MAX_XML_ELEMENTS` (an alias bomb
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-import yaml
+from typing import Any
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError
+from robot_state_format.lazy_modules import lazy_package
 
 __all__ = ["YNode", "parse_yaml"]
+
+# PyYAML costs ~40 ms to import: its code runs when a scene is first read (check of a URDF never pays it)
+yaml: Any = lazy_package("yaml")[0]
 
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"
@@ -50,14 +53,14 @@ class _Budget:
                 "(aliases included; RSF_MAX_XML_ELEMENTS)", self.file, line))
 
 
-def _tag(node: yaml.Node, default: str) -> str | None:
+def _tag(node: Any, default: str) -> str | None:
     tag = str(node.tag)
     if tag == default or tag.startswith("tag:yaml.org,2002:"):
         return None
     return tag
 
 
-def _convert(node: yaml.Node, budget: _Budget, constructor: yaml.constructor.SafeConstructor) -> YNode:
+def _convert(node: Any, budget: _Budget, constructor: Any) -> YNode:
     line = node.start_mark.line + 1
     budget.spend(line)
     if isinstance(node, yaml.MappingNode):
