@@ -167,6 +167,18 @@ def write_scenes(out: Path) -> dict[str, Path]:
     name: marker
     X_PF: {{base_frame: rooted::arm, translation: [0, 0, 0.3]}}
 """
+    scenes["rerooted"] = f"""directives:
+- add_model:
+    name: arm
+    file: {arm}
+    default_joint_positions: {{joint2: [0.4], joint3: [-0.3]}}
+- add_frame:
+    name: post
+    X_PF: {{base_frame: world, translation: [0, 0, 1.2], rotation: !Rpy {{deg: [0, 90, 0]}}}}
+- add_weld: {{parent: post, child: arm::link3, X_PC: {{translation: [0.1, 0, 0]}}}}
+- add_model: {{name: table, file: "{table}"}}
+- add_weld: {{parent: arm::hand, child: table::top, X_PC: {{rotation: !Rpy {{deg: [180, 0, 0]}}}}}}
+"""
     scenes["drake_models"] = """directives:
 - add_model:
     name: table

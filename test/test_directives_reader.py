@@ -107,6 +107,20 @@ def test_arm_welded_to_a_frame(tmp_path: Path) -> None:
     assert set(m.links) >= {"arm::link7", "arm::tool_frame"} and "arm::joint1" in m.joints
 
 
+def test_welding_a_middle_link_reverses_the_joints_above_it(tmp_path: Path) -> None:
+    p = scene(tmp_path, f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n"
+                        "- add_weld: {parent: world, child: a::link2}\n")
+    m = load_model_file(p)
+    j2, j1 = m.joints["a::joint2"], m.joints["a::joint1"]
+    assert (j2.parent, j2.child, j1.parent, j1.child) == ("a::link2", "a::link1", "a::link1", "a::base_link")
+    # link2 sits at the world origin. In the URDF, X_base_link2 = T(0, 0, 0.3) Rx(-90 deg) (joint1 0.1 up,
+    # joint2 0.2 up and turned -90 deg about x), so the base is at -Rx(90 deg) (0, 0, 0.3) = (0, 0.3, 0)
+    np.testing.assert_allclose(m.links["a::link2"].pose, np.eye(4), atol=1e-15)
+    np.testing.assert_allclose(m.links["a::base_link"].pose[:3, 3], [0, 0.3, 0], atol=1e-15)
+    np.testing.assert_allclose(m.links["a::link1"].pose[:3, 3], [0, 0.2, 0], atol=1e-15)
+    assert m.joints["a::joint3"].parent == "a::link2"
+
+
 def test_namespaces_and_included_directives(tmp_path: Path) -> None:
     sub = scene(tmp_path, f"""directives:
 - add_model: {{name: robot, file: "{ARM}"}}
@@ -189,8 +203,10 @@ def test_default_free_body_pose(tmp_path: Path) -> None:
     ("directives:\n- add_frame:\n    name: f\n    X_PF: {base_frame: world, translation: [1, 2]}\n", "DMD_SCHEMA", 4),
     ("directives:\n- add_frame: {name: f, X_PF: {base_frame: world}}\n- add_frame: {name: f, X_PF: "
      "{base_frame: world}}\n", "DMD_DUPLICATE_FRAME", 3),
-    (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: world, child: a::link3}}\n",
-     "DMD_WELD_CHILD_NOT_FREE", 3),
+    (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: world, child: a::link3}}\n"
+     "- add_weld: {parent: world, child: a::base_link}\n", "DMD_LOOP", 4),
+    (f"directives:\n- add_model: {{name: t, file: 'file://{SAMPLES / 'table.sdf'}'}}\n"
+     "- add_weld: {parent: world, child: t::tray::drawer}\n", "DMD_WELD_CHILD_INSTANCE", 3),
     (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: a::link3, child: a::base_link}}\n",
      "DMD_LOOP", 3),
     (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: world, child: a::base_link}}\n"

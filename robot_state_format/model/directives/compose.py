@@ -13,7 +13,8 @@ pydrake's ``ProcessModelDirectives`` builds its ``MultibodyPlant``.
   ``__model__`` (SDFormat models only), and the frames added to it.
 * ``add_weld``: a fixed joint ``PARENT_welds_to_CHILD`` in the child frame's instance, from the
   parent frame's body to the child frame's body (``origin = X_body_P @ X_PC``,
-  ``child_offset = inv(X_body_C)``); the child body must still be free (a root).
+  ``child_offset = inv(X_body_C)``); a child body that has a parent joint becomes the root of its
+  tree, the joints above it reversed (:meth:`Composer.reroot`), as Drake's topology does.
 * A body left free is a root link that floats (its ``Link.pose`` is its default pose: the model
   file's pose, or its ``default_free_body_pose`` relative to the world); a ``default_free_body_pose``
   relative to another frame, or of a frame that is not a body frame, adds, as Drake does, a
@@ -60,6 +61,7 @@ LoadFile = Callable[[Path, bytes], Model]  # a model file's path and content -> 
 ReadDirectives = Callable[[Path], list[Directive]]
 
 MODEL_FRAME = "__model__"
+_REVERSIBLE = (JointType.FIXED, JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
 NAMESPACE = "namespace"  # Source.element of the models that only hold scoped instance names
 _SCHEMES = ("package://", "model://", "file://")
 
@@ -94,6 +96,7 @@ class Composer:
         self.read_directives = read_directives
         self.search_paths = list(search_paths)
         self.instances: set[str] = {""}
+        self.added: set[str] = set()  # the instances of add_model directives
         self.frames: dict[str, dict[str, tuple[str, Transform]]] = {"": {WORLD: (WORLD, np.eye(4))}}
         self.free_pose: dict[str, Transform] = {}
         self.files_read = 0
@@ -245,6 +248,7 @@ class Composer:
             raise self.fail("DMD_WORLD_FILE", f"{path}: add_model needs a file with a single model (Drake refuses a "
                             "<world>)", d.file_line)
         self.new_instance(inst)
+        self.added.add(inst)
         merge_model(self, sub, inst)
         for jn, (values, line) in d.default_joint_positions.items():
             self.default_positions(inst, jn, values, line)
@@ -334,15 +338,15 @@ class Composer:
         cb, x_cb_c, cinst = self.frame(d.child, ns)
         if cb == WORLD:
             raise self.fail("DMD_WELD_CHILD_WORLD", "add_weld: the child cannot be the world")
+        if cinst not in self.added:  # Drake demands it (its process aborts otherwise)
+            raise self.fail("DMD_WELD_CHILD_INSTANCE", f"add_weld: the child frame's model instance {cinst!r} was not "
+                            "added by add_model (a nested model's or an add_model_instance's frame cannot be "
+                            "welded as the child in Drake)")
         name = prefix(cinst, f"{split_scoped(d.parent)[1]}_welds_to_{split_scoped(d.child)[1]}")
         if name in self.model.joints:  # Drake checks the joint's name first
             self.add_joint(Joint(name, JointType.FIXED, pb, cb))
-        pj = self.parent_joint(cb)
-        if pj is not None:
-            raise self.fail("DMD_WELD_CHILD_NOT_FREE", f"add_weld: the child's body {cb!r} already has a parent joint "
-                            f"({pj.name!r}); weld a model by its root body (Drake would re-root "
-                            "the tree, which this reader does not do)")
         self.check_no_loop(pb, cb)
+        self.reroot(cb)
         x_pc = d.X_PC.X if d.X_PC is not None else np.eye(4)
         if d.X_PC is not None and d.X_PC.base_frame not in (None, d.parent):
             self.model.warnings.append(Diagnostic(
@@ -351,6 +355,30 @@ class Composer:
         self.add_joint(Joint(name, JointType.FIXED, pb, cb, origin=x_pb_p @ x_pc, child_offset=inverse(x_cb_c),
                              source=self.source()))
         self.free_pose.pop(cb, None)
+
+    def reroot(self, body: str) -> None:
+        """Make ``body`` the root of its tree, as Drake does when it welds a body that has a parent
+        joint: the joints from it up to the old root are reversed (same coordinate, same poses:
+        ``X_CP(q) = inv(X_PC(q))``, i.e. origin and child offset inverted and swapped, the axis negated)."""
+        chain: list[Joint] = []
+        b = body
+        while (pj := self.parent_joint(b)) is not None and len(chain) <= len(self.model.joints):
+            chain.append(pj)
+            b = pj.parent
+            if b == WORLD:
+                raise self.fail("DMD_LOOP", f"add_weld: {body!r} is already attached to the world (through "
+                                f"{pj.name!r}): the weld would close a kinematic loop (Drake refuses loops)")
+        for j in chain:
+            if j.type not in _REVERSIBLE:
+                raise self.fail("DMD_WELD_CHILD_NOT_FREE", f"add_weld: welding {body!r} reverses the joints above it, "
+                                f"and {j.type.value} joint {j.name!r} is not reversed by this reader")
+        for j in chain:
+            axis = None if j.axis is None else (-j.axis[0], -j.axis[1], -j.axis[2])
+            self.model.joints[j.name] = dataclasses.replace(j, parent=j.child, child=j.parent,
+                                                            origin=inverse(j.child_offset),
+                                                            child_offset=inverse(j.origin), axis=axis)
+        if chain:
+            self.free_pose.pop(b, None)
 
     def add_directives(self, d: AddDirectives, ns: str) -> None:
         self.element = "add_directives"
