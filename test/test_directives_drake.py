@@ -87,6 +87,8 @@ except Exception as exc:
      "DMD_JOINT_NOT_FOUND"),
     (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: a::link3, child: a::base_link}}\n",
      "DMD_LOOP"),
+    (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: a::link1, child: a::link3}}\n",
+     "DMD_LOOP"),
     (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: world, child: a::base_link}}\n"
      "- add_weld: {parent: world, child: a::base_link}\n", "DMD_DUPLICATE_JOINT"),
     ("directives:\n- add_directives: {file: 'file:///nonexistent.dmd.yaml', model_namespace: zz}\n",

@@ -209,6 +209,8 @@ def test_default_free_body_pose(tmp_path: Path) -> None:
      "- add_weld: {parent: world, child: t::tray::drawer}\n", "DMD_WELD_CHILD_INSTANCE", 3),
     (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: a::link3, child: a::base_link}}\n",
      "DMD_LOOP", 3),
+    (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: a::link1, child: a::link3}}\n",
+     "DMD_LOOP", 3),
     (f"directives:\n- add_model: {{name: a, file: '{ARM}'}}\n- add_weld: {{parent: world, child: a::base_link}}\n"
      "- add_weld: {parent: world, child: a::base_link}\n", "DMD_DUPLICATE_JOINT", 4),
     (f"directives:\n- add_model:\n    name: a\n    file: {ARM}\n    default_joint_positions:\n      joint1: [1, 2]\n",

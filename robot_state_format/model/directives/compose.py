@@ -173,6 +173,15 @@ class Composer:
                 return j
         return None
 
+    def root_of(self, body: str) -> str:
+        """The link (or WORLD) at the top of ``body``'s chain of parent joints."""
+        for _ in range(len(self.model.links) + 2):
+            pj = self.parent_joint(body)
+            if pj is None:
+                return body
+            body = pj.parent
+        return body
+
     def check_no_loop(self, parent_body: str, child_body: str) -> None:
         b: str | None = parent_body
         for _ in range(len(self.model.links) + 2):
@@ -346,6 +355,9 @@ class Composer:
         if name in self.model.joints:  # Drake checks the joint's name first
             self.add_joint(Joint(name, JointType.FIXED, pb, cb))
         self.check_no_loop(pb, cb)
+        if pb != WORLD and self.root_of(pb) == self.root_of(cb):
+            raise self.fail("DMD_LOOP", f"add_weld: {pb!r} and {cb!r} are already connected by joints: the weld would "
+                            "close a kinematic loop (Drake refuses loops)")
         self.reroot(cb)
         x_pc = d.X_PC.X if d.X_PC is not None else np.eye(4)
         if d.X_PC is not None and d.X_PC.base_frame not in (None, d.parent):
