@@ -6,7 +6,8 @@ Poses of every model, link, joint and frame at the given configuration, in the w
 ``robot::elbow``, or unscoped where unique) to a number or a list (ball: ``[qx, qy, qz, qw]``,
 floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero, or at
 their default of a Drake Model Directives scene (``default_joint_positions``).
-Values given for mimic followers are ignored with a warning.  With ``--velocities`` the document
+Values given for mimic followers are ignored with a warning; values outside a joint's limits are used as
+given, each named in a warning line on stderr.  With ``--velocities`` the document
 gains ``"twists": {LINK: {"linear": [..], "angular": [..]}}``: velocity of each link origin and
 angular velocity, in the world frame.
 
@@ -28,6 +29,7 @@ from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.frames import format_frames_tree, frames_document
+from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.xacro import parse_xacro_args
@@ -59,6 +61,7 @@ def fk_document(model: Model, positions: dict[str, Any], velocities: dict[str, A
     tree = compile_model(model)
     q, w = tree.resolve_mapping({**model.default_positions, **positions})  # scene defaults (directives) first
     warn.extend(w)
+    warn.extend(limit_warnings(model, positions, tree.resolve_joint))  # used as given, named on stderr
     poses = fk.forward(tree, q)
     doc = frames_document(model, {name: poses[i] for i, name in enumerate(tree.link_names)})
     if velocities is not None:

@@ -124,6 +124,6 @@ def _run(args: argparse.Namespace) -> int:
             traj.close()
     for p in saved:
         print(f"saved {p}")
-    print(f"{args.engine}: {args.steps} steps of {dt!r} s, now step {sim.step_count}, time {sim.time!r} s")
+    print(f"{args.engine}: {args.steps} steps of {sim.dt!r} s, now step {sim.step_count}, time {sim.time!r} s")
     return 0
 

@@ -14,7 +14,7 @@ from mcap.records import Channel, Message, Metadata, Schema
 from mcap.stream_reader import StreamReader
 from mcap_ros2._dynamic import generate_dynamic
 
-from robot_state_format.recording.writer import RecordingError
+from robot_state_format.recording.writer import RecordingError, RecordingFormatError
 
 
 @dataclass
@@ -61,7 +61,7 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
                     yield rec
             ended = True
         except InvalidMagic as exc:
-            raise RecordingError(f"{p}: not an MCAP file: {exc}") from None
+            raise RecordingFormatError(f"{p}: not an MCAP file: {exc}") from None
         except Exception:
             ended = False
     finally:

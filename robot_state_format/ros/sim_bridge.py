@@ -26,7 +26,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.errors import ModelError, ModelIOError, RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.xacro import parse_xacro_args
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
@@ -175,7 +175,9 @@ class SimBridge(Node):
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``sim_bridge``: spin the node until SIGINT/SIGTERM."""
-    return spin.run_main("sim_bridge", SimBridge, args, [(RobotStateFormatError, "", 2)])
+    # the command line's exit-code table: an unreadable model file 2, an invalid model 1, the rest 2
+    return spin.run_main("sim_bridge", SimBridge, args, [
+        (ModelIOError, "", 2), (ModelError, "cannot load the model:\n", 1), (RobotStateFormatError, "", 2)])
 
 
 if __name__ == "__main__":
