@@ -4,7 +4,8 @@ Poses of every model, link, joint and frame at the given configuration, in the w
 ``frames`` prints them (``--json``: the same document as ``frames --json``).  ``--positions`` and
 ``--velocities`` take a JSON object (or ``@FILE`` holding one) mapping joint names (scoped, e.g.
 ``robot::elbow``, or unscoped where unique) to a number or a list (ball: ``[qx, qy, qz, qw]``,
-floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero.
+floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero, or at
+their default of a Drake Model Directives scene (``default_joint_positions``).
 Values given for mimic followers are ignored with a warning; values outside a joint's limits are used as
 given, each named in a warning line on stderr.  With ``--velocities`` the document
 gains ``"twists": {LINK: {"linear": [..], "angular": [..]}}``: velocity of each link origin and
@@ -39,7 +40,7 @@ PROG = "robot-state-format fk"
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("fk", help="poses (and twists) of every link and frame at a configuration",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world")
+    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world, .dmd.yaml")
     p.add_argument("--positions", metavar="JSON", default="{}",
                    help='joint positions, e.g. \'{"elbow": 0.5}\' or @positions.json (default: all zero)')
     p.add_argument("--velocities", metavar="JSON", default=None,
@@ -58,7 +59,7 @@ def fk_document(model: Model, positions: dict[str, Any], velocities: dict[str, A
                 warn: list[str]) -> dict[str, Any]:
     """The ``fk --json`` document (``frames_document`` at the configuration, plus twists)."""
     tree = compile_model(model)
-    q, w = tree.resolve_mapping(positions)
+    q, w = tree.resolve_mapping({**model.default_positions, **positions})  # scene defaults (directives) first
     warn.extend(w)
     warn.extend(limit_warnings(model, positions, tree.resolve_joint))  # used as given, named on stderr
     poses = fk.forward(tree, q)
@@ -109,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text + "\n")
     else:
         tree = compile_model(model)
-        q, _ = tree.resolve_mapping(positions)
+        q, _ = tree.resolve_mapping({**model.default_positions, **positions})
         poses = fk.forward(tree, q)
         sys.stdout.write(format_frames_tree(model, {n: poses[i] for i, n in enumerate(tree.link_names)}))
         if "twists" in doc:

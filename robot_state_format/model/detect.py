@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import AnyStr
 
 from robot_state_format.errors import Diagnostic, ModelError
+from robot_state_format.model.directives import looks_like_directives
 
 __all__ = ["TAG_RE", "blank_comments", "detect_format", "first_xacro_mark", "looks_like_xacro", "prolog_end"]
 
@@ -103,7 +104,9 @@ def prolog_end(head: str) -> int:
 
 
 def detect_format(text: str | bytes, path: str | None = None) -> str:
-    """Return ``"xacro"``, ``"urdf"``, ``"sdf"`` or ``"mjcf"`` from a file name and the document's content.
+    """Return ``"xacro"``, ``"urdf"``, ``"sdf"``, ``"mjcf"`` or ``"dmd"`` from a file name and the document's content.
+
+    A ``.dmd.yaml`` name, or YAML whose first key is ``directives:``, means Drake Model Directives.
 
     A ``.xacro`` name, or a ``xmlns:xacro`` declaration on the root element, means xacro; otherwise
     the root element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat, ``<mujoco>`` is MJCF (xacro text in such a file is
@@ -114,6 +117,8 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
     head = text[:65536].decode("utf-8", "replace") if isinstance(text, bytes) else text[:65536]
     if path is not None and (path.endswith((".xacro", ".urdf.xacro"))):
         return "xacro"
+    if looks_like_directives(head, path):
+        return "dmd"
     start = prolog_end(head)
     if _root_declares_xacro(head, start):
         return "xacro"

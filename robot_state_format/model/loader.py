@@ -16,6 +16,7 @@ from robot_state_format.model.detect import (
     looks_like_xacro,
     prolog_end,
 )
+from robot_state_format.model.directives import read_directives
 from robot_state_format.model.mjcf import read_mjcf
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
@@ -61,6 +62,9 @@ def load_model(
         return read_sdf(text, file=file, search_paths=search_paths)
     if kind == "mjcf":
         return read_mjcf(text, file=file)
+    if kind == "dmd":
+        return read_directives(text, file=file, search_paths=search_paths,
+                               load_file=lambda p, data: load_model(data, file=str(p), search_paths=search_paths))
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
@@ -93,7 +97,8 @@ def load_model_file(
     search_paths: Sequence[str] = (),
     xacro: bool = False,
 ) -> Model:
-    """Read a robot description file (.urdf, .sdf, .world, .xacro, MJCF, or any XML of those); ``xacro``
+    """Read a robot description file (.urdf, .sdf, .world, .xacro, MJCF, or any XML of those, or Drake
+    Model Directives .dmd.yaml); ``xacro``
     expands xacro whatever the file's name and content (see :func:`load_model`)."""
     p = Path(path)
     try:
