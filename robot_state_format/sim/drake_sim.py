@@ -32,7 +32,16 @@ from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.model.xacro import expand_xacro_file
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.sim.mapping import FloatArray, WorldMap, quat_close
-from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
+from robot_state_format.sim.mjcf import (
+    DEFAULT_DT,
+    MIN_INERTIA,
+    MIN_MASS,
+    MappedJoint,
+    build_mjcf,
+    floating_roots,
+    mujoco_inertial,
+    principal_inertia,
+)
 from robot_state_format.sim.mujoco_sim import floating_from_mj, floating_to_mj
 from robot_state_format.spatial import (
     matrix_to_quaternion,
@@ -55,14 +64,55 @@ def _drake() -> Any:
     return drake
 
 
-def _urdf_without_meshes(path: Path) -> str:
-    """The URDF (xacro expanded) without visuals and mesh collisions: the geometry both engines use."""
+def _urdf_for_drake(path: Path, model: Model) -> tuple[str, list[str]]:
+    """The URDF (xacro expanded) without visuals and mesh collisions (the geometry both engines
+    use), its inertials as MuJoCo compiles them (:func:`mujoco_inertial`); the notes."""
     # xacro: expanded with its default arguments
     text = expand_xacro_file(path) if path.suffix == ".xacro" else path.read_text(encoding="utf-8")
     root, _ = parse_xml(text, str(path))
     for el in root.xpath("//link/visual | //link/collision[geometry/mesh]"):
         el.getparent().remove(el)
-    return str(etree.tostring(root, encoding="unicode"))
+    bounded: list[str] = []
+    raised: list[str] = []
+    for el in root.xpath("/robot/link[@name]"):
+        link = model.links.get(str(el.get("name")))
+        if link is None:
+            continue
+        ine = link.inertial
+        given = ine is not None and ine.mass > 0
+        mass, x, moments = mujoco_inertial(ine)
+        if given and ine is not None and mass == ine.mass and x is None:
+            continue  # MuJoCo uses it as it is
+        (raised if given else bounded).append(link.name)
+        if x is None:  # as given, mass raised to the bound
+            assert ine is not None
+            x, moments = principal_inertia(ine)
+        for old in el.findall("inertial"):
+            el.remove(old)
+        el.insert(0, _inertial_element(mass, x, moments))
+    notes = []
+    if bounded:
+        notes.append(f"{_names(bounded)} without inertia: MuJoCo's lower bounds used (mass {MIN_MASS!r} kg, "
+                     f"principal moments {MIN_INERTIA!r} kg m^2 at the link origin)")
+    if raised:
+        notes.append(f"{_names(raised)}: mass or principal moments below MuJoCo's lower bounds "
+                     f"({MIN_MASS!r} kg, {MIN_INERTIA!r} kg m^2), raised to them")
+    return str(etree.tostring(root, encoding="unicode")), notes
+
+
+def _names(links: list[str]) -> str:
+    return ("link " if len(links) == 1 else "links ") + ", ".join(repr(n) for n in links)
+
+
+def _inertial_element(mass: float, x: FloatArray, moments: FloatArray) -> Any:
+    el = etree.Element("inertial")
+    rpy = matrix_to_rpy(x[:3, :3])
+    etree.SubElement(el, "origin", xyz=" ".join(repr(float(v)) for v in x[:3, 3]),
+                     rpy=" ".join(repr(float(v)) for v in rpy))
+    etree.SubElement(el, "mass", value=repr(float(mass)))
+    etree.SubElement(el, "inertia", ixx=repr(float(moments[0])), iyy=repr(float(moments[1])),
+                     izz=repr(float(moments[2])), ixy="0", ixz="0", iyz="0")
+    return el
 
 
 def _process_directives(dk: Any, parser: Any, path: Path) -> Any:
@@ -110,7 +160,9 @@ class DrakeSim:
         try:
             parser = dk.Parser(plant)
             if model.format == "urdf":  # meshes left out, as in MuJoCo (package:// URIs need not resolve)
-                instances = parser.AddModelsFromString(_urdf_without_meshes(path), "urdf")
+                text, notes = _urdf_for_drake(path, model)
+                self.notes += notes
+                instances = parser.AddModelsFromString(text, "urdf")
             elif model.format == "dmd":  # Drake's own directives processing, packages as this package finds them
                 instances = _process_directives(dk, parser, path)
             else:
@@ -199,7 +251,11 @@ class DrakeSim:
 
     def step(self, n: int = 1) -> None:
         for _ in range(n):
-            self.simulator.AdvanceTo((self.step_count + 1) * self.dt)
+            try:
+                self.simulator.AdvanceTo((self.step_count + 1) * self.dt)
+            except RuntimeError as exc:  # e.g. a mass matrix that is not positive-definite
+                raise ConversionError(f"{ENGINE}: step {self.step_count + 1} failed: "
+                                      f"{' '.join(str(exc).split())}") from None
             self.step_count += 1
 
     # ---- conversions ---------------------------------------------------------------------------
