@@ -30,6 +30,9 @@ OWN_PROCESS = frozenset({
     "test_usdf_mujoco.py",
     "test_kinematics_pinocchio.py",
     "test_urdf_real.py",
+    "test_directives_drake.py",
+    "test_mjcf_reader.py",
+    "test_mjcf_cli.py",
 })
 """Test modules that load native engines and libraries (Drake, MuJoCo, Pinocchio) and run them."""
 

@@ -119,7 +119,7 @@ def test_sim_run_drake_loads_the_scene_and_restarts_exactly(scenes: tuple[Path, 
     clear_cache()
     try:
         model = load_model_file(paths["free_bodies"])
-        sim = make_sim("drake", model, dt=0.002)
+        sim = make_sim("drake", model, dt=0.002, isolate=False)
         pos, _ = sim.joint_values()
         # Drake starts from the scene's defaults: the floating joint at its default_free_body_pose
         np.testing.assert_allclose(pos["pendulum2::link A"], model.default_positions["pendulum2::link A"],
@@ -127,7 +127,7 @@ def test_sim_run_drake_loads_the_scene_and_restarts_exactly(scenes: tuple[Path, 
         np.testing.assert_allclose(pos["pendulum2::joint A"], [0.4], atol=1e-15)
         sim.step(30)
         state = sim.capture()
-        fresh = make_sim("drake", model, dt=0.002)
+        fresh = make_sim("drake", model, dt=0.002, isolate=False)
         fresh.restore(state)
         for a, b in zip(sim.joint_values(), fresh.joint_values(), strict=True):
             for n in a:
@@ -137,10 +137,10 @@ def test_sim_run_drake_loads_the_scene_and_restarts_exactly(scenes: tuple[Path, 
         np.testing.assert_array_equal(sim.plant.GetPositions(sim.pctx), fresh.plant.GetPositions(fresh.pctx))
         # without the simulator-state extension: positions and velocities restore from the elements
         state.extensions.clear()
-        third = make_sim("drake", model, dt=0.002)
+        third = make_sim("drake", model, dt=0.002, isolate=False)
         third.restore(state)
         qa, qb = fresh.joint_values()[0], third.joint_values()[0]
-        sim2 = make_sim("drake", model, dt=0.002)
+        sim2 = make_sim("drake", model, dt=0.002, isolate=False)
         sim2.step(30)
         ref = sim2.joint_values()
         for n in ref[0]:
@@ -190,7 +190,7 @@ def test_drake_simulation_of_a_rerooted_scene_matches_the_model(scenes: tuple[Pa
     package's kinematics, the body poses Drake computes."""
     _, paths = scenes
     model = load_model_file(paths["rerooted"])
-    sim = make_sim("drake", model, dt=0.002)
+    sim = make_sim("drake", model, dt=0.002, isolate=False)
     sim.step(40)
     pos, _ = sim.joint_values()
     tree = compile_model(model)
