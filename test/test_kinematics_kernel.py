@@ -3,8 +3,8 @@
 Both paths are independent implementations of the same kinematics (scalar loops per configuration
 vs. level-by-level numpy products); they must agree to 1e-12, and both agree with the independent
 reference of test/reference_kinematics.py (poses to 1e-12, twists to its finite differences).  The reference-pose and
-batch-equals-single tests of test_kinematics.py run with the kernels when numba is installed; here
-they run once more on the numpy path.
+batch-equals-single tests of test_kinematics.py run on the default (numpy) path; here they run once
+more with the kernels, opted into.
 """
 
 from __future__ import annotations
@@ -56,6 +56,24 @@ def test_numpy_path_batch_equals_single(numpy_path: None) -> None:
     test_batch_equals_single_bit_for_bit()
 
 
+@pytest.fixture
+def kernel_path() -> Iterator[None]:
+    compiled.use_kernel(True)
+    try:
+        yield
+    finally:
+        compiled.use_kernel(None)
+
+
+def test_kernel_path_matches_reference(kernel_path: None) -> None:
+    assert compiled.kernel() is not None
+    test_every_type_matches_reference()
+
+
+def test_kernel_path_batch_equals_single(kernel_path: None) -> None:
+    test_batch_equals_single_bit_for_bit()
+
+
 def _all(tree, qs: np.ndarray, vs: np.ndarray) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
     out = {
         "forward": np.stack([fk.forward(tree, q) for q in qs]),
@@ -80,7 +98,7 @@ def test_kernel_matches_numpy_path(which: str) -> None:
     tree = compile_model(m)
     qs = random_q(tree, rng, 7)
     vs = rng.normal(size=(7, tree.nv))
-    compiled.use_kernel(None)
+    compiled.use_kernel(True)
     assert compiled.kernel() is not None
     fast = _all(tree, qs, vs)
     compiled.use_kernel(False)
@@ -133,5 +151,5 @@ def test_cli_uses_the_numpy_path_and_restores_the_default() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
                           check=False)
     assert proc.returncode == 0, proc.stderr
-    # the fk output, then: exit 0, numba not imported by the command, the default (kernels) restored
-    assert proc.stdout.splitlines()[-1] == "0 False True"
+    # the fk output, then: exit 0, numba not imported by the command, the default (numpy) unchanged
+    assert proc.stdout.splitlines()[-1] == "0 False False"

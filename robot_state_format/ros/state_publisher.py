@@ -37,6 +37,7 @@ from robot_state_format.errors import RobotStateFormatError, error_text
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
 from robot_state_format.playback.state_cache import Problem
+from robot_state_format.ros import kernel_param
 from robot_state_format.ros import publisher_params as params
 from robot_state_format.ros import spin
 from robot_state_format.ros.description import DescriptionConfigError, LoadedDescription, load_description
@@ -68,6 +69,7 @@ class StatePublisher(Node):
         super().__init__(node_name, **kwargs)
         self._log_throttle = LogThrottle(WARN_PERIOD_S)
         self._p: PublisherParams = params.declare(self)
+        kernel_param.declare(self)
         p = self._p
         self._rt: Runtime | None = None
         self._pending: Runtime | None = None
