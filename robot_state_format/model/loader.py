@@ -7,12 +7,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
+from robot_state_format.lazy_modules import lazy_module
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.detect import TAG_RE, detect_format, looks_like_xacro, prolog_end
-from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.xacro import expand_xacro_mapped
+
+_SDF = lazy_module("robot_state_format.model.sdf")  # imported by the first SDFormat document (~45 ms)
 
 __all__ = ["detect_format", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
 
@@ -50,7 +52,8 @@ def load_model(
         model.warnings.insert(0, _unexpanded(text, file, Severity.WARNING))
         return model
     if kind == "sdf":
-        return read_sdf(text, file=file, search_paths=search_paths)
+        sdf_model: Model = _SDF.read_sdf(text, file=file, search_paths=search_paths)
+        return sdf_model
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
