@@ -72,7 +72,13 @@ class Feeder:
     """This process's ROS side: JointStates out (stamped with wall-clock time), /tf, world_state and ~/save in."""
 
     def __init__(self, ros: Any, names: list[str], ns: str) -> None:
-        from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy, qos_profile_sensor_data
+        from rclpy.qos import (
+            DurabilityPolicy,
+            HistoryPolicy,
+            QoSProfile,
+            ReliabilityPolicy,
+            qos_profile_sensor_data,
+        )
         from sensor_msgs.msg import JointState
         from std_msgs.msg import String
         from tf2_msgs.msg import TFMessage
@@ -268,7 +274,7 @@ def _requirement_names(lines: list[str]) -> list[str]:
     out = []
     for line in lines:
         line = line.split("#", 1)[0].strip()
-        if not line or line.startswith("-") or ";" in line and "extra ==" in line:
+        if not line or line.startswith("-") or (";" in line and "extra ==" in line):
             continue
         m = re.match(r"[A-Za-z0-9_.\-]+", line)
         if m:
@@ -301,10 +307,8 @@ def _size_mb(dist: str) -> float:
     total = 0
     for f in d.files or []:
         p = Path(str(d.locate_file(f)))
-        try:
+        if p.is_file():
             total += p.stat().st_size
-        except OSError:
-            pass
     return total / 1e6
 
 

@@ -64,10 +64,7 @@ def lazy_module(name: str) -> ModuleType:
     """
     if name not in sys.modules:
         parent, _, _ = name.rpartition(".")
-        if parent and parent not in sys.modules:
-            spec = _find_sub(name)
-        else:
-            spec = importlib.util.find_spec(name)
+        spec = _find_sub(name) if parent and parent not in sys.modules else importlib.util.find_spec(name)
         if spec is None:
             raise ModuleNotFoundError(f"No module named {name!r}", name=name)
     return _stand_in(name)

@@ -13,12 +13,12 @@ when writable; else the user-wide cache, ``~/.cache/numba``), plus ``rsf_kernels
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import llvmlite
 import numba
 from numba.core import caching
 
@@ -29,7 +29,10 @@ SOURCES = (HERE / "kernel.py", Path(kernel_codes.__file__).resolve(), Path(__fil
 """The files whose text shapes the compiled kernels (this one: it decides where they are cached)."""
 
 
-def digest(paths: Iterable[Path] = SOURCES, versions: Iterable[str] = (numba.__version__, llvmlite.__version__)) -> str:
+VERSIONS = (str(numba.__version__), importlib.metadata.version("llvmlite"))
+
+
+def digest(paths: Iterable[Path] = SOURCES, versions: Iterable[str] = VERSIONS) -> str:
     """16 hex digits of a SHA-256 over the files' names and bytes and the versions."""
     h = hashlib.sha256()
     for p in paths:
@@ -45,7 +48,7 @@ DIGEST = digest()
 def _locator(base: Any) -> Any:
     """``base`` (a numba cache locator class) with the stamp :data:`DIGEST` and a directory per digest."""
 
-    class Locator(base):  # type: ignore[misc, valid-type]
+    class Locator(base):  # type: ignore[misc]
         def get_source_stamp(self) -> str:
             return DIGEST
 
@@ -66,11 +69,11 @@ def _numba_locators() -> list[Any]:
     return out
 
 
-class _Impl(caching.CompileResultCacheImpl):  # type: ignore[misc]
+class _Impl(caching.CompileResultCacheImpl):
     _locator_classes = _numba_locators()
 
 
-class DigestCache(caching.FunctionCache):  # type: ignore[misc]
+class DigestCache(caching.FunctionCache):
     """numba's function cache with :data:`DIGEST` as the source stamp and in the directory of the digest."""
 
     _impl_class = _Impl
@@ -79,7 +82,7 @@ class DigestCache(caching.FunctionCache):  # type: ignore[misc]
 def attach(*dispatchers: Any) -> None:
     """Cache each ``@njit`` dispatcher (compiled with ``cache=False``) in the digest's directory."""
     for d in dispatchers:
-        d._cache = DigestCache(d.py_func)
+        d._cache = DigestCache(d.py_func)  # type: ignore[no-untyped-call]
 
 
 def cache_dir(dispatcher: Any) -> str:

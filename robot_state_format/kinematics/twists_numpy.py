@@ -180,4 +180,5 @@ def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatA
             t += wp[:3, 1] * v[1]
             t += wp[:3, 2] * v[2]
             z[k] = t
-    return z.reshape(6, nl, c).transpose(1, 0, 2)
+    out: FloatArray = z.reshape(6, nl, c).transpose(1, 0, 2)
+    return out

@@ -37,9 +37,8 @@ from robot_state_format.errors import RobotStateFormatError, error_text
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
 from robot_state_format.playback.state_cache import Problem
-from robot_state_format.ros import kernel_param
+from robot_state_format.ros import kernel_param, spin
 from robot_state_format.ros import publisher_params as params
-from robot_state_format.ros import spin
 from robot_state_format.ros.description import DescriptionConfigError, LoadedDescription, load_description
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener

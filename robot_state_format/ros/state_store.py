@@ -58,9 +58,8 @@ from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.playback.tf_source import plan_tf, recording_topic_kinds
 from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
-from robot_state_format.ros import kernel_param
+from robot_state_format.ros import kernel_param, spin, store_params, world_sources
 from robot_state_format.ros import session_playback as sp
-from robot_state_format.ros import spin, store_params, world_sources
 from robot_state_format.ros.description import load_description
 from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp
 from robot_state_format.ros.qos import (
