@@ -1,7 +1,7 @@
 """What the nodes cost to run: start-up, memory, CPU, against bare rclpy nodes in the same run; install size.
 
-    .venv/bin/python bench/bench_footprint.py            # 3 start-ups each, 60 s soak at 1 kHz
-    .venv/bin/python bench/bench_footprint.py --quick    # 2 start-ups each, 10 s soak
+    .venv/bin/python bench/bench_footprint.py            # 5 start-ups each, 60 s soak at 1 kHz
+    .venv/bin/python bench/bench_footprint.py --quick    # 3 start-ups each, 10 s soak
     .venv/bin/python bench/bench_footprint.py --smoke    # 1 start-up each, 2 s soak (checks that it runs)
 
 Each node runs as its own process, as installed (the default kinematics: numpy, no JIT), beside its anchor,
@@ -15,7 +15,8 @@ a bare rclpy node (bench/anchor_node.py), started and measured the same way in t
 Figures: start-up = process start to the first /tf carrying a JointState stamp sent after the start
 (JointStates published here at 100 Hz all along; the state_publisher's first world_state too), for the
 stores to the first answer of ``~/save``; RSS 1 s after that; CPU (user + system, % of one core) while
-JointStates arrive at 100 Hz and at 1 kHz; RSS after the soak at 1 kHz.  Start-ups: medians of the runs.
+JointStates arrive at 100 Hz and at 1 kHz; RSS after the soak at 1 kHz.  Start-ups: medians and fastest of
+the runs (DDS discovery now and then adds ~2 s to either process on a loaded machine).
 Installed size: the site-packages files (RECORD) of the distributions a default install pulls in
 (requirements/core.txt, with their dependencies) and of each optional extra.
 """
@@ -243,10 +244,18 @@ def report(target: str, res: dict[str, list[dict[str, float]]], soak: float) -> 
         "bare rclpy node, 1 subscription + 1 service (bench/anchor_node.py store)"
     s_node = statistics.median(r["startup"] for r in node)
     s_anc = statistics.median(r["startup"] for r in anc)
-    print(f"{target}: start-up to {what}: {s_node:.2f} s (runs {[round(r['startup'], 2) for r in node]}), anchor "
-          f"{s_anc:.2f} s (runs {[round(r['startup'], 2) for r in anc]}); difference {s_node - s_anc:+.2f} s")
-    FIGS.add(f"footprint {target} start-up to {what}", s_node, s_anc, "s", anchor_is=anchor_is,
+    # DDS discovery is bimodal on a loaded machine (+2 s now and then, either process): the fastest start of
+    # each shows what the process itself costs; the median difference of the pairs started one after the other
+    m_node, m_anc = min(r["startup"] for r in node), min(r["startup"] for r in anc)
+    pair = statistics.median(n["startup"] - a["startup"] for n, a in zip(node, anc))
+    print(f"{target}: start-up to {what}: median {s_node:.2f} s, fastest {m_node:.2f} s (runs "
+          f"{[round(r['startup'], 2) for r in node]}); anchor median {s_anc:.2f} s, fastest {m_anc:.2f} s (runs "
+          f"{[round(r['startup'], 2) for r in anc]}); differences: medians {s_node - s_anc:+.2f} s, fastest "
+          f"{m_node - m_anc:+.2f} s, median of pairs {pair:+.2f} s")
+    FIGS.add(f"footprint {target} start-up to {what}", s_node, s_anc, "s", anchor_is=anchor_is + ", medians",
              goal="<= anchor + 0.2 s")
+    FIGS.add(f"footprint {target} start-up to {what}, fastest run", m_node, m_anc, "s",
+             anchor_is=anchor_is + ", fastest runs", goal="<= anchor + 0.2 s")
     worlds = [r["world"] for r in node if "world" in r]
     if worlds:
         w = statistics.median(worlds)
@@ -356,15 +365,15 @@ def find_romeo() -> Path:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--quick", action="store_true", help="2 start-ups each, 10 s soak")
+    ap.add_argument("--quick", action="store_true", help="3 start-ups each, 10 s soak")
     ap.add_argument("--smoke", action="store_true", help="1 start-up each, 2 s soak")
-    ap.add_argument("--runs", type=int, default=None, help="start-ups of each process (default 3)")
+    ap.add_argument("--runs", type=int, default=None, help="start-ups of each process (default 5)")
     ap.add_argument("--soak", type=float, default=None, help="seconds at 1 kHz before the last RSS (default 60)")
     ap.add_argument("--model", type=Path, default=None, help="model file (default romeo)")
     ap.add_argument("--skip-nodes", action="store_true", help="installed sizes only")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
-    runs = a.runs or (1 if a.smoke else 2 if a.quick else 3)
+    runs = a.runs or (1 if a.smoke else 3 if a.quick else 5)
     soak = a.soak or (2.0 if a.smoke else 10.0 if a.quick else 60.0)
     window = 1.0 if a.smoke else 3.0 if a.quick else 5.0
     print(f"machine: {describe_machine()}")

@@ -78,7 +78,7 @@ class StatePublisher(Node):
         self._last_model_pose: tuple[float, ...] | None = None
         self._tf_seen = -1
 
-        self._tf = TfPublisher(self)
+        self._tf = TfPublisher(self, backend="native")  # the same wire semantics as tf2_ros's, without its import
         self._send_tf = self._tf.send_serialized
         self._world_pub = self.create_publisher(String, "world_state", LATCHED)
         self._description_pub = None
