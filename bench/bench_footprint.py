@@ -159,8 +159,10 @@ def save_ready(ros: Any, service: str) -> Any:
         if f is not None and f.done():
             return True
         if f is None and client.service_is_ready():
+            ready.seen = time.monotonic()  # type: ignore[attr-defined]
             state["future"] = client.call_async(Trigger.Request())
         return False
+    ready.seen = None  # type: ignore[attr-defined]
     return ready
 
 
@@ -177,6 +179,7 @@ def measure(ros: Any, feed: Feeder, label: str, target: str, params: dict[str, A
             if not feed.run(60.0, 100.0, ready, proc):
                 raise RuntimeError(f"{label}: no answer from ~/save in 60 s\n{proc.describe()}")
             out["startup"] = time.monotonic() - feed.t0
+            out["service"] = ready.seen - feed.t0  # type: ignore[attr-defined]
         else:
             want_world = target == "state_publisher"
             if not feed.run(60.0, 100.0, lambda: feed.tf is not None and (feed.world is not None or not want_world),
@@ -256,6 +259,15 @@ def report(target: str, res: dict[str, list[dict[str, float]]], soak: float) -> 
              goal="<= anchor + 0.2 s")
     FIGS.add(f"footprint {target} start-up to {what}, fastest run", m_node, m_anc, "s",
              anchor_is=anchor_is + ", fastest runs", goal="<= anchor + 0.2 s")
+    if all("service" in r for r in node + anc):
+        sv_n, sv_a = min(r["service"] for r in node), min(r["service"] for r in anc)
+        print(f"{target}: start-up to ~/save discovered: fastest {sv_n:.2f} s (runs "
+              f"{[round(r['service'], 2) for r in node]}), anchor fastest {sv_a:.2f} s (runs "
+              f"{[round(r['service'], 2) for r in anc]}); the first answer then took "
+              f"{statistics.median(r['startup'] - r['service'] for r in node):.3f} s (median; anchor "
+              f"{statistics.median(r['startup'] - r['service'] for r in anc):.3f} s)")
+        FIGS.add(f"footprint {target} start-up to ~/save discovered, fastest run", sv_n, sv_a, "s",
+                 anchor_is=anchor_is + ", fastest runs", goal="<= anchor + 0.2 s")
     worlds = [r["world"] for r in node if "world" in r]
     if worlds:
         w = statistics.median(worlds)
