@@ -26,9 +26,10 @@ import numpy as np
 sys.path.insert(0, os.environ.get("BENCH_FK_ROOT") or str(Path(__file__).resolve().parents[1]))
 
 from figures import Figures
+from kernels import numba_kernel, using
 from machine import describe_machine
 
-from robot_state_format.kinematics import fk
+from robot_state_format.kinematics import compiled, fk
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.urdf import read_urdf
 
@@ -119,16 +120,23 @@ def main() -> int:
     v1 = rng.uniform(-1.0, 1.0, tree.nv)
     pv1 = pin_v(v1)
     text = data.decode()
+    kern = numba_kernel()  # the opt-in extra, timed beside the default when installed
+    extra = {} if kern is None else {
+        "forward_numba": (using(kern, lambda: fk.forward(tree, q1)), max(1, n1 // 4)),
+        "twists_numba": (using(kern, lambda: fk.link_twists(tree, q1, v1)), max(1, n1 // 4)),
+    }
     single = interleaved({
         "pin": (lambda: pin.forwardKinematics(pmodel, pdata, pq1), n1),
         "pin_frames": (lambda: (pin.forwardKinematics(pmodel, pdata, pq1),
                                 pin.updateFramePlacements(pmodel, pdata)), n1),
         "pin_vel": (lambda: (pin.forwardKinematics(pmodel, pdata, pq1, pv1),
                              pin.updateFramePlacements(pmodel, pdata)), n1),
-        "forward": (lambda: fk.forward(tree, q1), max(1, n1 // 4)),
+        "forward": (using(None, lambda: fk.forward(tree, q1)), max(1, n1 // 4)),
         "tf": (lambda: fk.joint_transforms(tree, q1), n1),
-        "twists": (lambda: fk.link_twists(tree, q1, v1), max(1, n1 // 4)),
+        "twists": (using(None, lambda: fk.link_twists(tree, q1, v1)), max(1, n1 // 4)),
+        **extra,
     }, repeat)
+    compiled.use_kernel(False)  # the rest: the default
     load = interleaved({
         "pin_load": (lambda: pin.buildModelFromXML(text), 5 if quick else 20),
         "read": (lambda: read_urdf(data, file=str(path)), 5 if quick else 20),
@@ -182,6 +190,13 @@ def main() -> int:
              anchor_is="pinocchio forwardKinematics + updateFramePlacements", goal="<= 3")
     figs.add("fk link_twists romeo, 1 configuration", single["twists"] * 1e6, single["pin_vel"] * 1e6, "us",
              anchor_is="pinocchio forwardKinematics(q, v) + updateFramePlacements", goal="<= 4")
+    if kern is not None:
+        figs.add("fk forward romeo, 1 configuration (numba extra)", single["forward_numba"] * 1e6,
+                 single["pin_frames"] * 1e6, "us", anchor_is="pinocchio forwardKinematics + updateFramePlacements",
+                 goal="<= 3")
+        figs.add("fk link_twists romeo, 1 configuration (numba extra)", single["twists_numba"] * 1e6,
+                 single["pin_vel"] * 1e6, "us", anchor_is="pinocchio forwardKinematics(q, v) + updateFramePlacements",
+                 goal="<= 4")
     figs.add("fk joint_transforms romeo (TF), 1 configuration", single["tf"] * 1e6, single["pin"] * 1e6, "us",
              anchor_is="pinocchio forwardKinematics")
     figs.add("model load romeo: read_urdf + compile_model", (load["read"] + load["compile"]) * 1e3,

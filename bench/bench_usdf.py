@@ -28,6 +28,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "test"))
 
 from figures import Figures  # noqa: E402  (bench/ is on sys.path)
+from kernels import numba_kernel, using  # noqa: E402
 from machine import describe_machine  # noqa: E402
 
 from robot_state_format.kinematics.fk import forward, link_twists  # noqa: E402
@@ -240,6 +241,12 @@ def main() -> int:
     rr, t_a, t_b = measured(snap_q, snap_q_lxml, r, rounds)
     figs.add("usdf snapshot romeo from joint values (FK+twists+text)", t_a, t_b, "us",
              anchor_is="same values + lxml build+tostring", goal="<= 100 us and <= 0.1", ratio=rr)
+    kern = numba_kernel()
+    if kern is not None:  # the opt-in extra (numba kernels), beside the default (numpy) above
+        rr, t_a, t_b = measured(using(kern, snap_q), using(kern, snap_q_lxml), r, rounds)
+        using(None, lambda: None)()
+        figs.add("usdf snapshot romeo from joint values (FK+twists+text) (numba extra)", t_a, t_b, "us",
+                 anchor_is="same values + lxml build+tostring", goal="<= 100 us and <= 0.1", ratio=rr)
     rr, t_a, t_b = measured(snap_q_pos, snap_q_pos_lxml, r, rounds)
     figs.add("usdf snapshot romeo, positions only (FK+text)", t_a, t_b, "us",
              anchor_is="same values + lxml build+tostring", ratio=rr)

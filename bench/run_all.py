@@ -43,6 +43,7 @@ BENCHES: dict[str, list[str]] = {
     "replay": [],
     "playback_memory": ["--messages", "100000"],
     "restamp": [],
+    "footprint": ["--quick"],  # the full run (3 start-ups, 60 s soak): bench_footprint.py alone
 }
 
 

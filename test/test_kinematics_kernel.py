@@ -3,12 +3,13 @@
 Both paths are independent implementations of the same kinematics (scalar loops per configuration
 vs. level-by-level numpy products); they must agree to 1e-12, and both agree with the independent
 reference of test/reference_kinematics.py (poses to 1e-12, twists to its finite differences).  The reference-pose and
-batch-equals-single tests of test_kinematics.py run with the kernels when numba is installed; here
-they run once more on the numpy path.
+batch-equals-single tests of test_kinematics.py run on the default (numpy) path; here they run once
+more with the kernels, opted into.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -56,6 +57,24 @@ def test_numpy_path_batch_equals_single(numpy_path: None) -> None:
     test_batch_equals_single_bit_for_bit()
 
 
+@pytest.fixture
+def kernel_path() -> Iterator[None]:
+    compiled.use_kernel(True)
+    try:
+        yield
+    finally:
+        compiled.use_kernel(None)
+
+
+def test_kernel_path_matches_reference(kernel_path: None) -> None:
+    assert compiled.kernel() is not None
+    test_every_type_matches_reference()
+
+
+def test_kernel_path_batch_equals_single(kernel_path: None) -> None:
+    test_batch_equals_single_bit_for_bit()
+
+
 def _all(tree, qs: np.ndarray, vs: np.ndarray) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
     out = {
         "forward": np.stack([fk.forward(tree, q) for q in qs]),
@@ -80,7 +99,7 @@ def test_kernel_matches_numpy_path(which: str) -> None:
     tree = compile_model(m)
     qs = random_q(tree, rng, 7)
     vs = rng.normal(size=(7, tree.nv))
-    compiled.use_kernel(None)
+    compiled.use_kernel(True)
     assert compiled.kernel() is not None
     fast = _all(tree, qs, vs)
     compiled.use_kernel(False)
@@ -133,5 +152,69 @@ def test_cli_uses_the_numpy_path_and_restores_the_default() -> None:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120,
                           check=False)
     assert proc.returncode == 0, proc.stderr
-    # the fk output, then: exit 0, numba not imported by the command, the default (kernels) restored
-    assert proc.stdout.splitlines()[-1] == "0 False True"
+    # the fk output, then: exit 0, numba not imported by the command, the default (numpy) unchanged
+    assert proc.stdout.splitlines()[-1] == "0 False False"
+
+
+CACHE_PROBE = """
+import json, sys
+from pathlib import Path
+from robot_state_format.kinematics import kernel_cache
+if len(sys.argv) > 1:  # stand in for an edited kernel_codes.py: the digest of a changed copy
+    kernel_cache.DIGEST = kernel_cache.digest([p if p.name != "kernel_codes.py" else Path(sys.argv[1])
+                                               for p in kernel_cache.SOURCES])
+from robot_state_format.kinematics import compiled
+compiled.use_kernel(True)
+assert compiled.warm()
+k = compiled.kernel()
+print(json.dumps({"dir": kernel_cache.cache_dir(k.poses), "hits": sum(k.poses.stats.cache_hits.values()),
+                  "misses": sum(k.poses.stats.cache_misses.values())}))
+"""
+
+
+def _cache_probe(cache_dir: str, *argv: str) -> dict[str, object]:
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    out = subprocess.run([sys.executable, "-c", CACHE_PROBE, *argv], capture_output=True, text=True, env=env,
+                         timeout=240, check=False)
+    assert out.returncode == 0, out.stderr[-3000:]
+    r: dict[str, object] = json.loads(out.stdout.strip().splitlines()[-1])
+    return r
+
+
+def test_kernel_cache_is_keyed_on_every_kernel_input(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The compiled kernels are reused from the cache only while kernel.py, kernel_codes.py, kernel_cache.py
+    and the numba/llvmlite versions are unchanged: a change to kernel_codes.py alone compiles afresh, in a
+    directory of its own (numba itself looks at kernel.py only)."""
+    import ast
+
+    from robot_state_format.kinematics import kernel_cache
+
+    # every module of this package that kernel.py imports is hashed
+    tree = ast.parse((kernel_cache.HERE / "kernel.py").read_text())
+    names = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            names |= {a.name for a in n.names}
+        elif isinstance(n, ast.ImportFrom) and n.module:
+            names |= {n.module} | {f"{n.module}.{a.name}" for a in n.names}
+    ours = {m.rsplit(".", 1)[-1] + ".py" for m in names if m.startswith("robot_state_format.kinematics.")}
+    files = {f for f in ours if (kernel_cache.HERE / f).is_file()}
+    assert {"kernel_codes.py", "kernel_cache.py"} <= files  # what kernel.py imports of this package ...
+    assert files <= {p.name for p in kernel_cache.SOURCES}  # ... is hashed
+    # the digest moves with any byte of the sources and with the versions
+    codes = tmp_path / "kernel_codes.py"
+    codes.write_text((kernel_cache.HERE / "kernel_codes.py").read_text().replace("GENERIC = 0, 1, 2, 3, 4",
+                                                                                "GENERIC = 0, 1, 2, 3, 5"))
+    assert codes.read_text() != (kernel_cache.HERE / "kernel_codes.py").read_text()
+    swapped = [codes if p.name == "kernel_codes.py" else p for p in kernel_cache.SOURCES]
+    assert kernel_cache.digest(swapped) != kernel_cache.DIGEST
+    assert kernel_cache.digest(versions=("0.0", "0.0")) != kernel_cache.DIGEST
+    assert kernel_cache.digest() == kernel_cache.DIGEST
+    # end to end, in a fresh cache directory: compiled once, then loaded; another kernel_codes.py compiles again
+    cache = str(tmp_path / "numba_cache")
+    first = _cache_probe(cache)
+    assert first["misses"] and not first["hits"] and str(first["dir"]).endswith(f"rsf_kernels_{kernel_cache.DIGEST}")
+    again = _cache_probe(cache)
+    assert again["hits"] and not again["misses"] and again["dir"] == first["dir"]
+    edited = _cache_probe(cache, str(codes))
+    assert edited["misses"] and not edited["hits"] and edited["dir"] != first["dir"]

@@ -1,15 +1,18 @@
 """Access to the compiled kinematics kernels (:mod:`robot_state_format.kinematics.kernel`) and their constants.
 
-numba is an optional, heavy import: :func:`kernel` imports it on first use only (the CLI's ``--help``
-and ``check`` never reach it) and returns None without numba or when the environment variable
-``ROBOT_STATE_FORMAT_KERNEL`` is ``numpy`` (then :mod:`~robot_state_format.kinematics.fk` runs its
-numpy path).  :func:`constants` lays a tree's joint constants out for the kernels (once per tree).
+The default is numpy: no JIT compiler is imported unless asked for.  numba is an optional extra
+(``pip install 'robot_state_format[fast]'`` or ``apt install python3-numba``), opted into with the
+environment variable ``ROBOT_STATE_FORMAT_KERNEL=numba`` or a node's ``kinematics_kernel`` parameter
+(:func:`select`); then :func:`kernel` imports it on first use only.  A request for numba where it
+cannot be imported says so in one line and runs numpy.  :func:`constants` lays a tree's joint
+constants out for the kernels (once per tree).
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import sys
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -26,52 +29,89 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 ENV = "ROBOT_STATE_FORMAT_KERNEL"
-"""``numpy``: never use the compiled kernels; ``numba``: use them whenever numba imports; unset: the
-process's default (:func:`set_default`: the kernels, except in the one-shot CLI)."""
+"""``numpy`` (the default when unset) or ``numba``: the kinematics kernel of this process, unless a node's
+``kinematics_kernel`` parameter chose (:func:`select`)."""
+
+KERNELS = ("numpy", "numba")
+
+INSTALL_HINT = "pip install 'robot_state_format[fast]' (or apt install python3-numba)"
 
 KERNEL_MODULE = "robot_state_format.kinematics.kernel"
 """The numba kernels (imported by name: see :func:`_load`)."""
 
 _state: dict[str, ModuleType | None] = {}
-_default = {"kernel": True}
+_default = {"kernel": False}
+_chosen: dict[str, str] = {}  # "kernel": what select() was given (wins over ENV)
+_said: set[str] = set()
 
-__all__ = ["ENV", "KernelConstants", "constants", "kernel", "set_default", "use_kernel", "warm"]
+__all__ = ["ENV", "INSTALL_HINT", "KERNELS", "KernelConstants", "constants", "kernel", "requested", "select",
+           "set_default", "use_kernel", "warm"]
 
 
 def set_default(enabled: bool) -> bool:
-    """Whether this process uses the kernels when ``ROBOT_STATE_FORMAT_KERNEL`` is unset.
-
-    The CLI turns them off: it computes a configuration or two, for which loading numba (about
-    1-3 s) costs far more than the numpy path (tens of microseconds per configuration).  Returns
-    the previous default.
-    """
+    """Whether this process uses the kernels when neither ``ROBOT_STATE_FORMAT_KERNEL`` nor :func:`select`
+    chose (False unless changed: the default install has no JIT).  Returns the previous default."""
     before = _default["kernel"]
     _default["kernel"] = enabled
     _state.clear()
     return before
 
 
-def _load() -> ModuleType | None:
-    """:mod:`robot_state_format.kinematics.kernel`, or None without numba.
+def requested() -> str:
+    """The kernel asked for: :func:`select`'s choice, else ``ROBOT_STATE_FORMAT_KERNEL``, else the default
+    (an unknown value of the variable is returned as it is: :func:`kernel` says so and runs numpy)."""
+    if "kernel" in _chosen:
+        return _chosen["kernel"]
+    env = os.environ.get(ENV, "").strip().lower()
+    if env:
+        return env
+    return "numba" if _default["kernel"] else "numpy"
+
+
+def _load() -> tuple[ModuleType | None, str]:
+    """(:mod:`robot_state_format.kinematics.kernel`, "") or (None, why it cannot be imported).
 
     Loaded by name on the first kinematics call: numba is an optional, heavy dependency (its import
-    costs about 1-3 s), which importing this module (the CLI does) must not pay for.
+    costs about 1-3 s and ~150 MB), which importing this module (the CLI does) must not pay for.
     """
     try:
-        return importlib.import_module(KERNEL_MODULE)
-    except ImportError:
-        return None
+        return importlib.import_module(KERNEL_MODULE), ""
+    except ImportError as exc:
+        if isinstance(exc, ModuleNotFoundError) and exc.name in ("numba", "llvmlite"):
+            return None, f"numba is not installed: {INSTALL_HINT}"
+        return None, f"numba cannot be imported ({exc}): {INSTALL_HINT}"
+
+
+def _problem(want: str) -> tuple[ModuleType | None, str]:
+    """The kernel module for ``want`` (None: numpy) and the one line saying why numba is not used ("")."""
+    if want == "numpy":
+        return None, ""
+    if want != "numba":
+        return None, f"kinematics kernel {want!r}: expected one of {', '.join(KERNELS)}; using numpy"
+    mod, why = _load()
+    return mod, (f"kinematics kernel numba: {why}; using numpy" if mod is None else "")
 
 
 def kernel() -> ModuleType | None:
-    """The kernel module (numba imported and the kernels loaded from the cache or compiled), or None."""
+    """The kernel module (numba imported and the kernels loaded from the cache or compiled), or None (numpy)."""
     if "k" not in _state:
-        mod: ModuleType | None = None
-        env = os.environ.get(ENV, "").strip().lower()
-        if env == "numba" or (env != "numpy" and _default["kernel"]):
-            mod = _load()
+        mod, problem = _problem(requested())
+        if problem and "kernel" not in _chosen and problem not in _said:
+            _said.add(problem)  # asked for by the environment variable: said once, on stderr
+            print(f"robot_state_format: {ENV}={os.environ.get(ENV, '')!s}: {problem}", file=sys.stderr)
         _state["k"] = mod
     return _state["k"]
+
+
+def select(name: str) -> str | None:
+    """Use kernel ``name`` (``numpy`` or ``numba``) in this process from now on (a node's
+    ``kinematics_kernel`` parameter); returns the one line saying why numba is not used, or None."""
+    want = str(name).strip().lower()
+    _chosen["kernel"] = want
+    _state.clear()
+    mod, problem = _problem(want)
+    _state["k"] = mod
+    return problem or None
 
 
 def warm() -> bool:
@@ -94,12 +134,15 @@ def warm() -> bool:
 
 
 def use_kernel(enabled: bool | None) -> None:
-    """Force the numpy path (False), the kernels if numba imports (True), or decide again on next use (None)."""
+    """Force the numpy path (False), the kernels if numba imports (True), or decide again on next use (None:
+    also forgets :func:`select`'s choice)."""
     _state.clear()
-    if enabled is False:
+    if enabled is None:
+        _chosen.clear()
+    elif enabled is False:
         _state["k"] = None
-    elif enabled:
-        _state["k"] = _load()
+    else:
+        _state["k"] = _load()[0]
 
 
 @dataclass

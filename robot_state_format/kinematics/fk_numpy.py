@@ -266,16 +266,6 @@ def _poses_single(tree: CompiledTree, qa: FloatArray, buf: FloatArray | None = N
     return sc.wt
 
 
-def _level_parents(tree: CompiledTree) -> list[tuple[int, int, IntArray]]:
-    """``(start, stop, parents)`` of every depth level (plain tuples: cheaper to loop over)."""
-    cached = tree._cache.get("level_parents")
-    if isinstance(cached, list):
-        return cached
-    out = [(lv.start, lv.stop, lv.par) for lv in _plan(tree).levels]
-    tree._cache["level_parents"] = out
-    return out
-
-
 @dataclass
 class _Scratch:
     """One thread's working array for :func:`_poses_single` and views of it for every block."""
@@ -287,8 +277,6 @@ class _Scratch:
     vals: FloatArray  # [1, 0, cos..., sin...] of the computed angles
     levels: list[tuple[list[tuple[FloatArray, FloatArray, IntArray, FloatArray, int, FloatArray]], LevelPlan | None]]
     corr: list[tuple[FloatArray, FloatArray, IntArray, FloatArray]]
-    zl: FloatArray  # (nlinks + 1, 6) twist sums (see _twists); the last row stays zero
-    zl_steps: list[tuple[FloatArray, IntArray]]
 
 
 def _scratch(tree: CompiledTree) -> _Scratch:
@@ -321,11 +309,9 @@ def _scratch(tree: CompiledTree) -> _Scratch:
         levels.append((views, lv if lv.rest else None))
     corr = [(w[p0:p1].reshape(3 * (p1 - p0), 4), g, idx, w[r0:r1].reshape(-1))
             for r0, r1, p0, p1, g, idx in plan.corr_blocks]
-    zl = np.zeros((nl + 1, 6))
     vals = np.zeros(2 + 2 * plan.trig_cols.size)
     vals[0] = 1.0
-    sc = _Scratch(template, w, w.transpose(0, 2, 1)[..., None], cs, vals, levels, corr, zl,
-                  [(zl[a:b], p) for a, b, p in _level_parents(tree)])
+    sc = _Scratch(template, w, w.transpose(0, 2, 1)[..., None], cs, vals, levels, corr)
     local.sc = sc
     return sc
 

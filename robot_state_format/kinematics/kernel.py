@@ -7,9 +7,11 @@ configuration runs the same scalar code, in a fixed order of operations, whether
 Without numba (or with ``ROBOT_STATE_FORMAT_KERNEL=numpy``) fk falls back to its numpy path, whose
 results agree with these to within 1e-12 (not bit for bit: the sums run in another order).
 
-Compiled code is cached on disk (``cache=True``): next to this module when its directory is
-writable, else in numba's user-wide cache directory (``NUMBA_CACHE_DIR`` or ``~/.cache``), so a
-read-only install (colcon, a system package) caches too.
+Compiled code is cached on disk by :mod:`.kernel_cache`, keyed on a hash of this file,
+``kernel_codes.py`` and the numba/llvmlite versions (a change to any of them compiles afresh, in a
+directory of its own): next to this module when its directory is writable, else in numba's user-wide
+cache directory (``NUMBA_CACHE_DIR`` or ``~/.cache``), so a read-only install (colcon, a system
+package) caches too.
 
 Constants (built by :func:`constants`, once per tree):
 
@@ -32,6 +34,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
+from robot_state_format.kinematics import kernel_cache
 from robot_state_format.kinematics.kernel_codes import FIXED, GENERIC, PRISMATIC, ROTARY, SCREW
 
 __all__ = ["FIXED", "GENERIC", "PRISMATIC", "ROTARY", "SCREW", "poses", "twists"]
@@ -40,7 +43,7 @@ FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=False, nogil=True)  # cached by kernel_cache.attach (below)
 def poses(q: FloatArray, src: IntArray, mo: FloatArray, f: FloatArray, ij: IntArray, root: FloatArray,  # pragma: no cover
           gen: FloatArray, pose: FloatArray, world: bool, out: FloatArray) -> bool:
     """Fill rows 0-2 of ``out`` ``(C, nlinks, 4, 4)`` with the link poses of each row of ``q``.
@@ -126,7 +129,7 @@ def poses(q: FloatArray, src: IntArray, mo: FloatArray, f: FloatArray, ij: IntAr
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=False, nogil=True)  # cached by kernel_cache.attach (below)
 def twists(x: FloatArray, va: FloatArray, s: FloatArray, it: IntArray, nr: int, xg: FloatArray,  # pragma: no cover
            body: bool, out: FloatArray) -> None:
     """Fill ``out`` ``(C, nlinks, 6)`` with ``[linear, angular]`` twists of every link.
@@ -188,3 +191,6 @@ def twists(x: FloatArray, va: FloatArray, s: FloatArray, it: IntArray, nr: int, 
                 for a in range(3):
                     out[c, i, a] = v[i, a]
                     out[c, i, 3 + a] = w[i, a]
+
+
+kernel_cache.attach(poses, twists)

@@ -8,7 +8,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.kinematics.compiled_tree import CompiledTree
-from robot_state_format.kinematics.fk_numpy import _level_parents, _scratch
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -92,6 +91,21 @@ class _TwistKernel:
     s: FloatArray  # (2, 3, njoints, 1): [linear, angular] per unit rate, in the child frame (0: others)
     col: IntArray  # (njoints,) the rate's va column (nva: none, a zero row)
     generic: IntArray  # joints with several coordinates (universal, revolute2, planar, ball, floating)
+    ancestors: FloatArray  # (nlinks, njoints): 1 where joint j moves link l (j's child is l or above it)
+    ancestors_t: FloatArray  # its transpose, C-ordered
+
+
+def _ancestors(tree: CompiledTree) -> FloatArray:
+    """``(nlinks, njoints)`` 0/1: joint ``j`` (child link ``nroot + j``) is on link ``l``'s path to the root."""
+    nr, nj = tree.nroot, tree.njoints
+    anc = np.zeros((tree.nlinks, nj))
+    for j in range(nj):  # parents come first
+        link = nr + j
+        par = int(tree.link_parent[link])
+        if par >= 0:
+            anc[link] = anc[par]
+        anc[link, j] = 1.0
+    return anc
 
 
 def _twist_kernel(tree: CompiledTree) -> _TwistKernel:
@@ -114,8 +128,10 @@ def _twist_kernel(tree: CompiledTree) -> _TwistKernel:
             sm[j, 0, :, 0] = rt[j] @ cons.pri_axes[i, :, 0]
             col[j] = tree.joint_va[j]
     generic = [g.joints for g in (tree.two_axis, tree.planar) if g is not None] + [g.joints for g in tree.quaternion]
+    anc = _ancestors(tree)
     kern = _TwistKernel(np.ascontiguousarray(sm.transpose(1, 2, 0, 3)), col,
-                        np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp))
+                        np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp), anc,
+                        np.ascontiguousarray(anc.T))
     tree._cache["twist"] = kern
     return kern
 
@@ -125,7 +141,8 @@ def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatA
 
     Each joint adds ``dw`` (angular) and ``dv`` (velocity of its child's origin) in the root frame;
     a link's angular velocity is the sum over the joints above it, and the velocity of its origin
-    ``p`` is ``A + w x p`` with ``A`` the sum of ``dv - dw x p_child``: one sum per depth level.
+    ``p`` is ``A + w x p`` with ``A`` the sum of ``dv - dw x p_child``: both sums are one matrix
+    product by the constant 0/1 ancestor matrix.
     Vectors are held component first, ``(3, links, C)``, so every operation runs over all links
     (and configurations) at once.
     """
@@ -148,18 +165,12 @@ def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatA
     pos = np.concatenate([wp[3], wp[3, :2]])  # (5, links, C): rows 1-3 and 2-4 are p rolled by 1 and 2
     dw = np.concatenate([d[1], d[1, :2]])
     d[0] -= dw[1:4] * pos[2:5, nr:] - dw[2:5] * pos[1:4, nr:]  # dv - dw x p
-    # [A, w] per link, link first; last slot: the root frame (at rest)
-    if c == 1:  # this thread's scratch array and views of its levels
-        sc = _scratch(tree)
-        zl, steps = sc.zl, sc.zl_steps
-        zl[:nr] = 0.0
+    # [A, w] per link: the sums over the joints above each link, one product by the 0/1 ancestor matrix
+    # (a gemm: exact products, summed in joint order whatever C is, so single and batch stay identical)
+    if c == 1:
+        z = np.dot(d.reshape(6, nl - nr), kern.ancestors_t).reshape(2, 3, nl, 1)
     else:
-        zl = np.zeros((nl + 1, 6 * c))
-        steps = [(zl[a:b], p) for a, b, p in _level_parents(tree)]
-    zl[nr:nl] = d.reshape(6, nl - nr, c).transpose(1, 0, 2).reshape(nl - nr, 6 * c)
-    for v, p in steps:
-        np.add(v, zl.take(p, axis=0), out=v)
-    z = np.ascontiguousarray(zl[:nl].reshape(nl, 6, c).transpose(1, 0, 2)).reshape(2, 3, nl, c)
+        z = np.matmul(kern.ancestors, d.reshape(6, nl - nr, c)).reshape(2, 3, nl, c)
     w = np.concatenate([z[1], z[1, :2]])
     z[0] += w[1:4] * pos[2:5] - w[2:5] * pos[1:4]  # A + w x p
     if body:  # R^T v: component j is sum_i R_ij v_i
@@ -169,4 +180,5 @@ def _twists(tree: CompiledTree, w_pose: FloatArray, qat: FloatArray, vat: FloatA
             t += wp[:3, 1] * v[1]
             t += wp[:3, 2] * v[2]
             z[k] = t
-    return z.reshape(6, nl, c).transpose(1, 0, 2)
+    out: FloatArray = z.reshape(6, nl, c).transpose(1, 0, 2)
+    return out

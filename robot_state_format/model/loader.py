@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
+from robot_state_format.lazy_modules import lazy_module
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import (
@@ -16,12 +17,13 @@ from robot_state_format.model.detect import (
     looks_like_xacro,
     prolog_end,
 )
-from robot_state_format.model.directives import read_directives
-from robot_state_format.model.mjcf import read_mjcf
-from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.xacro import expand_xacro_mapped
+
+_SDF = lazy_module("robot_state_format.model.sdf")  # imported by the first SDFormat document (~45 ms)
+_MJCF = lazy_module("robot_state_format.model.mjcf")  # by the first MJCF document
+_DMD = lazy_module("robot_state_format.model.directives")  # by the first Model Directives scene
 
 __all__ = ["detect_format", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
 
@@ -59,12 +61,16 @@ def load_model(
         model.warnings.insert(0, _unexpanded(text, file, Severity.WARNING))
         return model
     if kind == "sdf":
-        return read_sdf(text, file=file, search_paths=search_paths)
+        sdf_model: Model = _SDF.read_sdf(text, file=file, search_paths=search_paths)
+        return sdf_model
     if kind == "mjcf":
-        return read_mjcf(text, file=file)
+        mjcf_model: Model = _MJCF.read_mjcf(text, file=file)
+        return mjcf_model
     if kind == "dmd":
-        return read_directives(text, file=file, search_paths=search_paths,
-                               load_file=lambda p, data: load_model(data, file=str(p), search_paths=search_paths))
+        dmd_model: Model = _DMD.read_directives(
+            text, file=file, search_paths=search_paths,
+            load_file=lambda p, data: load_model(data, file=str(p), search_paths=search_paths))
+        return dmd_model
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 

@@ -32,6 +32,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from robot_state_format.model.bounded_child import add_interrupt
+from robot_state_format.ros.memory import release_free_memory
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
@@ -152,6 +153,7 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
     code = 0
     try:
         node = make()
+        release_free_memory()  # what start-up freed (ros/memory.py)
         spin(node, stop, until=until(node) if until is not None else None)
     except Exception as exc:
         for types, lead, exit_code in failures:

@@ -37,8 +37,8 @@ from robot_state_format.errors import ModelIOError, RobotStateFormatError, error
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
 from robot_state_format.playback.state_cache import Problem
+from robot_state_format.ros import kernel_param, spin
 from robot_state_format.ros import publisher_params as params
-from robot_state_format.ros import spin
 from robot_state_format.ros.description import (
     DescriptionConfigError,
     InBackground,
@@ -75,6 +75,7 @@ class StatePublisher(Node):
         super().__init__(node_name, **kwargs)
         self._log_throttle = LogThrottle(WARN_PERIOD_S)
         self._p: PublisherParams = params.declare(self)
+        kernel_param.declare(self)
         p = self._p
         self._rt: Runtime | None = None
         self._pending: Runtime | None = None
@@ -84,7 +85,7 @@ class StatePublisher(Node):
         self._last_model_pose: tuple[float, ...] | None = None
         self._tf_seen = -1
 
-        self._tf = TfPublisher(self)
+        self._tf = TfPublisher(self, backend="native")  # the same wire semantics as tf2_ros's, without its import
         self._send_tf = self._tf.send_serialized
         self._world_pub = self.create_publisher(String, "world_state", LATCHED)
         self._description_pub = None

@@ -58,8 +58,8 @@ from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.playback.tf_source import plan_tf, recording_topic_kinds
 from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
+from robot_state_format.ros import kernel_param, spin, store_params, world_sources
 from robot_state_format.ros import session_playback as sp
-from robot_state_format.ros import spin, store_params, world_sources
 from robot_state_format.ros.description import InBackground, XacroPolicy, load_description, refusal_kind
 from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp
 from robot_state_format.ros.qos import (
@@ -112,6 +112,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
     def __init__(self, node_name: str = "state_store", **kwargs: Any) -> None:
         super().__init__(node_name, **kwargs)
         store_params.declare(self, self._parameter_overrides, _has_clock)
+        kernel_param.declare(self)
         self._model: Model | None = None
         self._tree: CompiledTree | None = None
         self._cache: JointStateCache | None = None
