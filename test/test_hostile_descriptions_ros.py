@@ -210,3 +210,45 @@ def test_sigterm_stops_a_node_waiting_for_a_xacro_expansion(ros: RosHarness) -> 
     stops_on_sigterm(node)
     ros.spin_until(lambda: not any(_alive(pid) for pid in children), timeout=30.0, what="the child's end")
     assert "CPU-time limit" not in node.output()  # ended with the node, not by its limit
+
+
+@pytest.mark.timeout(300)
+def test_a_model_file_set_at_runtime_is_read_as_data(ros: RosHarness, tmp_path: Path) -> None:
+    """model_file set by a peer on the running node names a file on the node's disk: a xacro file is
+    refused unless allowed, and when allowed its $(optenv) sees none of the node's environment."""
+    start = tmp_path / "arm.urdf"
+    start.write_text(ROBOT)
+    spy = tmp_path / "spy.xacro"
+    spy.write_text(secret_xacro())
+    env = {"RSF_TEST_SECRET": SECRET}
+    refusing = ros.start_node("state_publisher", {"model_file": str(start), "frame_prefix": "mr/"},
+                              ros_args=["-r", "__ns:=/mr"], env=env, name="refusing")
+    allowing = ros.start_node("state_publisher", {"model_file": str(start), "frame_prefix": "ma/",
+                                                  "allow_xacro_descriptions": True},
+                              ros_args=["-r", "__ns:=/ma"], env=env, name="allowing")
+    store = ros.start_node("state_store", {"output_dir": str(tmp_path / "out"), "model_file": str(start)},
+                           ros_args=["-r", "__ns:=/ms"], env=env, name="store")
+    result = set_param(ros, "/mr/state_publisher", "model_file", str(spy))
+    assert not result.successful and "allow_xacro_descriptions" in result.reason and str(spy) in result.reason
+    result = set_param(ros, "/ms/state_store", "model_file", str(spy))
+    assert not result.successful and "allow_xacro_descriptions" in result.reason
+    texts = ros.collect("/mr/robot_description", String, LATCHED, count=1, timeout=30.0)
+    assert [m.data for m in texts] == [ROBOT]  # the model stays
+    tf_flows(ros, "mr", "mr/arm")
+    # a file that is no model: the reply names the path and the line and code, never the file's text
+    secret_file = tmp_path / "notes.urdf"
+    secret_file.write_text(f'<robot name="r"><link name="a"/>\n<joint name="{SECRET}"/></robot>')
+    result = set_param(ros, "/mr/state_publisher", "model_file", str(secret_file))
+    assert not result.successful and f"{secret_file}:2: [URDF_" in result.reason and SECRET not in result.reason
+    # allowed: expanded confined, the latched description holds no secret
+    assert set_param(ros, "/ma/state_publisher", "model_file", str(spy)).successful
+    texts = ros.collect("/ma/robot_description", String, LATCHED, count=1, timeout=30.0,
+                        predicate=lambda m: "spy" in m.data)
+    assert "leak_none" in texts[0].data and SECRET not in texts[0].data
+    # a plain URDF set at runtime is read as before
+    (tmp_path / "moved.urdf").write_text(ROBOT.replace('name="arm"', 'name="arm2"').replace('link="arm"', 'link="arm2"'))
+    assert set_param(ros, "/mr/state_publisher", "model_file", str(tmp_path / "moved.urdf")).successful
+    tf_flows(ros, "mr", "mr/arm2")
+    for proc in (refusing, allowing, store):
+        stops_on_sigterm(proc)
+        assert SECRET not in proc.output()

@@ -18,7 +18,13 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 
 from robot_state_format.errors import ModelIOError  # noqa: E402
 from robot_state_format.model.loader import load_model  # noqa: E402
-from robot_state_format.ros.description import DescriptionConfigError, LoadedDescription, load_description  # noqa: E402
+from robot_state_format.ros.description import (  # noqa: E402
+    DescriptionConfigError,
+    DescriptionRefused,
+    LoadedDescription,
+    XacroPolicy,
+    load_description,
+)
 from robot_state_format.ros.model_pose import TfTree, gid_key  # noqa: E402
 from robot_state_format.ros.publisher_params import (  # noqa: E402
     Load,
@@ -97,6 +103,50 @@ def test_description_text_file_and_xacro(tmp_path: Path) -> None:
     loaded = load_description("", str(path), "link:='my link'")
     assert loaded.source == str(path) and list(loaded.model.links) == ["my link"]
     assert "xacro:arg" not in loaded.text and 'name="my link"' in loaded.text
+
+
+
+SPY = """<robot name="spy" xmlns:xacro="http://www.ros.org/wiki/xacro">
+  <xacro:include filename="part.xacro"/>
+  <link name="env_$(optenv RSF_TEST_SECRET none)"/>
+  <joint name="j" type="fixed"><parent link="part"/><child link="env_$(optenv RSF_TEST_SECRET none)"/></joint>
+</robot>"""
+
+
+def test_a_model_file_set_at_runtime_is_read_as_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only the start-up model_file is the user's: a different one is a peer's; its xacro is refused unless
+    allowed, then expanded without the node's environment, reading its own directory only."""
+    monkeypatch.setenv("RSF_TEST_SECRET", "s3cr3t-77")
+    (tmp_path / "part.xacro").write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="part"/>'
+                                         "</robot>")
+    spy = tmp_path / "spy.xacro"
+    spy.write_text(SPY)
+    own = load_description("", str(spy), "", own_model_file=str(spy))  # the user's file: as the xacro command
+    assert sorted(own.model.links) == ["env_s3cr3t-77", "part"]
+    with pytest.raises(DescriptionRefused, match="allow_xacro_descriptions") as refused:
+        load_description("", str(spy), "", XacroPolicy(), own_model_file="start.urdf")
+    assert refused.value.kind == "xacro"
+    peer = load_description("", str(spy), "", XacroPolicy(allow=True), own_model_file="")
+    assert sorted(peer.model.links) == ["env_none", "part"] and "s3cr3t" not in peer.text
+    # an include outside the file's directory and the include paths is not readable
+    other = tmp_path / "sub"
+    other.mkdir()
+    (other / "spy.xacro").write_text(SPY.replace("part.xacro", "../part.xacro"))
+    with pytest.raises(DescriptionRefused, match=r"\[XACRO_"):
+        load_description("", str(other / "spy.xacro"), "", XacroPolicy(allow=True), own_model_file="")
+    included = XacroPolicy.from_params(True, str(tmp_path))
+    assert "part" in load_description("", str(other / "spy.xacro"), "", included, own_model_file="").model.links
+    # a file that is no model: the path and the code, not a word of it
+    (tmp_path / "secret.urdf").write_text('<robot name="r"><link name="a"/>\n<joint name="TOPSECRET"/></robot>')
+    with pytest.raises(DescriptionRefused) as bad:
+        load_description("", str(tmp_path / "secret.urdf"), "", own_model_file="")
+    assert str(tmp_path / "secret.urdf") in str(bad.value) and "TOPSECRET" not in str(bad.value)
+    assert ":2: [URDF_" in str(bad.value)
+    with pytest.raises(DescriptionRefused, match="No such file"):
+        load_description("", str(tmp_path / "missing.urdf"), "", own_model_file="")
+    # a plain URDF set at runtime is read as before
+    (tmp_path / "two.urdf").write_text(URDF)
+    assert load_description("", str(tmp_path / "two.urdf"), "", own_model_file="").text == URDF
 
 
 # -- hot path ------------------------------------------------------------------------------------------

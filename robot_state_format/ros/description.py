@@ -7,8 +7,12 @@ topic) comes from whoever can set a parameter or publish on the DDS domain: it i
 (``${...}`` is Python's ``eval``) is refused unless the node was started with
 ``allow_xacro_descriptions:=true`` (:class:`XacroPolicy`); even then it is expanded in a confined child
 process (:mod:`robot_state_format.model.bounded_child`): no environment, read access only under the
-``xacro_include_paths``, no process creation or network, CPU/memory/time/output bounds. A ``model_file``
-is the node's own file: expanded as the ``xacro`` command would, under the same bounds.
+``xacro_include_paths``, no process creation or network, CPU/memory/time/output bounds. The
+``model_file`` the node was started with is the user's own file: expanded as the ``xacro`` command
+would, under the same bounds. A ``model_file`` set later (a ``SetParameters`` call from anyone on the
+domain) names a file on the node's disk chosen by a stranger: it is read as data
+(:func:`load_peer_model_file`), its xacro refused or expanded confined like a description text, and no
+error about it quotes the file.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from robot_state_format import limits
-from robot_state_format.errors import ModelIOError, RobotStateFormatError
+from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import looks_like_xacro
@@ -40,8 +44,9 @@ class DescriptionConfigError(RobotStateFormatError):
 
 
 class DescriptionRefused(RobotStateFormatError):
-    """A description text that is not read: xacro while not allowed (``kind`` "xacro"), or over the size
-    bound (``kind`` "size")."""
+    """A description that is not read: xacro while not allowed (``kind`` "xacro"), over the size bound
+    (``kind`` "size"), or a peer's model file that cannot be read (``kind`` "file") or is not a model
+    (``kind`` "error")."""
 
     def __init__(self, kind: str, message: str) -> None:
         super().__init__(message)
@@ -150,10 +155,66 @@ def read_description_text(text: str, xacro_args: str, policy: XacroPolicy,
     return LoadedDescription(text, load_model(text, file=file), source)
 
 
+# diagnostics whose message is the project's own words (a limit), never text of the document
+_OWN_MESSAGES = frozenset({"XACRO_LIMIT", "XACRO_TOO_LARGE"})
+
+
+def _without_content(exc: BaseException) -> str:
+    """What went wrong reading a peer's model file, without a word of the file (or of a file it reads):
+    ``FILE:LINE: [CODE]`` of the first errors, or the exception's type."""
+    if isinstance(exc, DescriptionRefused | DescriptionConfigError):
+        return str(exc)  # the project's own words (and xacro_args, which the peer sent)
+    if not isinstance(exc, DiagnosticError):
+        return type(exc).__name__
+    found = exc.errors or exc.diagnostics
+    lines = [(f"{d.file}:{d.line}" if d.line is not None else d.file) + f": [{d.code}]"
+             + (f" {d.message}" if d.code in _OWN_MESSAGES else "") for d in found[:3]]
+    return "; ".join(lines) + (f" (+{len(found) - 3} more)" if len(found) > 3 else "")
+
+
+def load_peer_model_file(model_file: str, xacro_args: str, policy: XacroPolicy) -> LoadedDescription:
+    """A ``model_file`` set on the running node (not the one it was started with): the path comes from
+    a peer, so the file is read as data.
+
+    A xacro file (``${...}``, ``$(...)`` or ``<xacro:`` in a xacro document) is refused unless
+    ``policy.allow``; then it is expanded confined as a description text is (no environment: ``$(env)``
+    and ``$(optenv)`` see nothing; read access only under ``policy.include_paths`` and the file's own
+    directory). Every failure is a :class:`DescriptionRefused` naming the path and, for a document that
+    does not read, the file, line and code of its errors: never their message, which may quote the file.
+    """
+    path = Path(model_file).expanduser().absolute()
+    where = f"model_file {str(path)!r} (set at runtime: read as data)"
+    try:
+        data = read_input_file(path)
+    except OSError as exc:
+        raise DescriptionRefused("file", f"{where}: cannot read: {exc.strerror or type(exc).__name__}") from None
+    try:
+        if detect_format(data, str(path)) == "xacro":
+            if looks_like_xacro(data) and not policy.allow:
+                raise DescriptionRefused(
+                    "xacro", f"{where} is xacro, which runs code (${{...}} is Python's eval) and is never evaluated "
+                    "in a model_file set on the running node unless the node is started with "
+                    "allow_xacro_descriptions:=true; give it at start, or set the expanded URDF")
+            readable = (*policy.include_paths, str(path.parent))
+            text, model = load_xacro(data, file=str(path), xacro_args=xacro_args_from_text(xacro_args),
+                                     search_paths=policy.include_paths, confinement=Confinement(readable))
+            return LoadedDescription(text, model, str(path))
+        text = data.decode("utf-8", BYTE_ERRORS)
+        return LoadedDescription(text, load_model(text, file=str(path)), str(path))
+    except DescriptionRefused:
+        raise
+    except Exception as exc:  # the readers' errors, the child's: reported without the file's text
+        raise DescriptionRefused("error", f"{where}: not read: {_without_content(exc)}") from None
+
+
 def load_description(description: str, model_file: str, xacro_args: str,
-                     policy: XacroPolicy | None = None) -> LoadedDescription:
+                     policy: XacroPolicy | None = None, *, own_model_file: str | None = None) -> LoadedDescription:
     """Read exactly one of a description text (see :func:`read_description_text`) or a model file (xacro
     expanded, bounded).
+
+    ``own_model_file`` is the ``model_file`` the node was started with (the user's own); a different
+    ``model_file`` is a peer's, read by :func:`load_peer_model_file` under ``policy``. None (the
+    default): ``model_file`` is the user's own (start-up, command line).
 
     Raises :class:`DescriptionConfigError` for none or both given, :class:`~robot_state_format.errors.ModelIOError`
     for a file that cannot be read, :class:`DescriptionRefused`, and the readers' errors for a description
@@ -165,6 +226,8 @@ def load_description(description: str, model_file: str, xacro_args: str,
             "model_file (path to a .urdf, .sdf, .world or .xacro file)"
             + ("; both are set" if description.strip() else "; neither is set"))
     args = xacro_args_from_text(xacro_args)
+    if model_file.strip() and own_model_file is not None and model_file.strip() != own_model_file.strip():
+        return load_peer_model_file(model_file.strip(), xacro_args, policy or XacroPolicy())
     if model_file.strip():
         path = Path(model_file).expanduser()
         try:
@@ -181,4 +244,4 @@ def load_description(description: str, model_file: str, xacro_args: str,
 
 
 __all__ = ["DescriptionConfigError", "DescriptionRefused", "InBackground", "LoadedDescription", "XacroPolicy", "load_description",
-           "read_description_text", "refusal_kind", "xacro_args_from_text"]
+           "load_peer_model_file", "read_description_text", "refusal_kind", "xacro_args_from_text"]

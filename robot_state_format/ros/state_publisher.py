@@ -103,6 +103,7 @@ class StatePublisher(Node):
         self._expanded_gc = self.create_guard_condition(self._on_expanded)
         self._background = InBackground(self._runtime_from_text, self._deliver_expanded)
 
+        self._own_model_file = p.model_file  # the user's; one set later is a peer's (read as data)
         if p.has_description:
             self._swap(self._build_runtime(load_description(p.robot_description, p.model_file, p.xacro_args,
                                                             p.xacro_policy), p))
@@ -129,7 +130,7 @@ class StatePublisher(Node):
         try:
             if plan.load is Load.RELOAD:
                 loaded = load_description(after.robot_description, after.model_file, after.xacro_args,
-                                          after.xacro_policy)
+                                          after.xacro_policy, own_model_file=self._own_model_file)
                 self._pending = self._build_runtime(loaded, after)
             elif plan.load is Load.REBUILD and self._rt is not None:
                 self._pending = self._build_runtime(self._rt.loaded, after)

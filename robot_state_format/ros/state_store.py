@@ -119,6 +119,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._builder: SnapshotBuilder | None = None
         self._model_error: str | None = None
         self._log_throttle = LogThrottle()
+        self._own_model_file = str(self._p("model_file"))  # the user's; one set later is a peer's (read as data)
         self._load_model()
         self._snapshot_rx = 0.0  # time.monotonic() when the newest world_state / joint_states arrived
         self._js_rx = 0.0
@@ -194,7 +195,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if changes.keys() & {"robot_description", "model_file", "xacro_args"}:
             p = {n: changes.get(n, self._p(n)) for n in ("robot_description", "model_file", "xacro_args")}
             try:
-                loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"])
+                loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"],
+                                          own_model_file=self._own_model_file)
             except Exception as exc:
                 reason = f"model refused, the current one stays: {error_text(exc)}"
                 throttled(self._log_throttle, self.get_logger(), "warning", f"model-parameter-{refusal_kind(exc)}",
@@ -209,12 +211,15 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
                 return bad(f"record: {msg}")
         return SetParametersResult(successful=True)
     # -- model --------------------------------------------------------------------------------
-    def _read_model(self, description: str, model_file: str, xacro_args: str) -> Model | None:
+    def _read_model(self, description: str, model_file: str, xacro_args: str,
+                    own_model_file: str | None = None) -> Model | None:
+        """``own_model_file``: the start-up ``model_file`` (the user's; None: ``model_file`` is), see
+        :func:`~robot_state_format.ros.description.load_description`."""
         if not description.strip() and not model_file.strip():
             return None
         policy = XacroPolicy.from_params(bool(self._p("allow_xacro_descriptions")),
                                          str(self._p("xacro_include_paths")))
-        return load_description(description, model_file, xacro_args, policy).model
+        return load_description(description, model_file, xacro_args, policy, own_model_file=own_model_file).model
 
     def _load_model(self) -> None:
         """The model given at start; one that cannot be loaded ends the node (StateStoreModelError: exit 1)."""
