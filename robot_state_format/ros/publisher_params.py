@@ -136,7 +136,8 @@ def declare(node: Node) -> PublisherParams:
          _descriptor("QoS of the joint_states subscription: sensor_data, reliable or system_default", s,
                      read_only=True)),
         ("allow_xacro_descriptions", False,
-         _descriptor("expand xacro in a robot_description text (parameter or topic); xacro runs code: off by "
+         _descriptor("expand xacro in a robot_description text (parameter or topic) or a model_file set at "
+                     "runtime; xacro runs code: off by "
                      "default, and when on it runs in a confined, bounded child process", b, read_only=True)),
         ("xacro_include_paths", "",
          _descriptor("directories (separated by ':') an allowed xacro description may read includes and YAML "

@@ -22,7 +22,8 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "robot_description": ("", "robot description text (URDF, SDFormat, xacro): replay checks against it"),
     "model_file": ("", "path to a model file (instead of robot_description)"),
     "xacro_args": ("", "xacro arguments 'name:=value ...'"),
-    "allow_xacro_descriptions": (False, "expand xacro in a robot_description text (parameter or topic); xacro "
+    "allow_xacro_descriptions": (False, "expand xacro in a robot_description text (parameter or topic) or a "
+                                 "model_file set at runtime; xacro "
                                  "runs code: off by default, and when on it runs in a confined, bounded child "
                                  "process; read-only"),
     "xacro_include_paths": ("", "directories (separated by ':') an allowed xacro description may read includes "
