@@ -1,9 +1,14 @@
-"""Heavy required dependencies loaded where they are first used, declared at the top of the module that uses them.
+"""Heavy or optional dependencies, declared at the top of the module that uses them.
 
 ``xacro`` (with the ``yaml`` it imports) costs about 60 ms to import, which every ``robot-state-format check`` of a
 plain URDF or SDFormat file would pay.  :func:`lazy_package` returns module objects at once and runs their code on
 the first attribute access (:class:`importlib.util.LazyLoader`), so the dependency stays visible at module top and
 costs nothing until a xacro document is actually read.
+
+Optional dependencies (the extras of pyproject.toml, with no rosdep key on some distro): :func:`optional_module`
+returns the module when it imports, else a stand-in whose first attribute access raises
+:class:`MissingDependencyError`, one line naming what needs it and how to install it (:data:`OPTIONAL`).  So a
+module that needs ``mcap`` for recording still imports, and everything else in it works, without ``mcap``.
 """
 
 from __future__ import annotations
@@ -13,8 +18,58 @@ import importlib.machinery
 import importlib.util
 import sys
 from types import ModuleType
+from typing import NamedTuple
 
-__all__ = ["lazy_package"]
+from robot_state_format.errors import RobotStateFormatError
+
+__all__ = ["OPTIONAL", "MissingDependencyError", "lazy_package", "missing_dependency_text", "optional_module"]
+
+
+class Extra(NamedTuple):
+    """An optional part: what it enables, its PyPI names, its apt (rosdep) names, the pip extra."""
+
+    feature: str
+    pip: tuple[str, ...]
+    apt: tuple[str, ...]
+    extra: str
+
+
+RECORD = Extra("MCAP recording and replay of recordings", ("mcap", "mcap-ros2-support"), (), "record")
+FAST = Extra("the compiled kinematics kernels", ("numba",), ("python3-numba",), "fast")
+OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "numba": FAST}
+"""Top-level module name -> the optional part it belongs to."""
+
+
+class MissingDependencyError(RobotStateFormatError):
+    """An optional dependency is not installed; the message is one line: what needs it, how to install it."""
+
+
+def missing_dependency_text(module: str) -> str:
+    """One line: which optional part needs ``module`` and how to install it (apt and pip names)."""
+    top = module.split(".", 1)[0]
+    part = OPTIONAL.get(top, Extra("this feature", (top,), (), ""))
+    needs = "needs" if len(part.pip) == 1 or part.feature == "this feature" else "need"
+    pip = f"pip install {' '.join(part.pip)}" + (f" (or pip install 'robot_state_format[{part.extra}]')"
+                                                   if part.extra else "")
+    how = f"apt install {' '.join(part.apt)} or {pip}" if part.apt else f"{pip}; there is no apt/rosdep package"
+    return f"{part.feature} {needs} {' and '.join(part.pip)} (not installed): {how}"
+
+
+class _Missing(ModuleType):
+    """Stands for an optional module that does not import: any attribute raises MissingDependencyError."""
+
+    def __getattr__(self, attr: str) -> object:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise MissingDependencyError(missing_dependency_text(self.__name__))
+
+
+def optional_module(name: str) -> ModuleType:
+    """``name`` imported, or (not installed) a stand-in raising :class:`MissingDependencyError` on use."""
+    try:
+        return importlib.import_module(name)
+    except ImportError:
+        return _Missing(name)
 
 
 def _lazy(spec: importlib.machinery.ModuleSpec) -> ModuleType:

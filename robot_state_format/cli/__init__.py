@@ -25,6 +25,7 @@ import sys
 from collections.abc import Sequence
 
 from robot_state_format import __version__
+from robot_state_format.lazy_modules import MissingDependencyError
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # command: (module in robot_state_format/cli/, the help line shown by --help)
@@ -118,6 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except MissingDependencyError as exc:  # an optional part is not installed: one line, how to install it
+        print(f"robot-state-format {args.command}: error: {exc}", file=sys.stderr)
+        return 2
 
 
 def entry_point() -> None:

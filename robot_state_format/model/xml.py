@@ -28,9 +28,9 @@ __all__ = [
 MAX_DOCUMENT_BYTES = limits.MAX_DOCUMENT_BYTES
 
 # Matched only at a "<?xml" found by str.find: [^?]*+ stops at the next '?', so scans never overlap.
-_DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*+\?>")  # not <?xml-stylesheet ...?>
-_ENCODING_RE = re.compile(rb"""encoding\s*+=\s*+(["'])([^"']*+)\1""")
-_VERSION_RE = re.compile(rb"""version\s*+=\s*+(["'])([^"']*+)\1""")
+_DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*\?>")  # not <?xml-stylesheet ...?>
+_ENCODING_RE = re.compile(rb"""encoding\s*=\s*(["'])([^"']*)\1""")
+_VERSION_RE = re.compile(rb"""version\s*=\s*(["'])([^"']*)\1""")
 _LOCAL = threading.local()
 
 

@@ -44,7 +44,7 @@ from robot_state_format.usdf.types import (
 )
 
 SUPPORTED_MAJOR = "1"
-_INT_RE = re.compile(r"[ \t\r\n]*+[+]?[0-9]++[ \t\r\n]*+")
+_INT_RE = re.compile(r"[ \t\r\n]*[+]?[0-9]+[ \t\r\n]*")
 
 
 def read_root(root: etree._Element, ctx: ReadContext) -> WorldState:
