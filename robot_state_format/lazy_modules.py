@@ -38,6 +38,9 @@ RECORD = Extra("MCAP recording and replay of recordings", ("mcap", "mcap-ros2-su
 FAST = Extra("the compiled kinematics kernels", ("numba",), ("python3-numba",), "fast")
 OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "numba": FAST}
 """Top-level module name -> the optional part it belongs to."""
+ROS = frozenset({"rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "std_srvs", "sensor_msgs",
+                 "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros"})
+"""ROS 2 packages: from a ROS 2 installation (apt, rosdep), not from pip."""
 
 
 class MissingDependencyError(RobotStateFormatError):
@@ -47,6 +50,10 @@ class MissingDependencyError(RobotStateFormatError):
 def missing_dependency_text(module: str) -> str:
     """One line: which optional part needs ``module`` and how to install it (apt and pip names)."""
     top = module.split(".", 1)[0]
+    if top in ROS:
+        return (f"this needs ROS 2's {top} (not installed): source a ROS 2 Humble, Jazzy or Kilted installation "
+                f"(apt install ros-<distro>-{top.replace('_', '-')}; `rosdep install --from-paths <src>` installs "
+                "every dependency of robot_state_format)")
     part = OPTIONAL.get(top, Extra("this feature", (top,), (), ""))
     needs = "needs" if len(part.pip) == 1 or part.feature == "this feature" else "need"
     pip = f"pip install {' '.join(part.pip)}" + (f" (or pip install 'robot_state_format[{part.extra}]')"
@@ -58,18 +65,23 @@ def missing_dependency_text(module: str) -> str:
 class _Missing(ModuleType):
     """Stands for an optional module that does not import: any attribute raises MissingDependencyError."""
 
+    def __init__(self, name: str, missing: str) -> None:
+        super().__init__(name)
+        self._rsf_missing = missing
+
     def __getattr__(self, attr: str) -> object:
         if attr.startswith("__"):
             raise AttributeError(attr)
-        raise MissingDependencyError(missing_dependency_text(self.__name__))
+        raise MissingDependencyError(missing_dependency_text(self._rsf_missing))
 
 
 def optional_module(name: str) -> ModuleType:
-    """``name`` imported, or (not installed) a stand-in raising :class:`MissingDependencyError` on use."""
+    """``name`` imported, or (it or a module it imports is not installed) a stand-in raising
+    :class:`MissingDependencyError`, naming the module that is missing, on first use."""
     try:
         return importlib.import_module(name)
-    except ImportError:
-        return _Missing(name)
+    except ImportError as exc:
+        return _Missing(name, exc.name or name)
 
 
 def _lazy(spec: importlib.machinery.ModuleSpec) -> ModuleType:

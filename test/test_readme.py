@@ -15,6 +15,7 @@ The nodes run on this test run's private DDS domain (test/ros_harness.py).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -95,6 +96,18 @@ def fresh_copy(dest: Path) -> Path:
     return dest
 
 
+def clone_env(env: dict[str, str]) -> dict[str, str]:
+    """What the clone's set-up must see to find this checkout's stamp current: the same ROS 2 tool sources (the
+    clone's ``../shared/ros2-src`` does not exist), so ``./run`` there and here never redo each other's stages."""
+    setup = ROOT / "scripts" / "ros2_tools.py"
+    spec = importlib.util.spec_from_file_location("rsf_ros2_tools_for_clone", setup)
+    assert spec is not None and spec.loader is not None
+    tools = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tools)
+    src = tools.source_dir(ROOT)
+    return {tools.ENV_VAR: str(src)} if src is not None and not env.get(tools.ENV_VAR) else {}
+
+
 def test_every_runnable_readme_block_runs_as_written(tmp_path: Path) -> None:
     pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
     if shutil.which("git") is None or not (ROOT / ".git").exists():
@@ -108,6 +121,7 @@ def test_every_runnable_readme_block_runs_as_written(tmp_path: Path) -> None:
     configure_ros_environment(env)
     env.pop("VIRTUAL_ENV", None)
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(str(ROOT)))
+    env.update(clone_env(env))
     background: list[tuple[Block, subprocess.Popen[bytes], Path]] = []
     try:
         for i, block in enumerate(b for b in blocks if b.run):

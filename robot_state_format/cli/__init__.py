@@ -104,6 +104,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except MissingDependencyError as exc:  # an optional part is not installed: one line, how to install it
+        word = next((a for a in argv if a in COMMANDS), "")
+        print(f"robot-state-format{' ' + word if word else ''}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)
@@ -119,9 +128,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
-    except MissingDependencyError as exc:  # an optional part is not installed: one line, how to install it
-        print(f"robot-state-format {args.command}: error: {exc}", file=sys.stderr)
-        return 2
 
 
 def entry_point() -> None:

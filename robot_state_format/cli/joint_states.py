@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import argparse
 
-from robot_state_format.ros import trajectory_source
+from robot_state_format.lazy_modules import optional_module
+
+# needs ROS 2 (rclpy): without it the command says so in one line (cli.main)
+trajectory_source = optional_module("robot_state_format.ros.trajectory_source")
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import re
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic
-from robot_state_format.model.xml import safe_parser
+from robot_state_format.model.xml import parse_bytes
 
 _MISMATCH_RE = re.compile(r"Opening and ending tag mismatch: (\S+) line (\d+) and (\S+)")
 
@@ -26,7 +26,7 @@ def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Di
     faults: list[Diagnostic] = []
     for _ in range(limit):
         try:
-            etree.fromstring(raw, safe_parser())
+            parse_bytes(raw)
             return faults
         except etree.XMLSyntaxError as exc:
             line, col = exc.position if exc.position else (exc.lineno, 0)
