@@ -92,8 +92,12 @@ def fresh_copy(dest: Path) -> Path:
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
-    (dest / ".venv").symlink_to(ROOT / ".venv")
+    (dest / VENV).symlink_to(ROOT / VENV)
     return dest
+
+
+# the venv these tests run in: ./run's (RSF_DISTRO=humble|jazzy: .venv-<distro>, else .venv)
+VENV = f".venv-{os.environ['RSF_DISTRO']}" if os.environ.get("RSF_DISTRO") in ("humble", "jazzy") else ".venv"
 
 
 def clone_env(env: dict[str, str]) -> dict[str, str]:
@@ -126,7 +130,7 @@ def test_every_runnable_readme_block_runs_as_written(tmp_path: Path) -> None:
     try:
         for i, block in enumerate(b for b in blocks if b.run):
             if block.lang == "python":
-                cmd = [str(clone / ".venv" / "bin" / "python"), "-c", block.text]
+                cmd = [str(clone / VENV / "bin" / "python"), "-c", block.text]
             else:
                 cmd = ["bash", "-e", "-c", block.text]
             log = tmp_path / f"block{i}_line{block.line}.log"
