@@ -18,7 +18,7 @@ trajectory_source = optional_module("robot_state_format.ros.trajectory_source")
 
 
 def _run(args: argparse.Namespace) -> int:
-    return trajectory_source.run(args, args.ros_args)
+    return int(trajectory_source.run(args, args.ros_args))
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
