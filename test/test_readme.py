@@ -93,6 +93,8 @@ def fresh_copy(dest: Path) -> Path:
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
     (dest / VENV).symlink_to(ROOT / VENV)
+    if VENV != ".venv":  # the README's `. .venv/bin/activate`: this distro's venv under RSF_DISTRO
+        (dest / ".venv").symlink_to(ROOT / VENV)
     return dest
 
 
@@ -114,6 +116,8 @@ def clone_env(env: dict[str, str]) -> dict[str, str]:
 
 def test_every_runnable_readme_block_runs_as_written(tmp_path: Path) -> None:
     pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
+    pytest.importorskip("mujoco", reason="the README's simulation block needs mujoco (requirements/test-extra.txt: "
+                                         "the kilted .venv)")
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("needs git and a git checkout to make the fresh copy")
     from ros_harness import configure_ros_environment
