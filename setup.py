@@ -49,7 +49,7 @@ LEGACY_METADATA = {
                    "ROS 2 nodes",
     "license": "Apache-2.0",
     "packages": setuptools.find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
-    "package_data": {PACKAGE: ["samples/*", "samples/**/*", "usdf/schema/*", "py.typed"]},
+    "package_data": {PACKAGE: ["samples/*", "samples/**/*", "usdf/schema/*", "model/sdf/spec/*", "py.typed"]},
     "install_requires": ["lxml>=4.8.0", "numpy>=1.21.5", "xacro>=2.0", "PyYAML>=5.4.1"],
     "extras_require": {
         "record": ["mcap>=1.5", "mcap-ros2-support>=0.5", "orjson>=3.9"],

@@ -123,3 +123,86 @@ def sample(data: bytes, limit: int, seed: int = 0) -> list[Mutation]:
         group = by_kind[k]
         out.extend(rng.sample(group, min(share, len(group))))
     return out[:limit]
+
+
+# --------------------------------------------------------------------------- SDFormat specification classes
+# Snippets inserted into the first <link>, <model> or <world> of a document: each exercises one rule
+# of the specification's element descriptions (a value's type, a required attribute, an element a
+# version does not allow where it stands, a duplicate).
+SPEC_SNIPPETS: dict[str, tuple[str, ...]] = {
+    "link": (
+        "<velocity_decay><linear>bad</linear></velocity_decay>",
+        "<velocity_decay><linear>1abc</linear></velocity_decay>",
+        "<velocity_decay><angular>1e-400</angular></velocity_decay>",
+        '<light name="spec_lamp"/>',
+        '<light name="spec_lamp" type="point"/><light name="spec_lamp" type="spot"/>',
+        '<sensor name="spec_sensor"/>',
+        '<sensor name="spec_cam" type="camera"><camera><horizontal_fov>0.01</horizontal_fov></camera></sensor>',
+        '<sensor name="spec_cam" type="camera"><camera><image><width>1.5</width></image></camera></sensor>',
+        '<visual name="spec_v"><material><ambient>1.5 0 0 1</ambient></material></visual>',
+        '<visual name="spec_v"><geometry><box><size>1 1</size></box></geometry></visual>',
+        '<visual name="spec_v"><geometry><mesh><uri></uri></mesh></geometry></visual>',
+        '<collision name="spec_c"><geometry><box><size>1 1 1</size></box></geometry>'
+        "<surface><friction><ode><fdir1>1 0</fdir1></ode></friction></surface></collision>",
+        '<audio_source><uri>a.wav</uri></audio_source>',
+        "<spec_unknown>1</spec_unknown>",
+        '<pose rotation_format="quat_xyzw">0 0 0 0 0 0</pose>',
+    ),
+    "model": (
+        "<self_collide>yes</self_collide>",
+        "<self_collide> TRUE </self_collide>",
+        '<light name="spec_lamp" type="point"/>',
+        '<actor name="spec_actor"/>',
+        '<plugin name="p" filename="f"><anything>bad</anything></plugin>',
+    ),
+    "world": (
+        '<light name="spec_lamp" type="point"/><light name="spec_lamp" type="point"/>',
+        '<light name="spec_lamp"/>',
+        '<actor name="spec_actor"><skin><filename>x</filename><scale>bad</scale></skin></actor>',
+        '<physics type="ode"><max_step_size>bad</max_step_size></physics>',
+        "<gravity>0 0</gravity>",
+    ),
+}
+SPEC_VERSIONS = ("1.0", "1.2", "1.3", "1.5", "1.7", "100")
+
+
+def spec_mutations(data: bytes) -> Iterator[Mutation]:
+    """SDFormat variants of the specification classes: snippets inserted (``spec-insert``), a leaf
+    value replaced by a word of another type (``spec-value``), the declared version changed
+    (``spec-version``)."""
+    parser = etree.XMLParser(remove_blank_text=False, resolve_entities=False, no_network=True)
+
+    def dump(root: etree._Element) -> bytes:
+        return etree.tostring(root, xml_declaration=True, encoding="utf-8")
+
+    base = etree.fromstring(data, parser)
+    for tag, snippets in SPEC_SNIPPETS.items():
+        if base.find(f".//{tag}") is None:
+            continue
+        for snippet in snippets:
+            root = etree.fromstring(data, parser)
+            target = root.find(f".//{tag}")
+            for el in etree.fromstring(f"<x>{snippet}</x>"):
+                target.append(el)
+            yield Mutation("spec-insert", f"{_path(target)} += {snippet[:60]}", dump(root))
+    leaves = [i for i, e in enumerate(_elements(base)) if len(e) == 0 and (e.text or "").strip()]
+    for i in leaves:
+        for bad in ("bad", "yes", "1 0"):
+            root = etree.fromstring(data, parser)
+            el = _elements(root)[i]
+            el.text = bad
+            yield Mutation("spec-value", f"{_path(el)}={bad}", dump(root))
+    for version in SPEC_VERSIONS:
+        root = etree.fromstring(data, parser)
+        root.set("version", version)
+        yield Mutation("spec-version", f"version={version}", dump(root))
+
+
+def spec_sample(data: bytes, limit: int, seed: int = 1) -> list[Mutation]:
+    """At most ``limit`` specification variants of ``data`` (every insert and version, values sampled)."""
+    everything = list(spec_mutations(data))
+    fixed = [m for m in everything if m.kind != "spec-value"]
+    values = [m for m in everything if m.kind == "spec-value"]
+    rng = random.Random(seed)
+    room = max(0, limit - len(fixed))
+    return fixed[:limit] + rng.sample(values, min(room, len(values)))

@@ -1,7 +1,7 @@
 """Differential harness: the project's readers against urdfdom, libsdformat and Pinocchio.
 
     .venv/bin/python conformance/run.py [--urdf DIR_OR_FILE ...] [--sdf DIR_OR_FILE ...]
-                                        [--mutations N] [--no-install] [--show N] [--json OUT]
+                                        [--mutations N] [--install] [--show N] [--json OUT]
 
 For every URDF: ``check_urdf``'s verdict (loads or refuses) against ``load_model_file``'s; for every
 URDF both load, the link poses of forward kinematics at random configurations against Pinocchio
@@ -11,6 +11,10 @@ ours; for every file both load, the world pose of every model, link, joint and f
 example-robot-data's URDFs and conformance/cases, plus up to N (default 40) single-change mutations
 of each bundled and test model (element and attribute removal, duplicated names, out-of-range
 numbers). Exit 0 when everything agrees, 1 otherwise; the summary names each disagreement.
+
+It changes nothing on the system unless asked: ``--install`` (as root) lets it ``apt-get install``
+libsdformat-dev, g++ and pkg-config when the libsdformat reference cannot be built; without it the
+SDFormat half is skipped with a line saying so.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE), str(ROOT / "test")]
 
-from mutate import sample  # noqa: E402
+from mutate import sample, spec_sample  # noqa: E402
 from references import check_urdf_path, run_check_urdf, run_sdf_ref, sdf_ref_path  # noqa: E402
 
 from robot_state_format.errors import RobotStateFormatError  # noqa: E402
@@ -255,14 +259,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sdf", action="append", default=None, metavar="PATH", help="SDFormat files or directories")
     ap.add_argument("--mutations", type=int, default=40, metavar="N", help="mutations per base model (0: none)")
     ap.add_argument("--no-fk", action="store_true", help="skip the Pinocchio comparison")
-    ap.add_argument("--no-install", action="store_true", help="never apt-get install libsdformat-dev")
+    ap.add_argument("--install", action="store_true",
+                    help="as root, apt-get install libsdformat-dev g++ pkg-config when the libsdformat reference "
+                         "cannot be built (default: install nothing, skip the SDFormat half)")
+    ap.add_argument("--no-install", action="store_true", help=argparse.SUPPRESS)  # the old default, kept
     ap.add_argument("--show", type=int, default=40, help="disagreements listed per group")
     ap.add_argument("--json", metavar="OUT", help="write every outcome to OUT")
     args = ap.parse_args(argv)
 
     check_urdf = check_urdf_path()
-    sdf_ref = sdf_ref_path(install=not args.no_install)
-    print(f"check_urdf: {check_urdf or 'MISSING'}; sdf_ref: {sdf_ref or 'MISSING (needs libsdformat-dev, g++)'}")
+    sdf_ref = sdf_ref_path(install=args.install and not args.no_install)
+    missing = "MISSING (needs libsdformat-dev, g++, pkg-config: install them, or run with --install as root)"
+    print(f"check_urdf: {check_urdf or 'MISSING'}; sdf_ref: {sdf_ref or missing}")
     only_urdf = args.urdf is not None and args.sdf is None
     only_sdf = args.sdf is not None and args.urdf is None
     cases: list[Case] = []
@@ -276,7 +284,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.mutations > 0 and args.urdf is None and args.sdf is None:
         for fmt in ("urdf", "sdf"):
             for base in mutation_bases(fmt):
-                for k, m in enumerate(sample(base.read_bytes(), args.mutations)):
+                extra = spec_sample(base.read_bytes(), args.mutations) if fmt == "sdf" else []
+                for k, m in enumerate(sample(base.read_bytes(), args.mutations) + extra):
                     f = tmp / f"{base.stem}.m{k}.{fmt}"
                     f.write_bytes(m.text)
                     cases.append(Case(fmt, f, f"{base.name} {m.kind} {m.where}", "mutation:" + m.kind))

@@ -23,7 +23,7 @@ ARGUMENTS = (
     ("robots", "", "space-separated namespace=model_file pairs, one state_publisher each"),
     ("remote_sources", "", "space-separated namespaces of robots published elsewhere (another machine)"),
     ("store_namespace", "", "namespace of the state_store"),
-    ("output_dir", "restart_files", "state_store: directory of restart files and recordings (must exist)"),
+    ("output_dir", "restart_files", "state_store: directory of restart files and recordings (created when missing)"),
     ("stale_after", "5.0", "state_store: seconds of silence before a robot is reported stale"),
     ("world_frame", "world", "the common TF frame the robots are posed in"),
     ("world_name", "world", "name of the saved world_state"),

@@ -26,7 +26,7 @@ ARGUMENTS = (
     ("real_time_factor", "1.0", "sim_bridge: simulated seconds per second; 0 = as fast as possible"),
     ("publish_clock", "false", "sim_bridge: publish /clock (then use_sim_time:=true)"),
     ("use_sim_time", "false", "state_publisher and state_store use /clock"),
-    ("output_dir", "restart_files", "state_store: directory of restart files and recordings (must exist)"),
+    ("output_dir", "restart_files", "state_store: directory of restart files and recordings (created when missing)"),
     ("checkpoint_period", "0.0", "state_store: seconds between checkpoints; 0 = off"),
 )
 

@@ -21,7 +21,7 @@ ARGUMENTS = (
     ("use_sim_time", "false", "use /clock"),
     ("publish_frequency", "20.0", "max /tf rate per joint (Hz); 0 = every joint state"),
     ("snapshot_frequency", "10.0", "world_state snapshot rate (Hz); 0 = off"),
-    ("output_dir", "restart_files", "state_store: directory of restart files and recordings (must exist)"),
+    ("output_dir", "restart_files", "state_store: directory of restart files and recordings (created when missing)"),
     ("checkpoint_period", "0.0", "state_store: seconds between checkpoints; 0 = off"),
     ("record", "false", "state_store: record world_state and joint_states into MCAP"),
 )

@@ -15,6 +15,9 @@ attribute                      environment variable                default
 ``MAX_XACRO_ELEMENTS``         ``RSF_MAX_XACRO_ELEMENTS``          15 000 elements expanded
 ``MAX_NUMBERS_PER_DOCUMENT``   ``RSF_MAX_NUMBERS_PER_DOCUMENT``    1 000 000 numbers (USDF)
 ``MAX_SDF_INCLUDES``           ``RSF_MAX_SDF_INCLUDES``            1 000 files included
+``MAX_XACRO_CPU_SECONDS``      ``RSF_MAX_XACRO_CPU_SECONDS``       10 s of CPU per xacro expansion
+``MAX_XACRO_MEMORY_BYTES``     ``RSF_MAX_XACRO_MEMORY_BYTES``      512 MiB per xacro expansion
+``MAX_XACRO_SECONDS``          ``RSF_MAX_XACRO_SECONDS``           30 s (wall clock) per expansion
 =============================  ==================================  =========================
 
 :func:`read_input_file` opens only regular files: a FIFO, a device (``/dev/zero``), a socket or a
@@ -49,6 +52,11 @@ MAX_SDF_INCLUDES: int = _env_int("RSF_MAX_SDF_INCLUDES", 1_000)
 # xacro (minidom) grows lists of siblings one insertion at a time: its cost is quadratic in the
 # expansion, so its bound is lower (a macro bomb is refused in under a second).
 MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 15_000)
+# xacro runs code (``${...}`` is Python's eval): each expansion runs in a child process with these
+# bounds (model/bounded_child.py); its output is bounded by MAX_DOCUMENT_BYTES
+MAX_XACRO_CPU_SECONDS: int = _env_int("RSF_MAX_XACRO_CPU_SECONDS", 10)
+MAX_XACRO_MEMORY_BYTES: int = _env_int("RSF_MAX_XACRO_MEMORY_BYTES", 512 * 1024 * 1024)
+MAX_XACRO_SECONDS: int = _env_int("RSF_MAX_XACRO_SECONDS", 30)
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),

@@ -1,5 +1,6 @@
-"""Output directories of the recorders (restart files, recordings): created when missing, as
-rosbag2 and loggers do; refused only when they cannot be created."""
+"""Output directories of every command and node (restart files, recordings, ``-o``/``--out`` of the
+command line): created with their parents when missing, as rosbag2 and loggers do; refused only when
+they cannot be created."""
 
 from __future__ import annotations
 
@@ -24,3 +25,13 @@ def ensure_directory(path: Path, what: str) -> tuple[bool, str | None]:
     if not path.is_dir():  # raced with something that is not a directory
         return False, f"{what} {str(path)!r} is not a directory"
     return True, None
+
+
+def ensure_parent(path: str | Path) -> str | None:
+    """Make the folder an output file ``path`` goes in (with its parents) if it is missing, as
+    :func:`ensure_directory` does; the reason it cannot be used (naming ``path``), or None."""
+    parent = Path(path).parent
+    if str(parent) in ("", "."):
+        return None
+    problem = ensure_directory(parent, "output folder")[1]
+    return None if problem is None else f"{path}: {problem}"

@@ -18,11 +18,13 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
 import pytest
+from own_process import register as register_own_process
 from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
 
 
 def pytest_configure(config: pytest.Config) -> None:
     configure_ros_environment()
+    register_own_process(config)  # native-heavy test modules run in a child process (test/own_process.py)
 
 
 def pytest_report_header(config: pytest.Config) -> str:

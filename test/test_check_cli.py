@@ -75,7 +75,7 @@ def test_usage_errors_exit_two(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_unknown_format_is_invalid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "thing.xml"
-    path.write_text("<mujoco/>")
+    path.write_text("<thing/>")  # (<mujoco/> is MJCF now: an empty model MuJoCo loads, test_mjcf_reader.py)
     assert main(["check", str(path)]) == 1
     assert "[MODEL_UNKNOWN_FORMAT]" in capsys.readouterr().err
 

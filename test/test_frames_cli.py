@@ -243,3 +243,32 @@ def test_urdf_link_named_world_is_an_ordinary_link() -> None:
     _assert_frame(doc, "r::base", "link", [0, 0, 1], IDQ)
     tree = format_frames_tree(model)
     assert tree.count("link base") == 1 and "\n  world\n" not in tree
+
+
+MIMIC_OFFSET_URDF = """<robot name="m">
+  <link name="base"/><link name="a"/><link name="b"/>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="b"/><origin xyz="1 0 0" rpy="0 0 0.2"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>
+    <mimic joint="j1" multiplier="2" offset="0.1"/></joint>
+</robot>
+"""
+
+
+def test_mimic_offset_moves_the_follower_at_the_zero_configuration(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """j1 = 0 puts the follower j2 at 2 * 0 + 0.1 = 0.1 rad about z: link b sits at (1, 0, 0) with yaw
+    0.2 (its origin) + 0.1 = 0.3, quaternion (0, 0, sin 0.15, cos 0.15); ``fk`` with no positions and
+    ``frames`` give that one answer, in the JSON and in the tree."""
+    path = tmp_path / "mimic.urdf"
+    path.write_text(MIMIC_OFFSET_URDF)
+    doc = _frames_json(path, capsys)
+    want_q = [0.0, 0.0, math.sin(0.15), math.cos(0.15)]
+    _assert_frame(doc, "m::b", "link", [1, 0, 0], want_q)
+    _assert_frame(doc, "m::j2", "joint", [1, 0, 0], want_q)
+    _assert_frame(doc, "m::a", "link", [0, 0, 0], IDQ)
+    assert main(["fk", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["frames"] == doc["frames"]
+    assert main(["frames", str(path)]) == 0
+    assert f"link b  xyz [1 0 0] quat [0 0 {math.sin(0.15):.6g} {math.cos(0.15):.6g}]" in capsys.readouterr().out

@@ -175,7 +175,7 @@ def test_reindex_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert main(["reindex", str(tmp_path)]) == 2
     assert "no .mcap file" in capsys.readouterr().err
     (tmp_path / "x_0.mcap").write_bytes(b"not an mcap file at all")
-    assert main(["reindex", str(tmp_path)]) == 2
+    assert main(["reindex", str(tmp_path)]) == 1  # invalid input, not an I/O error (README exit-code table)
     assert "not an MCAP file" in capsys.readouterr().err
     assert not (tmp_path / "metadata.yaml").exists()
 

@@ -153,6 +153,7 @@ def test_include_still_found_after_a_refused_search_dir(tmp_path: Path, monkeypa
     (good / "thing").mkdir(parents=True)
     (good / "thing" / "model.sdf").write_text(
         '<sdf version="1.8"><model name="thing"><link name="x"><pose>0 0 1 0 0 0</pose></link></model></sdf>')
+    (good / "thing" / "model.config").write_text('<model><sdf version="1.8">model.sdf</sdf></model>')
     _refuse_locked_paths(monkeypatch)
     m = read_sdf(_include_doc("model://thing"), search_paths=[str(tmp_path / "locked"), str(good)])
     assert_pose(m.links["thing::x"].pose, T(0, 0, 1))

@@ -96,3 +96,62 @@ def test_clock_carries_the_simulation_time(ros: RosHarness) -> None:
     assert "finger_b_joint" in js.name and "base_joint/trans_z" in js.name
     assert len(js.velocity) == 0  # a floating joint: 7 positions, 6 velocities, so none are sent
     assert bridge.stop() == 0 and bridge.stopped_by == "SIGINT"
+
+
+def _engine_process(pid: int) -> int | None:
+    """The sim_bridge's engine process (robot_state_format.sim.worker), from /proc."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return None
+    for c in children:
+        try:
+            if b"robot_state_format.sim.worker" in Path(f"/proc/{c}/cmdline").read_bytes():
+                return int(c)
+        except OSError:
+            continue
+    return None
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs /proc to find the engine's process")
+def test_drake_engine_crash_leaves_the_bridge_running(ros: RosHarness, tmp_path: Path) -> None:
+    """Drake runs in its own process: killed with SIGSEGV, the node logs one error, pauses, keeps
+    answering, and ``~/restart`` starts a new engine from the restart file."""
+    pytest.importorskip("pydrake", reason="the drake package is not installed")
+    import os
+    import signal
+
+    from rclpy.qos import qos_profile_sensor_data
+    from sensor_msgs.msg import JointState
+    from std_msgs.msg import String
+
+    model = str(ROBOTS["planar_cart"][0])
+    bridge = ros.start_node("sim_bridge", params={"model_file": model, "engine": "drake",
+                                                  "world_state_frequency": 20.0}, ros_args=["-r", "__ns:=/d"])
+    states = ros.collect("/d/world_state", String, LATCHED, count=1, timeout=60,
+                         predicate=lambda m: find_simulator_state(read_world_state(m.data), "drake") is not None)
+    restart = tmp_path / "restart.usdf"
+    restart.write_text(states[0].data, encoding="utf-8")
+    engine = _engine_process(bridge.pid)
+    assert engine is not None
+    os.kill(engine, signal.SIGSEGV)
+    crash = "drake: the simulator process died with signal 11 (SIGSEGV) during step; paused: ~/restart starts " \
+            "a new simulation from restart_file"
+    ros.spin_until(lambda: crash in bridge.output(), timeout=20, what="the bridge's error")
+    assert bridge.alive()
+    ros.spin_for(0.5)
+    inbox = ros.subscribe("/d/joint_states", JointState, qos_profile_sensor_data)
+    ros.spin_for(0.5)
+    assert len(inbox) == 0  # paused
+    from rcl_interfaces.msg import Parameter, ParameterType, ParameterValue
+    from rcl_interfaces.srv import SetParameters
+
+    client = ros.wait_for_service("/d/sim_bridge/set_parameters", SetParameters)
+    value = ParameterValue(type=ParameterType.PARAMETER_STRING, string_value=str(restart))
+    assert ros.call(client, SetParameters.Request(parameters=[Parameter(name="restart_file", value=value)]))
+    resp = _trigger(ros, "/d/sim_bridge/restart")
+    assert resp.success, resp.message
+    ros.spin_until(lambda: len(inbox) >= 3, timeout=30, what="joint_states of the new engine")
+    new_engine = _engine_process(bridge.pid)
+    assert new_engine is not None and new_engine != engine
+    assert bridge.stop() == 0 and bridge.stopped_by == "SIGINT"

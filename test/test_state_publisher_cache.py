@@ -190,3 +190,19 @@ def test_ignore_timestamp_stamp_jump_keeps_values(cache: JointStateCache) -> Non
     up = cache.update(["jb"], [0.25], [], [], 5 * S, 5 * S + 3)
     assert up.reset is not None and "joint values kept" not in up.reset
     assert not cache.joint_has_value("ja")
+
+
+def test_values_outside_the_limits_are_used_and_named(cache: JointStateCache) -> None:
+    """ja and jb are limited to [-3, 3]: 4 is used as given, and a Problem names joint, value and limits
+    (keyed by joint, so the node's throttled warning is per joint); in-limit values and the floating joint
+    (no limits) raise nothing; a mimic follower's own value is ignored, so it is not checked."""
+    up = cache.update(["ja", "jb"], [4.0, -3.0], [], [], 1 * S, 1 * S)
+    assert pos(cache)["ja"] == [4.0] and pos(cache)["jb"] == [-3.0]
+    assert [(p.key, p.text) for p in up.problems] == [
+        ("limits:ja", "JointState value(s) outside the joint limits, used as given: "
+                      "joint 'ja' = 4 is outside its limits [-3, 3]")]
+    assert sent(cache, up) == ["ja", "jb", "jc", "jd"]
+    up = cache.update(["jb", "ja"], [-3.5, 3.0], [], [], 2 * S, 2 * S)
+    assert [p.key for p in up.problems] == ["limits:jb"] and "'jb' = -3.5" in up.problems[0].text
+    up = cache.update(["ja", "jb", "jc", "fl/trans_x"], [2.9, 0.0, 50.0, 1e6], [], [], 3 * S, 3 * S)
+    assert not up.problems

@@ -442,6 +442,22 @@ def test_arm7_gripper_tf_static_and_mimic_finger(rig: Rig) -> None:
     assert_tf(by_child["arm/tool_frame"], (0, 0, 0.12), (0, 0, 0, 1))
 
 
+def test_values_outside_the_limits_are_used_and_warned_once_per_period(rig: Rig) -> None:
+    """joint1 is limited to [-2.9, 2.9]: 3.5 is used as given (as robot_state_publisher does): link1 sits at
+    (0, 0, 0.1) turned by 3.5 about z; five such messages give one warning line (throttled, 5 s)."""
+    t = rig.next_stamp()
+    for k in range(5):
+        rig.send("arm", ["joint1"], [3.5], t + k * 100 * MS)
+        rig.ros.spin_for(0.05)
+    # q_z(3.5) = (0, 0, sin 1.75, cos 1.75), published as its equal with w >= 0
+    assert_tf(rig.wait_tf("arm/link1", t), (0, 0, 0.1), (0, 0, -math.sin(1.75), -math.cos(1.75)))
+    want = "joint 'joint1' = 3.5 is outside its limits [-2.9, 2.9]"
+    rig.ros.spin_until(lambda: want in rig.output("arm"), 10.0, "the limit warning")
+    rig.ros.spin_for(0.3)
+    assert rig.output("arm").count(want) == 1, rig.output("arm")
+    assert rig.procs["arm"].alive()
+
+
 def test_sdf_world_file_tf_and_snapshot(rig: Rig) -> None:
     from robot_state_format.usdf.reader import read_world_state
 

@@ -141,7 +141,7 @@ def test_cli_from_model_validate_against_model(capsys: pytest.CaptureFixture[str
     assert "[USDF_UNKNOWN_JOINT]" in capsys.readouterr().err
     # bad arguments -> usage (2)
     assert main(["state", "from-model", str(model), "--positions", "{nope"]) == 2
-    assert main(["state", "from-model", str(model), "--positions", '{"no such joint": 1}']) == 2
+    assert main(["state", "from-model", str(model), "--positions", '{"no such joint": 1}']) == 1  # invalid input (README table)
     assert main(["state", "from-model", str(tmp_path / "none.urdf"), "--positions", "{}"]) == 2
     # JSON from a file
     js = tmp_path / "q.json"

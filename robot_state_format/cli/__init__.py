@@ -13,7 +13,10 @@ imports what it needs at its top (only optional heavy packages, such as mujoco o
 imported where used); commands that compute kinematics wrap their ``func`` in
 :func:`robot_state_format.cli._kernel.numpy_kinematics`.
 
-Exit codes (a contract): 0 success/valid, 1 invalid input document, 2 usage or I/O error.
+Exit codes (a contract, the same for every command; README "Command line"): 0 success/valid (also a
+command stopped by Ctrl-C or SIGTERM), 1 invalid input or refused (an invalid model or document, joint
+values that do not fit the model, a restart file that does not fit, nothing to save), 2 usage or I/O
+error (bad options or JSON, a missing or unreadable file, an output that cannot be written).
 """
 
 from __future__ import annotations
@@ -26,6 +29,11 @@ from collections.abc import Sequence
 
 from robot_state_format import __version__
 from robot_state_format.lazy_modules import MissingDependencyError
+
+EXIT_CODES = ("exit codes (every command): 0 done/valid (also stopped by Ctrl-C or SIGTERM where a command runs "
+              "until stopped); 1 invalid input or refused (invalid model or document, joint values that do not "
+              "fit the model, nothing to save); 2 usage or I/O error (bad options or JSON, a missing or "
+              "unreadable file, an output that cannot be written)")
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # command: (module in robot_state_format/cli/, the help line shown by --help)
@@ -86,6 +94,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="robot-state-format",
         description="Read robot models, compute their frames and share their state as USDF.",
+        epilog=EXIT_CODES,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")

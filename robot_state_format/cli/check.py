@@ -24,7 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("check", help="validate robot descriptions (URDF, xacro, SDFormat)",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("models", nargs="+", metavar="MODEL",
-                   help="model file(s): .urdf, .xacro, .sdf, .world; NAME:=VALUE items are xacro arguments")
+                   help="model file(s): .urdf, .xacro, .sdf, .world, .dmd.yaml; NAME:=VALUE items are xacro arguments")
     p.add_argument("-q", "--quiet", action="store_true", help="print no summary line for valid files")
     p.add_argument("--strict", action="store_true",
                    help="lint: a file with warnings fails too (exit 1); without it only errors fail")

@@ -15,6 +15,7 @@ from pathlib import Path
 from robot_state_format.errors import ConversionError, DiagnosticError, ModelIOError, Severity
 from robot_state_format.model.convert import convert_model
 from robot_state_format.model.loader import load_model_file
+from robot_state_format.output_dirs import ensure_parent
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -69,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.text)
         return 0
     out = Path(args.output)
+    problem = ensure_parent(out)
+    if problem is not None:
+        _err(f"error: {problem}")
+        return 2
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", dir=str(out.parent or Path(".")))
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -4,8 +4,10 @@ Poses of every model, link, joint and frame at the given configuration, in the w
 ``frames`` prints them (``--json``: the same document as ``frames --json``).  ``--positions`` and
 ``--velocities`` take a JSON object (or ``@FILE`` holding one) mapping joint names (scoped, e.g.
 ``robot::elbow``, or unscoped where unique) to a number or a list (ball: ``[qx, qy, qz, qw]``,
-floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero.
-Values given for mimic followers are ignored with a warning.  With ``--velocities`` the document
+floating: ``[x, y, z, qx, qy, qz, qw]``, planar: ``[x, y, yaw]``); joints left out are at zero, or at
+their default of a Drake Model Directives scene (``default_joint_positions``).
+Values given for mimic followers are ignored with a warning; values outside a joint's limits are used as
+given, each named in a warning line on stderr.  With ``--velocities`` the document
 gains ``"twists": {LINK: {"linear": [..], "angular": [..]}}``: velocity of each link origin and
 angular velocity, in the world frame.
 
@@ -27,6 +29,7 @@ from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.frames import format_frames_tree, frames_document
+from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.xacro import parse_xacro_args
@@ -37,7 +40,7 @@ PROG = "robot-state-format fk"
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = subparsers.add_parser("fk", help="poses (and twists) of every link and frame at a configuration",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world")
+    p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world, .dmd.yaml")
     p.add_argument("--positions", metavar="JSON", default="{}",
                    help='joint positions, e.g. \'{"elbow": 0.5}\' or @positions.json (default: all zero)')
     p.add_argument("--velocities", metavar="JSON", default=None,
@@ -56,8 +59,9 @@ def fk_document(model: Model, positions: dict[str, Any], velocities: dict[str, A
                 warn: list[str]) -> dict[str, Any]:
     """The ``fk --json`` document (``frames_document`` at the configuration, plus twists)."""
     tree = compile_model(model)
-    q, w = tree.resolve_mapping(positions)
+    q, w = tree.resolve_mapping({**model.default_positions, **positions})  # scene defaults (directives) first
     warn.extend(w)
+    warn.extend(limit_warnings(model, positions, tree.resolve_joint))  # used as given, named on stderr
     poses = fk.forward(tree, q)
     doc = frames_document(model, {name: poses[i] for i, name in enumerate(tree.link_names)})
     if velocities is not None:
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text + "\n")
     else:
         tree = compile_model(model)
-        q, _ = tree.resolve_mapping(positions)
+        q, _ = tree.resolve_mapping({**model.default_positions, **positions})
         poses = fk.forward(tree, q)
         sys.stdout.write(format_frames_tree(model, {n: poses[i] for i, n in enumerate(tree.link_names)}))
         if "twists" in doc:

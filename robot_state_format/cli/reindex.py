@@ -5,7 +5,8 @@ readable chunks of its ``.mcap`` files (message count per topic and per file, st
 list) and written to ``RECORDING_DIR/metadata.yaml``.  Prints one line per topic and a summary line;
 a file that ends early is named on stderr.
 
-Exit codes: 0 written, 2 usage or I/O error (not a directory, no .mcap file, not an MCAP file).
+Exit codes (the table of ``robot-state-format --help``): 0 written, 1 invalid input (a file that is not
+MCAP), 2 usage or I/O error (not a directory, no .mcap file, unreadable, metadata.yaml not writable).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from robot_state_format.recording import RecordingError, reindex
+from robot_state_format.recording import RecordingError, RecordingFormatError, reindex
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -21,7 +22,7 @@ def _run(args: argparse.Namespace) -> int:
         result = reindex(args.directory)
     except RecordingError as exc:
         print(f"robot-state-format reindex: error: {exc}", file=sys.stderr)
-        return 2
+        return 1 if isinstance(exc, RecordingFormatError) else 2
     info = result.info
     for name, ok in result.complete.items():
         if not ok:

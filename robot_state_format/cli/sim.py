@@ -109,6 +109,7 @@ def _run(args: argparse.Namespace) -> int:
     for note in getattr(sim, "notes", []):
         print(f"{args.model}: warning: {note}", file=sys.stderr)
     traj = None
+    first = sim.step_count
     try:
         if args.trajectory is not None:
             Path(args.trajectory).parent.mkdir(parents=True, exist_ok=True)
@@ -117,13 +118,16 @@ def _run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"{PROG}: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
         return 2
-    except RobotStateFormatError as exc:
+    except RobotStateFormatError as exc:  # the engine failed (or died): no header-only trajectory
+        if traj is not None and sim.step_count == first:
+            traj.close()
+            Path(args.trajectory).unlink(missing_ok=True)
         return report_error(PROG, exc, args.model)
     finally:
         if traj is not None:
             traj.close()
     for p in saved:
         print(f"saved {p}")
-    print(f"{args.engine}: {args.steps} steps of {dt!r} s, now step {sim.step_count}, time {sim.time!r} s")
+    print(f"{args.engine}: {args.steps} steps of {sim.dt!r} s, now step {sim.step_count}, time {sim.time!r} s")
     return 0
 

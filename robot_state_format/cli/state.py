@@ -7,7 +7,8 @@
   state import FILE --from sdf-state [-o OUT]
   state plot FILE [--model MODEL] -o OUT.png
 
-Exit codes (as ``check``): 0 valid / done, 1 invalid document, 2 usage or I/O error.
+Exit codes (the table of ``robot-state-format --help``): 0 valid / done, 1 invalid input (an invalid
+document or model, joint values that do not fit the model), 2 usage or I/O error.
 Errors go to stderr as ``FILE:LINE: error: [CODE] text``; warnings likewise as ``warning``.
 JSON arguments are JSON text or the path of a JSON file: ``{"joint": 0.5, "ball": [0, 0, 0, 1]}``.
 """
@@ -35,14 +36,17 @@ from robot_state_format.errors import (
 )
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.xml import safe_parser
+from robot_state_format.output_dirs import ensure_parent
 from robot_state_format.usdf.atomic import atomic_write
 from robot_state_format.usdf.build import state_from_model
 from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
 from robot_state_format.usdf.export.sdf_state import sdf_to_state_ex, state_to_sdf
 from robot_state_format.usdf.plot import plot_world_state
+from robot_state_format.usdf.read_elements import MAX_SEC_DIGITS
 from robot_state_format.usdf.reader import read_world_state_file_ex
 from robot_state_format.usdf.types import WorldState
 from robot_state_format.usdf.validate import validate_against_model, validate_schema
@@ -195,10 +199,18 @@ def _json_arg(text: str | None, what: str) -> dict[str, Any] | None:
         raise _Usage(str(exc)) from None
 
 
+def _output_folder(output: str) -> None:
+    """The folders of ``-o`` made when missing (a usage/I-O error when they cannot be)."""
+    problem = ensure_parent(output)
+    if problem is not None:
+        raise _Usage(problem)
+
+
 def _emit(text: str, output: str | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    _output_folder(output)
     atomic_write(output, text.encode("utf-8"))
 
 
@@ -233,8 +245,11 @@ def _parse_stamp(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
     sec, _, frac = text.partition(".")
-    if not sec.isdigit() or (frac and (not frac.isdigit() or len(frac) > 9)):
-        raise _Usage(f"--stamp {text!r}: expected SEC or SEC.FRACTION (up to 9 digits)")
+    shown = text if len(text) <= 40 else f"{text[:20]}...({len(text)} characters)"
+    if not (sec.isascii() and sec.isdigit()) or (frac and not (frac.isascii() and frac.isdigit() and len(frac) <= 9)):
+        raise _Usage(f"--stamp {shown!r}: expected SEC or SEC.FRACTION (digits; up to 9 after the point)")
+    if len(sec) > MAX_SEC_DIGITS:  # what a USDF reader takes (and int() converts in bounded time)
+        raise _Usage(f"--stamp {shown!r}: SEC has {len(sec)} digits, at most {MAX_SEC_DIGITS}")
     return int(sec), int(frac.ljust(9, "0")) if frac else 0
 
 
@@ -245,12 +260,11 @@ def _from_model(args: argparse.Namespace) -> int:
     efforts = _json_arg(args.efforts, "efforts")
     stamp = _parse_stamp(args.stamp)
     model = _load_model(args.model, args.xacro)
-    try:
-        tree = compile_model(model)
-        state = state_from_model(model, positions, velocities, efforts, stamp, tree=tree, name=args.name)
-        _print(_defaulted(tree, args.model, positions, velocities))
-    except KinematicsError as exc:  # a joint name or value in the arguments
-        raise _Usage(str(exc)) from None
+    tree = compile_model(model)  # a joint name or value that does not fit the model: KinematicsError, exit 1
+    state = state_from_model(model, positions, velocities, efforts, stamp, tree=tree, name=args.name)
+    _print(_defaulted(tree, args.model, positions, velocities))
+    for w in limit_warnings(model, positions, tree.resolve_joint):  # written as given, named on stderr
+        print(f"{PROG} from-model: warning: {w}", file=sys.stderr)
     _emit(write_world_state(state, pretty=not args.compact), args.output)
     return 0
 
@@ -314,6 +328,7 @@ def _plot(args: argparse.Namespace) -> int:
     _need_file(args.file, "world_state file")
     model = _load_model(args.model, args.xacro) if args.model else None
     state = _read_state(args.file, args.lenient)
+    _output_folder(args.output)
     out = plot_world_state(state, args.output, model=model)
     print(f"wrote {out}")
     return 0

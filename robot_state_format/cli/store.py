@@ -14,8 +14,12 @@
   ``--tf-source`` says where TF comes from (recorded, computed with ``--model``, none; default auto:
   recorded when the recording holds it).
 
-Exit codes: 0 success, 1 refused input (mismatched restart file, no snapshot, joints never reported, a
-stale snapshot, a model that cannot be loaded, no subscribers in time), 2 usage or I/O error.
+``--out`` folders are created with their parents when missing.
+
+Exit codes (the table of ``robot-state-format --help``): 0 success (also stopped by Ctrl-C or SIGTERM), 1
+refused input (mismatched restart file, no snapshot, joints never reported, a stale snapshot, a model that
+cannot be loaded, a recording file that is not MCAP, no subscribers in time), 2 usage or I/O error (also a
+``--model`` file that does not exist).
 ROS arguments go after ``--ros-args`` (e.g. ``-r __ns:=/robot``).
 """
 
@@ -48,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     p = subparsers.add_parser("save", help="write one restart file from the live state",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=".", help="output directory (must exist; default .)")
+    p.add_argument("--out", default=".", help="output directory, created with its parents when missing (default .)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a snapshot (default 10)")
     p.add_argument("--allow-partial", action="store_true",
                    help="also save when some moving joints were never reported: only the measured ones are "
@@ -58,7 +62,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     p = subparsers.add_parser("record", help="record a session (TF, model, joint states, snapshots) into MCAP",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=".", help="directory the recording directory goes in (default .)")
+    p.add_argument("--out", default=".", help="directory the recording directory goes in, created when missing (default .)")
     p.add_argument("--duration", type=float, default=0.0, help="seconds to record (0 = until Ctrl-C)")
     p.add_argument("--topics", nargs="+", metavar="TOPIC", default=None,
                    help="topics to record (default: /tf /tf_static robot_description joint_states world_state)")

@@ -1,23 +1,66 @@
-"""Which reader a robot description needs: xacro, URDF or SDFormat, from its name and its root element."""
+"""Which reader a robot description needs: xacro, URDF, SDFormat or MJCF, from its name and its root element."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import AnyStr
 
 from robot_state_format.errors import Diagnostic, ModelError
+from robot_state_format.model.directives import looks_like_directives
 
-__all__ = ["TAG_RE", "detect_format", "looks_like_xacro", "prolog_end"]
+__all__ = ["TAG_RE", "blank_comments", "detect_format", "first_xacro_mark", "looks_like_xacro", "prolog_end"]
 
 TAG_RE = re.compile(r"<([A-Za-z_][\w:.-]*)")
 _XACRO_NS_RE = re.compile(r"""\sxmlns:xacro\s*=""")
 
 
+def blank_comments(text: AnyStr) -> AnyStr:
+    """``text`` with the content of every XML comment blanked (line breaks kept): every other character
+    stays at its position, so a search in the result finds only text outside comments, at its place.
+    Linear in ``len(text)``; an unterminated comment is blanked to the end."""
+    opening, closing, nl, blank = ("<!--", "-->", "\n", " ") if isinstance(text, str) else \
+        (b"<!--", b"-->", b"\n", b" ")
+    i = text.find(opening)
+    if i < 0:
+        return text
+    parts = []
+    last = 0
+    while i >= 0:
+        end = text.find(closing, i + 4)
+        stop = len(text) if end < 0 else end + 3
+        parts.append(text[last:i])
+        parts.append(nl.join(blank * len(line) for line in text[i:stop].split(nl)))
+        last = stop
+        i = -1 if end < 0 else text.find(opening, stop)
+    parts.append(text[last:])
+    return text[:0].join(parts)
+
+
+_MARKS = ("<xacro:", "${", "$(")
+
+
+def first_xacro_mark(text: str | bytes) -> int:
+    """Index of the first ``<xacro:`` element, ``${...}`` or ``$(...)`` outside comments; -1 if none."""
+    if isinstance(text, str):
+        found = [i for i in (text.find(m) for m in _MARKS) if i >= 0]
+        if not found:
+            return -1
+        text = blank_comments(text)
+        found = [i for i in (text.find(m) for m in _MARKS) if i >= 0]
+    else:
+        found = [i for i in (text.find(m.encode()) for m in _MARKS) if i >= 0]
+        if not found:
+            return -1
+        text = blank_comments(text)
+        found = [i for i in (text.find(m.encode()) for m in _MARKS) if i >= 0]
+    return min(found, default=-1)
+
+
 def looks_like_xacro(text: str | bytes) -> bool:
-    """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)``."""
-    if isinstance(text, bytes):
-        return b"<xacro:" in text or b"${" in text or b"$(" in text
-    return "<xacro:" in text or "${" in text or "$(" in text
+    """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)`` outside
+    comments (text in a comment is not expanded by xacro, nor read by URDF readers)."""
+    return first_xacro_mark(text) >= 0
 
 
 def _root_declares_xacro(head: str, start: int) -> bool:
@@ -61,10 +104,12 @@ def prolog_end(head: str) -> int:
 
 
 def detect_format(text: str | bytes, path: str | None = None) -> str:
-    """Return ``"xacro"``, ``"urdf"`` or ``"sdf"`` from a file name and the document's content.
+    """Return ``"xacro"``, ``"urdf"``, ``"sdf"``, ``"mjcf"`` or ``"dmd"`` from a file name and the document's content.
+
+    A ``.dmd.yaml`` name, or YAML whose first key is ``directives:``, means Drake Model Directives.
 
     A ``.xacro`` name, or a ``xmlns:xacro`` declaration on the root element, means xacro; otherwise
-    the root element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat (xacro text in such a file is
+    the root element decides: ``<robot>`` is URDF, ``<sdf>`` is SDFormat, ``<mujoco>`` is MJCF (xacro text in such a file is
     not expanded unless asked: see :func:`load_model`). Comments, processing instructions and a
     DOCTYPE before the root are skipped (a comment mentioning ``<sdf>`` does not make a URDF an
     SDFormat file).
@@ -72,6 +117,8 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
     head = text[:65536].decode("utf-8", "replace") if isinstance(text, bytes) else text[:65536]
     if path is not None and (path.endswith((".xacro", ".urdf.xacro"))):
         return "xacro"
+    if looks_like_directives(head, path):
+        return "dmd"
     start = prolog_end(head)
     if _root_declares_xacro(head, start):
         return "xacro"
@@ -82,6 +129,8 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
             return "urdf"
         if tag == "sdf":
             return "sdf"
+        if tag == "mujoco":
+            return "mjcf"
     if path is not None:
         suffix = Path(path).suffix.lower()
         if suffix == ".urdf":
@@ -89,5 +138,6 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
         if suffix in (".sdf", ".world"):
             return "sdf"
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT",
-                                "cannot tell the format: expected a <robot> (URDF) or <sdf> root, or a .xacro file",
+                                "cannot tell the format: expected a <robot> (URDF), <sdf> or <mujoco> (MJCF) root, "
+                                "or a .xacro file",
                                 path or "<string>", 1))

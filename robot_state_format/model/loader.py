@@ -8,7 +8,16 @@ from pathlib import Path
 
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.limits import read_input_file
-from robot_state_format.model.detect import TAG_RE, detect_format, looks_like_xacro, prolog_end
+from robot_state_format.model.bounded_child import Confinement
+from robot_state_format.model.detect import (
+    TAG_RE,
+    detect_format,
+    first_xacro_mark,
+    looks_like_xacro,
+    prolog_end,
+)
+from robot_state_format.model.directives import read_directives
+from robot_state_format.model.mjcf import read_mjcf
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
@@ -29,7 +38,7 @@ def load_model(
     search_paths: Sequence[str] = (),
     xacro: bool = False,
 ) -> Model:
-    """Read a robot description held in memory (URDF, SDFormat or xacro text).
+    """Read a robot description held in memory (URDF, SDFormat, MJCF or xacro text).
 
     xacro is expanded for a ``.xacro`` file, a root element declaring ``xmlns:xacro``, or when
     ``xacro`` is true. Otherwise unexpanded xacro (``${...}``, ``$(...)``, ``<xacro:...>``) is read as
@@ -51,6 +60,11 @@ def load_model(
         return model
     if kind == "sdf":
         return read_sdf(text, file=file, search_paths=search_paths)
+    if kind == "mjcf":
+        return read_mjcf(text, file=file)
+    if kind == "dmd":
+        return read_directives(text, file=file, search_paths=search_paths,
+                               load_file=lambda p, data: load_model(data, file=str(p), search_paths=search_paths))
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
@@ -69,7 +83,7 @@ def _declare_xacro(text: str | bytes) -> str | bytes:
 
 def _unexpanded(text: str | bytes, file: str, severity: Severity) -> Diagnostic:
     data = text.encode("utf-8", "replace") if isinstance(text, str) else text
-    at = min((i for i in (data.find(b"<xacro:"), data.find(b"${"), data.find(b"$(")) if i >= 0), default=0)
+    at = max(first_xacro_mark(data), 0)
     line = data.count(b"\n", 0, at) + 1
     snippet = data[at:at + 40].split(b"\n")[0].decode("utf-8", "replace")
     return Diagnostic("XACRO_UNEXPANDED", f"this looks like unexpanded xacro ({snippet!r}), read as plain "
@@ -83,7 +97,8 @@ def load_model_file(
     search_paths: Sequence[str] = (),
     xacro: bool = False,
 ) -> Model:
-    """Read a robot description file (.urdf, .sdf, .world, .xacro, or any XML of those); ``xacro``
+    """Read a robot description file (.urdf, .sdf, .world, .xacro, MJCF, or any XML of those, or Drake
+    Model Directives .dmd.yaml); ``xacro``
     expands xacro whatever the file's name and content (see :func:`load_model`)."""
     p = Path(path)
     try:
@@ -102,8 +117,12 @@ def load_xacro(
     file: str = "<string>",
     xacro_args: Mapping[str, str] | None = None,
     search_paths: Sequence[str] = (),
+    confinement: Confinement | None = None,
 ) -> tuple[str, Model]:
     """Expand xacro ``text`` and read the result (URDF or SDFormat); return both.
+
+    The expansion runs in a bounded child process (``RSF_MAX_XACRO_*``); ``confinement`` for a document
+    that is not trusted (see :func:`~robot_state_format.model.xacro.expand_xacro_mapped`).
 
     Diagnostics and element sources point into the xacro sources (the main file, an included file,
     or the macro body an element came from), not into the expanded text, wherever that is known.
@@ -111,7 +130,7 @@ def load_xacro(
     ``XML_TRAILING_NUL``, ...) come first in ``model.warnings`` (and with the errors).
     """
     expansion = expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
-                                    search_paths=search_paths)
+                                    search_paths=search_paths, confinement=confinement)
     try:
         model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text), search_paths=search_paths)
     except DiagnosticError as exc:

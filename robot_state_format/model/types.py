@@ -274,7 +274,7 @@ class ModelFrame:
 @dataclass
 class Model:
     name: str
-    format: str  # "urdf" or "sdf"
+    format: str  # "urdf", "sdf" or "dmd" (Drake Model Directives: a world of models)
     is_world: bool = False
     pose: Transform = field(default_factory=lambda: np.eye(4))  # X_world_root
     links: dict[str, Link] = field(default_factory=dict)
@@ -287,6 +287,9 @@ class Model:
     warnings: list[Diagnostic] = field(default_factory=list)
     source_file: str = "<string>"
     version: str | None = None  # SDFormat version, or None for URDF
+    # joint -> positions of the model's default configuration where it is not zero (Drake model
+    # directives' default_joint_positions); the zero configuration stays the kinematic reference
+    default_positions: dict[str, list[float]] = field(default_factory=dict)
 
     def scoped(self, name: str) -> str:
         """Fully scoped name (``robot::link1``) of a model-relative name.

@@ -17,6 +17,7 @@ from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
+from robot_state_format.model.detect import blank_comments
 from robot_state_format.model.types import JointType, Model, Shape
 from robot_state_format.model.xml import encode_text
 
@@ -149,7 +150,7 @@ def _declare_prefixes(raw: bytes, file: str, pre: list[Diagnostic]) -> bytes:
     in a URDF, ``<gazebo:...>``); each is a warning."""
     if b":" not in raw:
         return raw
-    used = {p for p in _used_prefixes(raw) if p not in (b"xml", b"xmlns")}
+    used = {p for p in _used_prefixes(blank_comments(raw)) if p not in (b"xml", b"xmlns")}
     missing = sorted(p for p in used if b"xmlns:" + p not in raw)
     m = _ROBOT_TAG_RE.search(raw) if missing else None
     if m is None:

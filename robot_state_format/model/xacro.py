@@ -10,6 +10,7 @@ is a :class:`~robot_state_format.errors.ModelError` with a ``XACRO_`` code (or
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import dataclasses
 import io
@@ -33,17 +34,22 @@ from robot_state_format.errors import (
     ModelError,
     ModelIOError,
     RobotStateFormatError,
+    Severity,
 )
 from robot_state_format.lazy_modules import lazy_package
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.bounded_child import ChildFailed, ChildLimits, Confinement, run_child
+from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.packages import PACKAGE_URI, find_package
 from robot_state_format.model.types import Model
+from robot_state_format.model.xacro_dom import replace_node
 from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
 # xacro and yaml cost ~60 ms to import: their code runs when a xacro document is first expanded
 _XACRO = lazy_package("xacro", "substitution_args")
 xacro: Any = _XACRO[0]  # xacro is untyped; its module globals are patched below
 _substitution_args: Any = _XACRO[1]
+yaml: Any = lazy_package("yaml")[0]
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
 _log = logging.getLogger(__name__)
 
@@ -60,7 +66,7 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     """Route xacro's package look-ups and file parsing through this package."""
     sa = _substitution_args
     saved = (sa._eval_find, sa._eval_dict.get("find"), xacro.abs_filename_spec, xacro.parse)
-    saved_eval_all = xacro.eval_all
+    saved_eval_all, saved_replace = xacro.eval_all, xacro.replace_node
     budget = [limits.MAX_XACRO_ELEMENTS]  # elements xacro may process (a macro bomb stops here)
 
     def eval_all(node: Any, macros: Any, symbols: Any) -> Any:
@@ -112,24 +118,19 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     xacro.abs_filename_spec = abs_filename_spec
     xacro.parse = parse
     xacro.eval_all = eval_all
+    xacro.replace_node = replace_node
     try:
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stderr):
             yield
     finally:
         sa._eval_find, find_fn, xacro.abs_filename_spec, xacro.parse = saved[0], saved[1], saved[2], saved[3]
-        xacro.eval_all = saved_eval_all
+        xacro.eval_all, xacro.replace_node = saved_eval_all, saved_replace
         if find_fn is not None:
             sa._eval_dict["find"] = find_fn
 
 
 # starts only at the first blank of a run and never backtracks: linear on any input
 _XACRO_NS_RE = re.compile(r"""(?<!\s)\s+xmlns:xacro\s*=\s*(["'])[^"']*\1""")
-
-
-def _uses_xacro(source: str) -> bool:
-    """Whether expanding could change the document: a ``xacro:`` element, ``${...}`` or ``$(...)``
-    (xacro itself only knows the ``xacro:`` prefix)."""
-    return "<xacro:" in source or "${" in source or "$(" in source
 
 
 SOURCE_ATTRIBUTE = "_rsf_src"  # marks each element during expansion with its source line (then removed)
@@ -289,11 +290,40 @@ def expand_xacro(text: str | bytes, *, file: str = "<string>", args: Mapping[str
 
 
 def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapping[str, str] | None = None,
-                        search_paths: Sequence[str] = ()) -> XacroExpansion:
-    """:func:`expand_xacro`, also telling where each line of the result came from in the sources."""
+                        search_paths: Sequence[str] = (), confinement: Confinement | None = None) -> XacroExpansion:
+    """:func:`expand_xacro`, also telling where each line of the result came from in the sources.
+
+    xacro runs code (``${...}`` is Python's ``eval``): the expansion runs in a child process bounded by
+    the ``RSF_MAX_XACRO_*`` limits (:mod:`robot_state_format.limits`); a limit hit is a
+    :class:`~robot_state_format.errors.ModelError` ``XACRO_LIMIT`` naming it. With ``confinement``
+    (an untrusted document) the child also has no environment and may only read under
+    ``confinement.readable`` (:mod:`robot_state_format.model.bounded_child`).
+    """
+    if not looks_like_xacro(text):  # nothing to evaluate: no child needed
+        return expand_in_process(text, file=file, args=args, search_paths=search_paths)
+    request = {"file": file, "args": {str(k): str(v) for k, v in (args or {}).items()},
+               "search_paths": [str(p) for p in search_paths], "limits": _limit_values()}
+    if isinstance(text, bytes):
+        request["bytes"] = base64.b64encode(text).decode("ascii")
+    else:
+        request["text"] = text
+    bounds = ChildLimits(limits.MAX_XACRO_CPU_SECONDS, limits.MAX_XACRO_MEMORY_BYTES, limits.MAX_XACRO_SECONDS,
+                         2 * limits.MAX_DOCUMENT_BYTES + (4 << 20))
+    try:
+        reply = run_child(serve_expansion, request, bounds, names=(__name__, "serve_expansion", "prepare_child"),
+                          confinement=confinement)
+    except ChildFailed as exc:
+        raise ModelError(Diagnostic(*_limit_message(exc), file, None)) from None
+    return _expansion_from(reply, file)
+
+
+def expand_in_process(text: str | bytes, *, file: str = "<string>", args: Mapping[str, str] | None = None,
+                      search_paths: Sequence[str] = (), xacro_log: list[str] | None = None) -> XacroExpansion:
+    """:func:`expand_xacro_mapped` in this process, without the limits: only for trusted documents.
+    xacro's own warnings are logged, or appended to ``xacro_log``."""
     _, warnings = parse_xml(text, file)  # well-formed, no entities; raises ModelError with the line
     source = text.decode("utf-8", "replace") if isinstance(text, bytes) else text
-    if not _uses_xacro(source):
+    if not looks_like_xacro(source):
         # e.g. a URDF generated by xacro that kept xmlns:xacro: drop the declaration (as xacro does)
         # and keep everything else, line numbers included
         return XacroExpansion(_XACRO_NS_RE.sub("", source, count=1), file)
@@ -354,10 +384,131 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
             xacro.filestack = None
             xacro.macrostack = None
     for line in stderr.getvalue().splitlines():
-        if line.strip():
+        if line.strip() and xacro_log is not None:
+            xacro_log.append(line.strip())
+        elif line.strip():
             _log.warning("%s: xacro: %s", file, line.strip())
     expansion = _strip_marks(out, file, table)
     expansion.warnings = warnings
+    return expansion
+
+
+_LIMITS = ("MAX_DOCUMENT_BYTES", "MAX_XML_ELEMENTS", "MAX_NUMBERS_PER_LIST", "MAX_XACRO_ELEMENTS")
+
+
+def _limit_values() -> dict[str, int]:
+    return {name: int(getattr(limits, name)) for name in _LIMITS}
+
+
+def _limit_message(exc: ChildFailed) -> tuple[str, str]:
+    what = "expanding the xacro document"
+    if exc.limit == "cpu":
+        return "XACRO_LIMIT", (f"{what} used more than the CPU-time limit of {limits.MAX_XACRO_CPU_SECONDS} s "
+                               "(RSF_MAX_XACRO_CPU_SECONDS)")
+    if exc.limit == "memory":
+        return "XACRO_LIMIT", (f"{what} needed more than the memory limit of {limits.MAX_XACRO_MEMORY_BYTES >> 20} "
+                               "MiB (RSF_MAX_XACRO_MEMORY_BYTES)")
+    if exc.limit == "wall":
+        return "XACRO_LIMIT", (f"{what} took longer than the time limit of {limits.MAX_XACRO_SECONDS:g} s "
+                               "(RSF_MAX_XACRO_SECONDS)")
+    if exc.limit == "output":
+        return "XACRO_LIMIT", (f"{what} gave more than the output-size limit of {limits.MAX_DOCUMENT_BYTES} bytes "
+                               "(RSF_MAX_DOCUMENT_BYTES)")
+    if exc.limit == "interrupted":
+        return "XACRO_ERROR", f"{what} was stopped: the process is stopping"
+    if exc.limit == "recursion":
+        return "XACRO_TOO_LARGE", f"{what} nests deeper than Python's recursion limit (a macro calling itself?)"
+    return "XACRO_ERROR", f"{what} failed: {exc.detail or exc.limit}"
+
+
+def prepare_child() -> None:
+    """Import what :func:`serve_expansion` needs (the child is confined afterwards: no more imports)."""
+    if _PREPARED:
+        return
+    yaml.safe_load  # noqa: B018 - xacro.load_yaml imports it when called
+    expand_in_process(_WARM_UP, file="<warm-up>", xacro_log=[])  # every module an expansion imports lazily
+    _PREPARED.append(True)
+
+
+_PREPARED: list[bool] = []  # prepare_child ran in this process
+
+
+_WARM_UP = ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="w"><xacro:arg name="a" default="1"/>'
+            '<xacro:property name="p" value="${2*pi}"/><xacro:macro name="m" params="n *b"><link name="${n}">'
+            '<xacro:insert_block name="b"/></link></xacro:macro><xacro:m n="l$(arg a)"><visual/></xacro:m>'
+            '<xacro:if value="${p &gt; 1}"><link name="${\'x\' + str(p)}"/></xacro:if>'
+            '<xacro:element xacro:name="link" name="e"/></robot>')
+
+
+def _root_cause(exc: BaseException) -> BaseException | None:
+    """A MemoryError or RecursionError anywhere in the chain of ``exc`` (xacro wraps what it catches)."""
+    seen: set[int] = set()
+    todo: list[BaseException | None] = [exc]
+    while todo:
+        e = todo.pop()
+        if e is None or id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (MemoryError, RecursionError)):
+            return e
+        inner = getattr(e, "exc", None)
+        todo.extend([e.__cause__, e.__context__, inner if isinstance(inner, BaseException) else None])
+    return None
+
+
+def _diagnostic_dict(d: Diagnostic) -> dict[str, Any]:
+    return {"code": d.code, "message": d.message, "file": d.file, "line": d.line, "element": d.element,
+            "severity": d.severity.value}
+
+
+def serve_expansion(request: dict[str, Any]) -> dict[str, Any]:
+    """The child's side of :func:`expand_xacro_mapped`: the expansion, or the error, as JSON data."""
+    for name, value in request["limits"].items():
+        setattr(limits, name, int(value))
+    text: str | bytes = base64.b64decode(request["bytes"]) if "bytes" in request else str(request["text"])
+    log: list[str] = []
+    try:
+        expansion = expand_in_process(text, file=request["file"], args=request["args"],
+                                      search_paths=request["search_paths"], xacro_log=log)
+    except (DiagnosticError, ModelIOError) as exc:
+        cause = _root_cause(exc)
+        if cause is not None:
+            return {"limit": "memory" if isinstance(cause, MemoryError) else "recursion"}
+        diagnostics = exc.diagnostics if isinstance(exc, DiagnosticError) else []
+        return {"error": type(exc).__name__, "message": str(exc),
+                "diagnostics": [_diagnostic_dict(d) for d in diagnostics]}
+    if len(expansion.text) > limits.MAX_DOCUMENT_BYTES:
+        return {"limit": "output"}
+    return {"text": expansion.text, "file": expansion.file, "lines": [[k, f, n] for k, (f, n) in expansion.lines.items()],
+            "warnings": [_diagnostic_dict(d) for d in expansion.warnings], "log": log}
+
+
+def _diagnostic_from(raw: Any) -> Diagnostic:
+    """A diagnostic of the child's reply (data from a child that may have run hostile code: checked)."""
+    if not isinstance(raw, dict):
+        raise ValueError("not an object")
+    line, element = raw.get("line"), raw.get("element")
+    return Diagnostic(str(raw["code"]), str(raw["message"]), str(raw["file"]),
+                      line if isinstance(line, int) and not isinstance(line, bool) else None,
+                      element if isinstance(element, str) else None, Severity(str(raw["severity"])))
+
+
+def _expansion_from(reply: dict[str, Any], file: str) -> XacroExpansion:
+    try:
+        if "error" in reply:
+            diagnostics = [_diagnostic_from(d) for d in reply["diagnostics"]]
+            if reply["error"] == "ModelIOError" or not diagnostics:
+                raise ModelIOError(str(reply["message"]))
+            raise ModelError(diagnostics)
+        lines = {int(k): (str(f), int(n)) for k, f, n in reply["lines"]}
+        expansion = XacroExpansion(str(reply["text"]), file, lines, [_diagnostic_from(d) for d in reply["warnings"]])
+        log = [str(line) for line in reply.get("log", [])]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelError(Diagnostic("XACRO_ERROR", f"expanding the xacro document gave a malformed answer ({exc})",
+                                    file, None)) from None
+    for line in log[:100]:
+        if line.strip():
+            _log.warning("%s: xacro: %s", file, line.strip()[:500])
     return expansion
 
 

@@ -4,13 +4,19 @@ Entities, DTD loading and network access are off; sizes are bounded.  Real-world
 descriptions that urdfdom/libsdformat accept are tolerated with a warning (:func:`tolerate`):
 ``<?xml version="0.0"?>`` (or any version other than 1.0), a NUL byte (the document ends there, as
 urdfdom reads it), an XML declaration that is not at the very start (leading blank lines, a BOM, or a
-comment before it) and a second XML declaration.
+comment before it), a second XML declaration and, in robot descriptions, bytes that are not UTF-8
+(TinyXML2, under urdfdom and libsdformat, does not check UTF-8: a name holding byte 0xFF loads there).
+Each such byte is read as the Latin-1 character of the same value (0xFF is U+00FF ``ÿ``), a defined,
+one-to-one reading of each byte: the name then goes to TF and USDF as that character, in UTF-8
+(docs/models.md). A UTF-16 or UTF-32 document is refused (urdfdom and libsdformat read bytes, so they
+refuse it too) with an ``XML_ENCODING`` error naming the encoding.
 Every failure is a :class:`~robot_state_format.errors.ModelError` (or the ``error_type`` given)
 naming file and line; lxml's own exceptions never escape.
 """
 
 from __future__ import annotations
 
+import codecs
 import re
 import threading
 
@@ -32,6 +38,24 @@ _DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*\?>")  # not <?xml-stylesheet ...?>
 _ENCODING_RE = re.compile(rb"""encoding\s*=\s*(["'])([^"']*)\1""")
 _VERSION_RE = re.compile(rb"""version\s*=\s*(["'])([^"']*)\1""")
 _LOCAL = threading.local()
+_BOMS = ((b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"), (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
+         (b"\xfe\xff", "UTF-16 (big-endian)"), (b"\xff\xfe", "UTF-16 (little-endian)"))
+_WIDE_STARTS = ((b"<\x00\x00\x00", "UTF-32 (little-endian, no byte-order mark)"),
+                (b"\x00\x00\x00<", "UTF-32 (big-endian, no byte-order mark)"),
+                (b"<\x00", "UTF-16 (little-endian, no byte-order mark)"),
+                (b"\x00<", "UTF-16 (big-endian, no byte-order mark)"))
+BYTE_ERRORS = "rsf-latin1-bytes"
+"""The codec error handler that reads each byte a UTF-8 decoder refuses as the Latin-1 character of
+the same value (registered on import): ``b"w\\xff".decode("utf-8", BYTE_ERRORS) == "wÿ"``."""
+
+
+def _latin1_bytes(exc: UnicodeError) -> tuple[str, int]:
+    if isinstance(exc, UnicodeDecodeError):
+        return bytes(exc.object[exc.start:exc.end]).decode("latin-1"), exc.end
+    raise exc
+
+
+codecs.register_error(BYTE_ERRORS, _latin1_bytes)
 
 
 SAFE_PARSER_OPTIONS: dict[str, bool] = {
@@ -238,23 +262,26 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
              code_prefix: str = "XML", decoded: bool = False) -> tuple[bytes, list[Diagnostic]]:
     """The document bytes with the defects urdfdom tolerates repaired, and a warning for each.
 
-    * a UTF-8 BOM is dropped; a UTF-16 document (BOM) is re-encoded as UTF-8;
+    * a UTF-8 BOM is dropped; a UTF-16 or UTF-32 document (with or without a BOM) is refused
+      (``ENCODING``, line 1, naming the encoding);
     * the document ends at its first NUL byte, as urdfdom (a C string) reads it
       (``TRAILING_NUL``; whatever follows the NUL is ignored);
     * XML declarations are blanked (their newlines kept, so lines stay true): one that is not at the
       start (``MISPLACED_DECLARATION``), any further one (``DUPLICATE_DECLARATION``), a version other
       than 1.0/1.1 (``BAD_VERSION``); the first declaration's encoding is applied (result: UTF-8)
-      unless ``decoded`` (``raw`` was encoded from text already decoded).
+      unless ``decoded`` (``raw`` was encoded from text already decoded);
+    * robot descriptions only (``code_prefix`` ``XML``; USDF is strict UTF-8): bytes that are not
+      UTF-8 are read as Latin-1 characters (``INVALID_UTF8``, the line of the first).
     """
     warnings: list[Diagnostic] = []
     check_size(raw, file, error_type=error_type, code_prefix=code_prefix)
-    utf16 = raw.startswith((b"\xff\xfe", b"\xfe\xff")) and not raw.startswith(b"\xff\xfe\x00\x00")
-    if utf16:
-        try:
-            raw = raw.decode("utf-16").encode("utf-8")
-        except (UnicodeDecodeError, UnicodeEncodeError) as exc:
-            raise error_type(Diagnostic(f"{code_prefix}_ENCODING", f"cannot decode UTF-16 document: {exc}",
-                                        file, None)) from None
+    for marks in (_BOMS, _WIDE_STARTS):
+        for mark, encoding_name in marks:
+            if raw.startswith(mark):
+                raise error_type(Diagnostic(
+                    f"{code_prefix}_ENCODING", f"the document is {encoding_name}; it must be UTF-8 (urdfdom and "
+                    "libsdformat read UTF-8 only): convert it, e.g. "
+                    f"iconv -f {encoding_name.split()[0]} -t UTF-8", file, 1))
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
     nul = raw.find(b"\x00")
@@ -296,7 +323,7 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
                                        "is not 1.0; read as 1.0",
                                        file, decl_line, None, Severity.WARNING))
         em = _ENCODING_RE.search(m.group(0))
-        if em is not None and not utf16 and not decoded:
+        if em is not None and not decoded:
             encoding = (em.group(2), decl_line)
     if decls:
         # Blank out the declarations but keep their newlines so line numbers stay true.
@@ -314,4 +341,25 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
         except (LookupError, UnicodeDecodeError, UnicodeEncodeError) as exc:
             raise error_type(Diagnostic(f"{code_prefix}_ENCODING", f"cannot decode document: {exc}",
                                         file, encoding[1])) from None
+    elif code_prefix == "XML" and not decoded and not raw.isascii():
+        raw = _bytes_as_latin1(raw, file, warnings)
     return raw, warnings
+
+
+def _bytes_as_latin1(raw: bytes, file: str, warnings: list[Diagnostic]) -> bytes:
+    """``raw`` with every byte that is not UTF-8 read as its Latin-1 character (an ``XML_INVALID_UTF8``
+    warning names the line of the first and how many there are)."""
+    try:
+        raw.decode("utf-8")
+        return raw
+    except UnicodeDecodeError as exc:
+        first, line = raw[exc.start], raw.count(b"\n", 0, exc.start) + 1
+    text = raw.decode("utf-8", BYTE_ERRORS)
+    fixed = text.encode("utf-8")
+    n = len(fixed) - len(raw)  # each such byte (0x80-0xFF) grows by one byte in UTF-8
+    warnings.append(Diagnostic(
+        "XML_INVALID_UTF8", f"{n} byte(s) that are not UTF-8 (the first 0x{first:02X}), read as the Latin-1 "
+        f"characters of the same values (0x{first:02X} is {chr(first)!r}), as urdfdom loads them (TinyXML2 "
+        "does not check UTF-8); names holding "
+        "them go to TF and USDF as those characters, in UTF-8", file, line, None, Severity.WARNING))
+    return fixed

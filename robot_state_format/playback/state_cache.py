@@ -14,7 +14,9 @@ Rules (documented in docs/state_publisher.md):
   ``ignore_timestamp`` lifts that throttle and keeps the message stamps (as robot_state_publisher);
 * a stamp older than the newest seen by more than ``jump_tolerance_ns`` (bag loop, simulation
   reset), or the node clock going backwards, resets the cache (one info line);
-* bad input never raises: the message (or the bad entries) is dropped and a :class:`Problem` says why.
+* bad input never raises: the message (or the bad entries) is dropped and a :class:`Problem` says why;
+* a position outside its joint's limits is used as given (as robot_state_publisher does), and named in
+  a :class:`Problem` (key ``limits:<joints>``, so the node's throttled warning is per set of joints).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_format.model.joint_limits import Range, describe, position_ranges
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.playback.sub_joints import MULTI_DOF_NAMES
 
@@ -78,6 +81,9 @@ class _Plan:
     follower_send: NDArray[np.intp]  # followers named in the message (republished from the leader)
     unknown: tuple[str, ...]
     duplicates: tuple[str, ...]
+    lim_src: NDArray[np.intp]  # entry indices whose joint position has limits, and those limits
+    lim_lo: NDArray[np.float64]
+    lim_hi: NDArray[np.float64]
     epoch: int = -1  # cache epoch in which every joint of ``send`` was known to have a value
 
 
@@ -137,6 +143,7 @@ class JointStateCache:
                 self._follower_root[n] = moving_index[lead]
 
         self._slots: dict[str, _Slot] = {}
+        self._bounds: dict[int, Range] = {}  # q index -> (lower, upper) of the limited positions
         self.fixed_or_ignored: set[str] = set()
         for name in tree_joints:
             joint = model.joints.get(name)
@@ -145,6 +152,9 @@ class JointStateCache:
             if name in moving_index:
                 qs, vs = tree.q_slice(name), tree.v_slice(name)
                 mi = moving_index[name]
+                for k, bounds in enumerate(position_ranges(joint)):
+                    if bounds is not None:
+                        self._bounds[qs.start + k] = bounds
                 quat = qs.start + _QUAT_OFFSET[joint.type] if joint.type in _QUAT_OFFSET else -1
                 if joint.type in MULTI_DOF_NAMES:
                     for suffix, qi, vi in MULTI_DOF_NAMES[joint.type]:
@@ -222,6 +232,8 @@ class JointStateCache:
         unknown: list[str] = []
         seen: set[str] = set()
         dups: list[str] = []
+        lim_src: list[int] = []
+        lim: list[Range] = []
         for i, name in enumerate(names):
             if name in seen:
                 dups.append(name)
@@ -230,6 +242,9 @@ class JointStateCache:
             if slot is not None:
                 src.append(i)
                 qdst.append(slot.q)
+                if slot.q in self._bounds:
+                    lim_src.append(i)
+                    lim.append(self._bounds[slot.q])
                 entry_moving.append(slot.moving)
                 if slot.v >= 0:
                     vsrc.append(i)
@@ -244,11 +259,21 @@ class JointStateCache:
         ip = np.intp
         plan = _Plan(np.array(src, ip), np.array(qdst, ip), np.array(vsrc, ip), np.array(vdst, ip),
                      np.array(entry_moving, ip), tuple(sorted(quats)), np.array(sorted(send), ip),
-                     np.array(sorted(fsend - send), ip), tuple(unknown), tuple(dups))
+                     np.array(sorted(fsend - send), ip), tuple(unknown), tuple(dups), np.array(lim_src, ip),
+                     np.array([b[0] for b in lim], dtype=np.float64), np.array([b[1] for b in lim], dtype=np.float64))
         if len(self._plans) >= _PLAN_CACHE_SIZE:
             self._plans.clear()
         self._plans[names] = plan
         return plan
+
+    @staticmethod
+    def _limit_problem(names: Sequence[str], plan: _Plan, out: NDArray[np.bool_], v: NDArray[np.float64]) -> Problem:
+        idx = np.flatnonzero(out)
+        lines = [describe(names[int(plan.lim_src[k])], float(v[k]), (float(plan.lim_lo[k]), float(plan.lim_hi[k])))
+                 for k in idx[:5]]
+        more = f" and {len(idx) - 5} more" if len(idx) > 5 else ""
+        key = "limits:" + ",".join(names[int(plan.lim_src[k])] for k in idx[:10])
+        return Problem(key, "JointState value(s) outside the joint limits, used as given: " + "; ".join(lines) + more)
 
     # -- the hot path --------------------------------------------------------------------------
     def update(self, names: Sequence[str], position: Sequence[float] | NDArray[np.float64],
@@ -279,6 +304,11 @@ class JointStateCache:
                                                     if len(plan.unknown) > 10 else "")
             problems.append(Problem("unknown:" + ",".join(plan.unknown[:10]),
                                     f"JointState joint(s) not in the model ignored: {shown}"))
+        if len(plan.lim_src):
+            v = pos[plan.lim_src]
+            out = (v < plan.lim_lo) | (v > plan.lim_hi)
+            if out.any():  # used as given (as robot_state_publisher does), named in a throttled warning
+                problems.append(self._limit_problem(names, plan, out, v))
 
         # Time: a zero stamp means now; a jump backwards resets. (ignore_timestamp only lifts the
         # throttle below: the transforms keep the message stamp, as robot_state_publisher's do.)

@@ -31,7 +31,7 @@ from robot_state_format.recording.reader import (
     recording_channels,
 )
 from robot_state_format.recording.reindex import reindex
-from robot_state_format.recording.writer import RecordingError, RecordingWriter
+from robot_state_format.recording.writer import RecordingError, RecordingFormatError, RecordingWriter
 
 DEFAULT_TOPICS = ("/tf", "/tf_static", "robot_description", "joint_states", "world_state")
 """What ``record`` records unless told otherwise (relative names resolve in the node's namespace)."""
@@ -43,6 +43,6 @@ TOPIC_TYPES = {"tf": TF_TYPE, "tf_static": TF_TYPE, "robot_description": STRING_
 __all__ = [
     "BEST_EFFORT_VOLATILE", "CLOCK_TYPE", "DEFAULT_TOPICS", "JOINT_STATE_TYPE", "RELIABLE_TRANSIENT_LOCAL",
     "RELIABLE_VOLATILE", "STRING_TYPE", "TF_TYPE", "TOPIC_TYPES", "RecordedMessage", "RecordingError",
-    "RecordingWriter", "decode_all", "decoder_for", "definition", "mcap_file", "qos_yaml", "read_recording",
+    "RecordingFormatError", "RecordingWriter", "decode_all", "decoder_for", "definition", "mcap_file", "qos_yaml", "read_recording",
     "recording_channels", "reindex", "type_hash",
 ]

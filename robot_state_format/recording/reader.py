@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robot_state_format.lazy_modules import optional_module
-from robot_state_format.recording.writer import RecordingError
+from robot_state_format.recording.writer import RecordingError, RecordingFormatError
 
 if TYPE_CHECKING:
     from mcap.records import Channel, Schema
@@ -67,7 +67,7 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
                     yield rec
             ended = True
         except mcap_exceptions.InvalidMagic as exc:
-            raise RecordingError(f"{p}: not an MCAP file: {exc}") from None
+            raise RecordingFormatError(f"{p}: not an MCAP file: {exc}") from None
         except Exception:
             ended = False
     finally:

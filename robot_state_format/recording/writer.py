@@ -35,6 +35,10 @@ class RecordingError(RobotStateFormatError):
     """A recording cannot be written or read (with the path and the reason)."""
 
 
+class RecordingFormatError(RecordingError):
+    """A file of the recording is read but is not MCAP (invalid input, not an I/O failure)."""
+
+
 class _UnbufferedFile:
     """A write-only file whose every ``write`` goes straight to the OS (one syscall per chunk)."""
 

@@ -7,7 +7,9 @@ source sent at the saved stamp, records a few seconds, stops them, replays the r
 ``state_publisher`` and checks that the TF it publishes equals the saved state (the max error is
 printed), writes a PNG of the saved state, restarts a MuJoCo simulation from a restart file saved
 mid-run (robot_state_format/sim/demo_part.py) and prints where everything went.  Every child is stopped
-with SIGINT.  Exit 0 on success, 1 when the TF check fails, 2 on a set-up error.
+with SIGINT.  Exit 0 on success, 1 when the TF check fails, 2 on a set-up error; stopped by Ctrl-C
+(SIGINT) or SIGTERM it stops its nodes and exits 130 or 143 (as a shell reports those signals), with
+no traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -27,6 +30,7 @@ from typing import Any
 import numpy as np
 import rclpy
 import yaml
+from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
@@ -58,6 +62,18 @@ TOLERANCE = 1e-6
 
 class DemoError(Exception):
     pass
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM arrived: the demo stops its nodes and exits ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise Interrupted(signum)
 
 
 def _say(msg: str) -> None:
@@ -121,7 +137,9 @@ class Observer:
     """The demo's own rclpy node: service calls and TF collection."""
 
     def __init__(self) -> None:
-        rclpy.init()
+        # rclpy's own handlers would shut the context down under a running spin (an RCLError traceback
+        # on SIGTERM): main() handles SIGINT/SIGTERM itself
+        rclpy.init(signal_handler_options=SignalHandlerOptions.NO)
         self.node = rclpy.create_node("rsf_demo")
         self.edges: dict[tuple[str, str], Any] = {}
 
@@ -305,8 +323,16 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
         print(f"time         : {time.monotonic() - t_start:.1f} s")
         return 0 if ok_tf and sim_ok else 1
     finally:
-        children.stop_all()
-        observer.close()
+        if threading.current_thread() is threading.main_thread():  # a second signal must not cut the clean-up
+            held = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+        else:
+            held = {}
+        try:
+            children.stop_all()
+            observer.close()
+        finally:
+            for s, handler in held.items():
+                signal.signal(s, handler)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -319,13 +345,20 @@ def main(argv: list[str] | None = None) -> int:
     if not model.exists():
         print(f"demo: {model}: no such file", file=sys.stderr)
         return 2
+    previous = {s: signal.signal(s, _interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         return run(model, Path(args.out).resolve(), args.record_seconds)
     except DemoError as exc:
         print(f"demo: error: {exc}", file=sys.stderr)
         return 2
+    except Interrupted as exc:
+        print(f"demo: stopped by {signal.Signals(exc.signum).name}", file=sys.stderr)
+        return 128 + exc.signum
     except KeyboardInterrupt:
         return 130
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 if __name__ == "__main__":

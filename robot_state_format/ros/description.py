@@ -1,23 +1,70 @@
 """The robot description of a node: exactly one of a description text or a model file, xacro expanded.
 
 Shared by the nodes that take the ``robot_description`` / ``model_file`` / ``xacro_args`` parameters.
+
+A description *text* (the ``robot_description`` parameter, or a message on the ``robot_description``
+topic) comes from whoever can set a parameter or publish on the DDS domain: it is data. xacro in it
+(``${...}`` is Python's ``eval``) is refused unless the node was started with
+``allow_xacro_descriptions:=true`` (:class:`XacroPolicy`); even then it is expanded in a confined child
+process (:mod:`robot_state_format.model.bounded_child`): no environment, read access only under the
+``xacro_include_paths``, no process creation or network, CPU/memory/time/output bounds. A ``model_file``
+is the node's own file: expanded as the ``xacro`` command would, under the same bounds.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shlex
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
+from robot_state_format import limits
 from robot_state_format.errors import ModelIOError, RobotStateFormatError
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.bounded_child import Confinement
+from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.loader import detect_format, load_model, load_xacro
 from robot_state_format.model.types import Model
 from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
+from robot_state_format.model.xml import BYTE_ERRORS
+
+T = TypeVar("T")
 
 
 class DescriptionConfigError(RobotStateFormatError):
     """The description parameters are not usable (none or both given, xacro arguments that do not parse)."""
+
+
+class DescriptionRefused(RobotStateFormatError):
+    """A description text that is not read: xacro while not allowed (``kind`` "xacro"), or over the size
+    bound (``kind`` "size")."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+def refusal_kind(exc: BaseException) -> str:
+    """A short key for throttling warnings about a refused description: ``xacro``, ``size`` or ``error``."""
+    return exc.kind if isinstance(exc, DescriptionRefused) else "error"
+
+
+@dataclass(frozen=True)
+class XacroPolicy:
+    """Whether xacro in a description text is expanded (``allow``), and what it may read (``include_paths``)."""
+
+    allow: bool = False
+    include_paths: tuple[str, ...] = ()
+
+    @staticmethod
+    def from_params(allow: bool, include_paths: str) -> XacroPolicy:
+        """From the parameters ``allow_xacro_descriptions`` and ``xacro_include_paths`` (``os.pathsep``-separated)."""
+        paths = tuple(os.path.abspath(os.path.expanduser(p)) for p in include_paths.split(os.pathsep) if p.strip())
+        return XacroPolicy(bool(allow), paths)
 
 
 @dataclass
@@ -37,11 +84,80 @@ def xacro_args_from_text(text: str) -> dict[str, str]:
         raise DescriptionConfigError(f"xacro_args: {exc}") from None
 
 
-def load_description(description: str, model_file: str, xacro_args: str) -> LoadedDescription:
-    """Read exactly one of a description text or a model file (xacro expanded).
+class InBackground(Generic[T]):
+    """Run ``work(text)`` off the executor, newest text first: :meth:`submit` returns at once; a text
+    submitted while one is being worked on replaces any waiting one. ``deliver(text, result, error)`` is
+    called from the worker thread (a daemon: it never holds the process at exit); what it raises is
+    dropped (e.g. the node is already gone)."""
+
+    def __init__(self, work: Callable[[str], T],
+                 deliver: Callable[[str, T | None, BaseException | None], None]) -> None:
+        self._work = work
+        self._deliver = deliver
+        self._lock = threading.Lock()
+        self._next: str | None = None
+        self._busy = False
+
+    def submit(self, text: str) -> None:
+        with self._lock:
+            self._next = text
+            if self._busy:
+                return
+            self._busy = True
+        threading.Thread(target=self._run, name="rsf-description", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                text, self._next = self._next, None
+                if text is None:
+                    self._busy = False
+                    return
+            result: T | None = None
+            error: BaseException | None = None
+            try:
+                result = self._work(text)
+            except Exception as exc:  # reported through deliver
+                error = exc
+            with contextlib.suppress(Exception):  # nothing left to tell (the node is shutting down)
+                self._deliver(text, result, error)
+
+
+def read_description_text(text: str, xacro_args: str, policy: XacroPolicy,
+                          source: str = "robot_description") -> LoadedDescription:
+    """A description received as a parameter or on a topic (``source`` names which), read as data.
+
+    Raises :class:`DescriptionRefused` for a text over ``RSF_MAX_DOCUMENT_BYTES`` (before any parsing)
+    or holding xacro (declared namespace and ``<xacro:``, ``${`` or ``$(`` outside comments) while
+    ``policy.allow`` is false, and the readers' errors for a description that does not parse.
+    """
+    file = f"<{source}>"
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > limits.MAX_DOCUMENT_BYTES:
+        raise DescriptionRefused("size", f"{source}: {size} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte limit "
+                                 "(RSF_MAX_DOCUMENT_BYTES); not read")
+    if detect_format(text) == "xacro" and looks_like_xacro(text):
+        if not policy.allow:
+            raise DescriptionRefused(
+                "xacro", f"{source} holds xacro, which runs code (${{...}} is Python's eval) and is never evaluated in "
+                "a description received as a parameter or on a topic unless the node is started with "
+                "allow_xacro_descriptions:=true; publish the expanded URDF (xacro FILE) or use model_file")
+        args = xacro_args_from_text(xacro_args)
+        expanded, model = load_xacro(text, file=file, xacro_args=args, search_paths=policy.include_paths,
+                                     confinement=Confinement(policy.include_paths))
+        return LoadedDescription(expanded, model, source)
+    # no xacro to evaluate: a declared xacro namespace alone is dropped (as xacro does), nothing runs
+    return LoadedDescription(text, load_model(text, file=file), source)
+
+
+def load_description(description: str, model_file: str, xacro_args: str,
+                     policy: XacroPolicy | None = None) -> LoadedDescription:
+    """Read exactly one of a description text (see :func:`read_description_text`) or a model file (xacro
+    expanded, bounded).
 
     Raises :class:`DescriptionConfigError` for none or both given, :class:`~robot_state_format.errors.ModelIOError`
-    for a file that cannot be read, and the readers' errors for a description that does not parse.
+    for a file that cannot be read, :class:`DescriptionRefused`, and the readers' errors for a description
+    that does not parse.
     """
     if bool(description.strip()) == bool(model_file.strip()):
         raise DescriptionConfigError(
@@ -59,13 +175,10 @@ def load_description(description: str, model_file: str, xacro_args: str) -> Load
         if detect_format(data, str(path)) == "xacro":
             text, model = load_xacro(data, file=str(path), xacro_args=args)
             return LoadedDescription(text, model, str(path))
-        text = data.decode("utf-8", "replace")
+        text = data.decode("utf-8", BYTE_ERRORS)  # as the CLI reads it (model/xml.py)
         return LoadedDescription(text, load_model(text, file=str(path)), str(path))
-    text = description
-    if detect_format(text) == "xacro":
-        text, model = load_xacro(text, file="<robot_description>", xacro_args=args)
-        return LoadedDescription(text, model, "robot_description")
-    return LoadedDescription(text, load_model(text, file="<robot_description>"), "robot_description")
+    return read_description_text(description, xacro_args, policy or XacroPolicy())
 
 
-__all__ = ["DescriptionConfigError", "LoadedDescription", "load_description", "xacro_args_from_text"]
+__all__ = ["DescriptionConfigError", "DescriptionRefused", "InBackground", "LoadedDescription", "XacroPolicy", "load_description",
+           "read_description_text", "refusal_kind", "xacro_args_from_text"]

@@ -17,6 +17,7 @@ from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, Paramete
 from rclpy.node import Node
 
 from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.ros.description import XacroPolicy
 from robot_state_format.ros.qos import JOINT_STATES_QOS
 
 FREQUENCY_PARAMS = ("publish_frequency", "snapshot_frequency")
@@ -24,7 +25,7 @@ EVERY_JOINT_STATE = -1.0  # snapshot_frequency: a world_state after every JointS
 DESCRIPTION_PARAMS = frozenset({"robot_description", "model_file", "xacro_args"})
 NAMES = ("robot_description", "model_file", "xacro_args", "publish_frequency", "ignore_timestamp",
          "frame_prefix", "snapshot_frequency", "model_parent_frame", "use_robot_description_topic",
-         "joint_states_qos")
+         "joint_states_qos", "allow_xacro_descriptions", "xacro_include_paths")
 
 
 class StatePublisherConfigError(RobotStateFormatError):
@@ -45,6 +46,13 @@ class PublisherParams:
     model_parent_frame: str = "world"
     use_robot_description_topic: bool = False
     joint_states_qos: str = "sensor_data"
+    allow_xacro_descriptions: bool = False
+    xacro_include_paths: str = ""
+
+    @property
+    def xacro_policy(self) -> XacroPolicy:
+        """What xacro in a description text (parameter or topic) may do."""
+        return XacroPolicy.from_params(self.allow_xacro_descriptions, self.xacro_include_paths)
 
     @property
     def has_description(self) -> bool:
@@ -127,6 +135,12 @@ def declare(node: Node) -> PublisherParams:
         ("joint_states_qos", "sensor_data",
          _descriptor("QoS of the joint_states subscription: sensor_data, reliable or system_default", s,
                      read_only=True)),
+        ("allow_xacro_descriptions", False,
+         _descriptor("expand xacro in a robot_description text (parameter or topic); xacro runs code: off by "
+                     "default, and when on it runs in a confined, bounded child process", b, read_only=True)),
+        ("xacro_include_paths", "",
+         _descriptor("directories (separated by ':') an allowed xacro description may read includes and YAML "
+                     "from; nothing else is readable", s, read_only=True)),
     ])
     raw = _values(node)
     for key in FREQUENCY_PARAMS:
@@ -152,7 +166,9 @@ def _typed(raw: dict[str, Any]) -> PublisherParams:
         ignore_timestamp=bool(raw["ignore_timestamp"]), frame_prefix=str(raw["frame_prefix"]),
         snapshot_frequency=float(raw["snapshot_frequency"]), model_parent_frame=str(raw["model_parent_frame"]),
         use_robot_description_topic=bool(raw["use_robot_description_topic"]),
-        joint_states_qos=str(raw["joint_states_qos"]))
+        joint_states_qos=str(raw["joint_states_qos"]),
+        allow_xacro_descriptions=bool(raw["allow_xacro_descriptions"]),
+        xacro_include_paths=str(raw["xacro_include_paths"]))
 
 
 def read(node: Node) -> PublisherParams:

@@ -7,6 +7,10 @@ world with the simulator-state extension, reliable transient_local), and offers 
 parameter and go on from there.  With state_store's ``~/save`` this closes the loop: a restart
 file saved over ROS restarts the simulation exactly (docs/simulation.md).
 
+The engine runs in its own process for Drake (:mod:`robot_state_format.sim.isolated`): if it
+crashes, the node logs the error and pauses, keeps answering, and ``~/restart`` starts a new
+simulation from ``restart_file``.
+
 Time: the simulation follows the wall clock times ``real_time_factor`` (0: as fast as it can);
 ``publish_clock`` publishes the simulation time on ``/clock`` for nodes run with
 ``use_sim_time``.  Stamps of joint_states and world_state are the simulation time.
@@ -26,13 +30,16 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.errors import ModelError, ModelIOError, RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.types import Model
 from robot_state_format.model.xacro import parse_xacro_args
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.ros import spin
 from robot_state_format.ros.messages import ns_to_stamp
 from robot_state_format.ros.qos import CLOCK_QOS, LATCHED
+from robot_state_format.sim.adapter import Simulation
+from robot_state_format.sim.isolated import EngineCrash
 from robot_state_format.sim.run import make_sim
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.writer import write_world_state
@@ -61,8 +68,8 @@ class SimBridge(Node):
             self.declare_parameter(name, default, ParameterDescriptor(description=text))
         p = self._p
         model = load_model_file(str(p("model_file")), xacro_args=parse_xacro_args(str(p("xacro_args")).split()))
-        self.sim = make_sim(str(p("engine")), model, dt=float(p("dt")),
-                            floating_base=True if p("floating_base") else None)
+        self.sim = self._make_sim(model)
+        self._crash: str | None = None  # why the engine's process ended, until ~/restart
         self._names, self._slots = self._joint_layout()
         self._js_pub = self.create_publisher(JointState, "joint_states", qos_profile_sensor_data)
         self._ws_pub = self.create_publisher(String, "world_state", LATCHED)
@@ -79,6 +86,10 @@ class SimBridge(Node):
         freq = float(p("publish_frequency"))
         self._period = 1.0 / freq if freq > 0 else 0.02
         self.create_timer(self._period, self._tick)
+
+    def _make_sim(self, model: Model) -> Simulation:
+        p = self._p
+        return make_sim(str(p("engine")), model, dt=float(p("dt")), floating_base=True if p("floating_base") else None)
 
     def _p(self, name: str) -> Any:
         return self.get_parameter(name).value
@@ -108,6 +119,17 @@ class SimBridge(Node):
     def _tick(self) -> None:
         if self.paused:
             return
+        try:
+            self._advance()
+        except EngineCrash as exc:  # the engine's process died: this node goes on, paused
+            self._engine_lost(exc)
+
+    def _engine_lost(self, exc: EngineCrash) -> None:
+        self.paused = True
+        self._crash = str(exc)
+        self.get_logger().error(f"{exc}; paused: ~/restart starts a new simulation from restart_file")
+
+    def _advance(self) -> None:
         rtf = float(self._p("real_time_factor"))
         steps = 0
         if rtf > 0:
@@ -154,15 +176,21 @@ class SimBridge(Node):
             return False, "the restart_file parameter is empty"
         try:
             state = read_world_state_file(path)
+            if self._crash is not None:  # a new engine process for the same model
+                self.sim = self._make_sim(self.sim.model)
+                self._crash = None
             warnings = self.sim.restore(state, file=path)
+            for w in warnings:
+                self.get_logger().warning(f"{path}: {w}")
+            self.paused = False
+            self._sync_clock()
+            self.publish_world_state()
+            self.publish_joint_states()
+        except EngineCrash as exc:
+            self._engine_lost(exc)
+            return False, str(exc)
         except RobotStateFormatError as exc:
             return False, f"{path}: {exc}"
-        for w in warnings:
-            self.get_logger().warning(f"{path}: {w}")
-        self.paused = False
-        self._sync_clock()
-        self.publish_world_state()
-        self.publish_joint_states()
         return True, f"restored {path}: step {self.sim.step_count}, time {self.sim.time!r} s"
 
     def _srv_restart(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
@@ -175,7 +203,9 @@ class SimBridge(Node):
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``sim_bridge``: spin the node until SIGINT/SIGTERM."""
-    return spin.run_main("sim_bridge", SimBridge, args, [(RobotStateFormatError, "", 2)])
+    # the command line's exit-code table: an unreadable model file 2, an invalid model 1, the rest 2
+    return spin.run_main("sim_bridge", SimBridge, args, [
+        (ModelIOError, "", 2), (ModelError, "cannot load the model:\n", 1), (RobotStateFormatError, "", 2)])
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
+from robot_state_format.model.bounded_child import add_interrupt
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
@@ -41,6 +43,7 @@ class Stop:
         self.requested = False
         self.signum: int | None = None
         self._old: dict[int, Any] = {}
+        self._unhook: Callable[[], None] | None = None
 
     def request(self, signum: int | None = None) -> None:
         self.requested = True
@@ -54,6 +57,8 @@ class Stop:
         """Handle SIGINT and SIGTERM with this flag (main thread only); returns self."""
         for s in STOP_SIGNALS:
             self._old[s] = signal.signal(s, self._handler)
+        if self._unhook is None:  # a xacro expansion being waited for stops too (model/bounded_child.py)
+            self._unhook = add_interrupt(lambda: self.requested)
         return self
 
     def restore(self) -> None:
@@ -61,6 +66,9 @@ class Stop:
         for s, h in self._old.items():
             signal.signal(s, h)
         self._old.clear()
+        if self._unhook is not None:
+            self._unhook()
+            self._unhook = None
 
 
 def init(args: list[str] | None = None) -> Stop:

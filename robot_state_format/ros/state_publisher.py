@@ -33,13 +33,20 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 
 from robot_state_format import spatial as tfm
-from robot_state_format.errors import RobotStateFormatError, error_text
+from robot_state_format.errors import ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
 from robot_state_format.playback.state_cache import Problem
 from robot_state_format.ros import publisher_params as params
 from robot_state_format.ros import spin
-from robot_state_format.ros.description import DescriptionConfigError, LoadedDescription, load_description
+from robot_state_format.ros.description import (
+    DescriptionConfigError,
+    InBackground,
+    LoadedDescription,
+    load_description,
+    read_description_text,
+    refusal_kind,
+)
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener
 from robot_state_format.ros.publisher_params import (
@@ -90,9 +97,14 @@ class StatePublisher(Node):
         if p.use_robot_description_topic:
             self._description_sub = self.create_subscription(String, "robot_description",
                                                              self._on_description_topic, LATCHED)
+        # allowed xacro from the topic is expanded off the executor (TF keeps flowing meanwhile)
+        self._expanded: list[tuple[Runtime | None, BaseException | None]] = []
+        self._expanded_gc = self.create_guard_condition(self._on_expanded)
+        self._background = InBackground(self._runtime_from_text, self._deliver_expanded)
 
         if p.has_description:
-            self._swap(self._build_runtime(load_description(p.robot_description, p.model_file, p.xacro_args), p))
+            self._swap(self._build_runtime(load_description(p.robot_description, p.model_file, p.xacro_args,
+                                                            p.xacro_policy), p))
         elif not p.use_robot_description_topic:
             load_description("", "", "")  # raises the clear "give exactly one" error
         else:
@@ -115,13 +127,15 @@ class StatePublisher(Node):
             return SetParametersResult(successful=False, reason=plan.refused)
         try:
             if plan.load is Load.RELOAD:
-                loaded = load_description(after.robot_description, after.model_file, after.xacro_args)
+                loaded = load_description(after.robot_description, after.model_file, after.xacro_args,
+                                          after.xacro_policy)
                 self._pending = self._build_runtime(loaded, after)
             elif plan.load is Load.REBUILD and self._rt is not None:
                 self._pending = self._build_runtime(self._rt.loaded, after)
         except Exception as exc:  # a bad description never stops the node
             reason = f"description refused, the current model keeps publishing: {error_text(exc)}"
-            self.get_logger().warning(reason)
+            throttled(self._log_throttle, self.get_logger(), "warning", f"description-parameter-{refusal_kind(exc)}",
+                      reason)
             return SetParametersResult(successful=False, reason=reason)
         if not self._post_set:
             self._apply_parameters({prm.name for prm in changed}, after)
@@ -148,14 +162,35 @@ class StatePublisher(Node):
             self._last_model_pose = None
             self._dirty = True
 
+    def _runtime_from_text(self, text: str) -> Runtime:
+        return self._build_runtime(read_description_text(text, self._p.xacro_args, self._p.xacro_policy), self._p)
+
     def _on_description_topic(self, msg: String) -> None:
+        if self._p.allow_xacro_descriptions:
+            self._background.submit(msg.data)
+            return
         try:
-            rt = self._build_runtime(load_description(msg.data, "", self._p.xacro_args), self._p)
-        except Exception as exc:
-            self.get_logger().warning(f"robot_description from the topic refused, the current model keeps "
-                                      f"publishing: {error_text(exc)}")
+            rt = self._runtime_from_text(msg.data)
+        except Exception as exc:  # refused (xacro not allowed, too large) or unreadable: data, never fatal
+            self._refused_from_topic(exc)
             return
         self._swap(rt)
+
+    def _refused_from_topic(self, exc: BaseException) -> None:
+        throttled(self._log_throttle, self.get_logger(), "warning", f"description-topic-{refusal_kind(exc)}",
+                  f"robot_description from the topic refused, the current model keeps publishing: {error_text(exc)}")
+
+    def _deliver_expanded(self, text: str, rt: Runtime | None, error: BaseException | None) -> None:
+        self._expanded.append((rt, error))  # worker thread: handed to the executor
+        self._expanded_gc.trigger()
+
+    def _on_expanded(self) -> None:
+        while self._expanded:
+            rt, error = self._expanded.pop(0)
+            if rt is not None:
+                self._swap(rt)
+            elif error is not None:
+                self._refused_from_topic(error)
 
     # -- model swap ---------------------------------------------------------------------------
     def _swap(self, rt: Runtime) -> None:
@@ -316,6 +351,7 @@ def main(args: list[str] | None = None) -> int:
     """Console script ``state_publisher``: spin the node until SIGINT/SIGTERM."""
     return spin.run_main("state_publisher", StatePublisher, args, [
         ((StatePublisherConfigError, DescriptionConfigError, rclpy.exceptions.ParameterException), "", 2),
+        (ModelIOError, "cannot load the robot description: ", 2),  # a model_file that cannot be read: I/O
         (RobotStateFormatError, "cannot load the robot description:\n", 1)])
 
 

@@ -60,7 +60,7 @@ from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros import session_playback as sp
 from robot_state_format.ros import spin, store_params, world_sources
-from robot_state_format.ros.description import load_description
+from robot_state_format.ros.description import InBackground, XacroPolicy, load_description, refusal_kind
 from robot_state_format.ros.messages import joint_state_arrays, ns_to_stamp
 from robot_state_format.ros.qos import (
     LATCHED,
@@ -86,6 +86,10 @@ MAX_NOTES = 20  # playback notes logged one by one (restart files skipped); the 
 
 class StateStoreModelError(RobotStateFormatError):
     """The model given at start (``robot_description`` / ``model_file``) cannot be loaded."""
+
+
+class StateStoreModelIOError(StateStoreModelError):
+    """The ``model_file`` given at start cannot be read (exit 2, an I/O error, as on the command line)."""
 
 
 def clock_type() -> Any | None:
@@ -149,6 +153,11 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if self._model is None:
             self._description_sub = self.create_subscription(String, "robot_description",
                                                              self._on_robot_description, LATCHED)
+        # allowed xacro from the topic is expanded off the executor (saves and services go on meanwhile)
+        self._expanded: list[tuple[str, Model | None, BaseException | None]] = []
+        self._expanded_gc = self.create_guard_condition(self._on_expanded)
+        self._background = InBackground(lambda text: self._read_model(text, "", str(self._p("xacro_args"))),
+                                        self._deliver_expanded)
         # with `sources`: one world of several robots (ros/world_sources.py); None: this namespace only
         self._world = world_sources.attach(self, self._record, self._model)
         srv = [("save", self._srv_save), ("start_recording", self._srv_start_recording),
@@ -186,7 +195,10 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             try:
                 loaded = self._read_model(p["robot_description"], p["model_file"], p["xacro_args"])
             except Exception as exc:
-                return bad(f"model refused, the current one stays: {error_text(exc)}")
+                reason = f"model refused, the current one stays: {error_text(exc)}"
+                throttled(self._log_throttle, self.get_logger(), "warning", f"model-parameter-{refusal_kind(exc)}",
+                          reason)
+                return bad(reason)
             self._install_model(loaded)
         if "checkpoint_period" in changes:
             self._restart_checkpoint_timer(changes["checkpoint_period"])
@@ -196,17 +208,20 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
                 return bad(f"record: {msg}")
         return SetParametersResult(successful=True)
     # -- model --------------------------------------------------------------------------------
-    @staticmethod
-    def _read_model(description: str, model_file: str, xacro_args: str) -> Model | None:
+    def _read_model(self, description: str, model_file: str, xacro_args: str) -> Model | None:
         if not description.strip() and not model_file.strip():
             return None
-        return load_description(description, model_file, xacro_args).model
+        policy = XacroPolicy.from_params(bool(self._p("allow_xacro_descriptions")),
+                                         str(self._p("xacro_include_paths")))
+        return load_description(description, model_file, xacro_args, policy).model
 
     def _load_model(self) -> None:
         """The model given at start; one that cannot be loaded ends the node (StateStoreModelError: exit 1)."""
         try:
             model = self._read_model(self._p("robot_description"), self._p("model_file"), self._p("xacro_args"))
-        except (DiagnosticError, ModelIOError) as exc:  # the reader's FILE:LINE lines, or an unreadable file
+        except ModelIOError as exc:  # an unreadable file
+            raise StateStoreModelIOError(str(exc)) from None
+        except DiagnosticError as exc:  # the reader's FILE:LINE lines
             raise StateStoreModelError(str(exc)) from None
         except RobotStateFormatError as exc:  # e.g. robot_description and model_file both set
             raise StateStoreConfigError(str(exc) or type(exc).__name__) from None
@@ -229,16 +244,35 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if msg.data == self._description_text or str(self._p("robot_description")).strip() \
                 or str(self._p("model_file")).strip():
             return
+        if self._p("allow_xacro_descriptions"):
+            self._background.submit(msg.data)
+            return
         try:
             model = self._read_model(msg.data, "", str(self._p("xacro_args")))
         except Exception as exc:
-            throttled(self._log_throttle, self.get_logger(), "warning", "robot_description",
-                      f"robot_description topic not used as the model: {error_text(exc)}")
+            self._topic_model(msg.data, None, exc)
             return
-        self._description_text = msg.data
+        self._topic_model(msg.data, model, None)
+
+    def _topic_model(self, text: str, model: Model | None, error: BaseException | None) -> None:
+        if error is not None:
+            throttled(self._log_throttle, self.get_logger(), "warning", f"robot_description-{refusal_kind(error)}",
+                      f"robot_description topic not used as the model: {error_text(error)}")
+            return
+        if str(self._p("robot_description")).strip() or str(self._p("model_file")).strip():
+            return  # a model parameter was set meanwhile: it wins
+        self._description_text = text
         if model is not None:
             self.get_logger().info("model from the robot_description topic")
             self._install_model(model)
+
+    def _deliver_expanded(self, text: str, model: Model | None, error: BaseException | None) -> None:
+        self._expanded.append((text, model, error))  # worker thread: handed to the executor
+        self._expanded_gc.trigger()
+
+    def _on_expanded(self) -> None:
+        while self._expanded:
+            self._topic_model(*self._expanded.pop(0))
 
     # -- inputs -------------------------------------------------------------------------------
     def _subscribe_inputs(self) -> None:
@@ -536,7 +570,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_store``: spin the node until SIGINT/SIGTERM."""
     return spin.run_main("state_store", StateStore, args, [
-        (StateStoreModelError, "cannot load the model:\n", 1), (RobotStateFormatError, "", 2)],
+        (StateStoreModelIOError, "cannot load the model: ", 2), (StateStoreModelError, "cannot load the model:\n", 1),
+        (RobotStateFormatError, "", 2)],
         on_exit=lambda node: node.shutdown())
 
 

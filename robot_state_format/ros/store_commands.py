@@ -11,8 +11,14 @@ from typing import Any
 
 from rclpy.parameter import Parameter
 
+from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import spin
-from robot_state_format.ros.state_store import StateStore, StateStoreConfigError, StateStoreModelError
+from robot_state_format.ros.state_store import (
+    StateStore,
+    StateStoreConfigError,
+    StateStoreModelError,
+    StateStoreModelIOError,
+)
 
 
 def _err(cmd: str, msg: str) -> None:
@@ -21,7 +27,11 @@ def _err(cmd: str, msg: str) -> None:
 
 def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     """rclpy up (SIGINT/SIGTERM end the command cleanly, exit 0), one StateStore with ``params``;
-    returns the node and its :class:`robot_state_format.ros.spin.Stop`."""
+    returns the node and its :class:`robot_state_format.ros.spin.Stop`. A ``--model`` that is not a
+    file is an I/O error (exit 2, as every command); one that cannot be loaded is invalid input (1)."""
+    if args.model and not Path(args.model).is_file():
+        what = "is a directory, expected a model file" if Path(args.model).is_dir() else "no such model file"
+        raise _UsageError(f"{args.model}: {what}")
     stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
     if args.model:
         params = {"model_file": str(Path(args.model).resolve()), **params}
@@ -29,6 +39,9 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     try:
         return StateStore(args.node_name, parameter_overrides=overrides), stop
     except StateStoreConfigError as exc:  # a parameter given with --ros-args that the node refuses
+        spin.finish(stop)
+        raise _UsageError(str(exc)) from None
+    except StateStoreModelIOError as exc:  # a model_file given with --ros-args that cannot be read: I/O
         spin.finish(stop)
         raise _UsageError(str(exc)) from None
     except StateStoreModelError as exc:  # --model (or model_file) that cannot be loaded: FILE:LINE lines
@@ -73,11 +86,15 @@ def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
 
 
 def _start_in_out_dir(cmd: str, args: argparse.Namespace, extra: dict[str, Any] | None = None) -> tuple[Any, Any] | None:
-    """:func:`_start` writing into ``--out`` (None, reported, when that is not a directory)."""
+    """:func:`_start` writing into ``--out``, created with its parents when missing (None, reported,
+    when it cannot be)."""
     out = Path(args.out)
-    if not out.is_dir():
-        _err(cmd, f"{out}: not a directory")
+    created, problem = ensure_directory(out, "--out")
+    if problem is not None:
+        _err(cmd, problem)
         return None
+    if created:
+        print(f"robot-state-format {cmd}: created {out}", file=sys.stderr)
     params: dict[str, Any] = {"output_dir": str(out.resolve()), **(extra or {})}
     if getattr(args, "allow_partial", False):
         params["allow_partial"] = True
@@ -129,11 +146,32 @@ def _run_record(args: argparse.Namespace) -> int:
     return 0
 
 
+MCAP_MAGIC = b"\x89MCAP0\r\n"  # the first 8 bytes of every MCAP file (MCAP specification, "Magic")
+
+
+def _not_mcap(path: Path) -> Path | None:
+    """The first ``.mcap`` file of a recording that is not MCAP at all (invalid input: exit 1), if any."""
+    files = [path] if path.suffix == ".mcap" and path.is_file() else sorted(path.glob("*.mcap")) if path.is_dir() else []
+    for f in files:
+        try:
+            with f.open("rb") as fh:
+                head = fh.read(len(MCAP_MAGIC))
+            if head != MCAP_MAGIC[:len(head)]:  # a file cut off inside its magic (or empty) is a cut recording
+                return f
+        except OSError:
+            continue  # unreadable: the player reports it (an I/O error, exit 2)
+    return None
+
+
 def _run_replay(args: argparse.Namespace) -> int:
     path = Path(args.path)
     if not path.exists():
         _err("replay", f"{path}: no such file or directory")
         return 2
+    bad = _not_mcap(path)
+    if bad is not None:
+        _err("replay", f"{bad}: not an MCAP file (it does not start with the MCAP magic bytes)")
+        return 1
     if not 0.001 <= args.rate <= 1000.0:
         _err("replay", f"--rate must be in 0.001..1000, got {args.rate:g}")
         return 2

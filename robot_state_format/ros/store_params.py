@@ -22,6 +22,11 @@ PARAMS: dict[str, tuple[Any, str]] = {
     "robot_description": ("", "robot description text (URDF, SDFormat, xacro): replay checks against it"),
     "model_file": ("", "path to a model file (instead of robot_description)"),
     "xacro_args": ("", "xacro arguments 'name:=value ...'"),
+    "allow_xacro_descriptions": (False, "expand xacro in a robot_description text (parameter or topic); xacro "
+                                 "runs code: off by default, and when on it runs in a confined, bounded child "
+                                 "process; read-only"),
+    "xacro_include_paths": ("", "directories (separated by ':') an allowed xacro description may read includes "
+                            "and YAML from; nothing else is readable; read-only"),
     "output_dir": ("restart_files", "directory of restart files and recordings (created when missing)"),
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
     "allow_partial": (False, "save and checkpoint also when some moving joints were never reported: only the "
@@ -49,6 +54,7 @@ PARAMS: dict[str, tuple[Any, str]] = {
                           "player thread and the executor, and a short GIL switch interval; restored after"),
 }
 
+READ_ONLY = frozenset({"joint_states_qos", "allow_xacro_descriptions", "xacro_include_paths"})
 _KINDS = {str: ParameterType.PARAMETER_STRING, float: ParameterType.PARAMETER_DOUBLE,
           int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL,
           list: ParameterType.PARAMETER_STRING_ARRAY}
@@ -67,7 +73,7 @@ def descriptor(name: str) -> ParameterDescriptor:
     if name in _FLOAT_RANGES:
         low, high = _FLOAT_RANGES[name]
         d.floating_point_range = [FloatingPointRange(from_value=low, to_value=high, step=0.0)]
-    elif name == "joint_states_qos":
+    elif name in READ_ONLY:
         d.read_only = True
     elif name == "keep_last":
         d.integer_range = [IntegerRange(from_value=0, to_value=1_000_000, step=1)]

@@ -14,12 +14,14 @@
 * ``--positions '{"joint1": 0.5, "ball": [0, 0, 0, 1]}'`` (JSON text or a JSON file): fixed values;
   joints not named are published at 0 (the middle of their limits when 0 is outside them; the
   identity for quaternion joints), as joint_state_publisher does, and listed at start.
+* values outside a joint's limits are published as given, each named in a warning line on stderr;
 * ``--file PATH``: a USDF restart file (its joint positions), or a JSON/YAML file holding one mapping
   (fixed values, as ``--positions``) or a list of mappings played one after the other, each for
   ``--step`` seconds, looping.
 
 Multi-DOF joints use MoveIt's sub-joint names (``<joint>/<dof>``), which state_publisher reads.
-Exit codes: 0 stopped (Ctrl-C or ``--duration``), 1 a model or file that cannot be read, 2 usage.
+Exit codes: 0 stopped (Ctrl-C, SIGTERM or ``--duration``), 1 an invalid model or values that do not fit
+it, 2 usage or I/O error (a missing or unreadable file).
 
 The values are computed without ROS in :mod:`robot_state_format.playback.trajectory`; this module
 holds the options, the node and its timer.
@@ -36,7 +38,8 @@ from pathlib import Path
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
-from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.errors import ModelIOError, RobotStateFormatError
+from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.trajectory import (
@@ -78,6 +81,10 @@ def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
     if not 0 < args.rate <= 10000 or not args.step > 0 or not args.duration >= 0:
         print(f"{PROG}: error: --rate must be in (0, 10000], --step > 0, --duration >= 0", file=sys.stderr)
         return 2
+    for option, given in (("--model", args.model), ("--file", args.file)):
+        if given is not None and not Path(given).exists():
+            print(f"{PROG}: error: {option} {given}: no such file", file=sys.stderr)
+            return 2
     try:
         model = load_model_file(args.model)
         states: States = []
@@ -89,12 +96,17 @@ def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
                       f"{', '.join(defaulted)}", file=sys.stderr)
         elif args.file is not None:
             states = read_values_file(Path(args.file), model)
+        warned: list[str] = []
+        for names, pos in states:  # published as given (as robot_state_publisher takes them), named here
+            warned += [w for w in limit_warnings(model, dict(zip(names, pos))) if w not in warned]
+        for w in warned:
+            print(f"{PROG}: warning: {w}", file=sys.stderr)
     except ValueError as exc:  # --positions that is not a JSON object
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return 2
-    except RobotStateFormatError as exc:
+    except RobotStateFormatError as exc:  # an unreadable file is an I/O error (2), an invalid one 1
         print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 1
+        return 2 if isinstance(exc, ModelIOError) else 1
     return _publish(args, model, states, list(ros_args))
 
 

@@ -29,12 +29,12 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.model.loader import load_model
 from robot_state_format.model.types import Model
 from robot_state_format.playback.edges import replay_edges
 from robot_state_format.playback.fit import replay_problems
 from robot_state_format.playback.joint_arrays import joint_state_fields
 from robot_state_format.recording.cdr import cdr_string_text
+from robot_state_format.ros.description import XacroPolicy, read_description_text
 from robot_state_format.ros.messages import joint_state_arrays, transform_msg_to_matrix, transforms_to_msgs
 from robot_state_format.ros.qos import LATCHED, SENSOR_IN, STATE_OUT, TF_QOS, TF_STATIC_LISTEN_QOS
 from robot_state_format.ros.replay import joint_state_msg
@@ -157,11 +157,19 @@ class WorldSources:
         for text in problems:
             self.node.get_logger().warning(f"{topic(ns, 'joint_states')}: {text}", throttle_duration_sec=5.0)
 
+    def _xacro_policy(self) -> XacroPolicy:
+        node = self.node
+        if not node.has_parameter("allow_xacro_descriptions"):
+            return XacroPolicy()
+        return XacroPolicy.from_params(bool(node.get_parameter("allow_xacro_descriptions").value),
+                                       str(node.get_parameter("xacro_include_paths").value))
+
     def _on_description(self, ns: str, msg: String) -> None:
-        try:
-            model = load_model(msg.data, file=f"<{topic(ns, 'robot_description')}>")
+        name = topic(ns, "robot_description")
+        try:  # data from the network: xacro only when the node allows it (ros/description.py)
+            model = read_description_text(msg.data, "", self._xacro_policy(), source=name.lstrip("/")).model
         except (RobotStateFormatError, ValueError) as exc:
-            self.node.get_logger().error(f"{topic(ns, 'robot_description')}: model refused: {exc}")
+            self.node.get_logger().error(f"{name}: model refused: {exc}", throttle_duration_sec=5.0)
             return
         self.agg.set_model(ns, model)
         self.node.get_logger().info(f"{ns}: model {model.name!r} ({len(model.joints)} joints)")

@@ -1,6 +1,7 @@
 """Drake adapter: a passive simulation of the same model file, captured to and restored from USDF.
 
-pydrake's ``Parser`` loads the model file itself (URDF or SDFormat); joints and bodies are found
+pydrake's ``Parser`` loads the model file itself (URDF or SDFormat; Model Directives through
+``LoadModelDirectives`` + ``ProcessModelDirectives``); joints and bodies are found
 by name in their model instances.  Conventions this package shares with MuJoCo, applied here:
 a URDF robot's root link is welded to the world at the model pose unless ``floating_base``
 (Drake alone would let it float); SDFormat models float unless static.
@@ -26,11 +27,21 @@ from lxml import etree
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.tree import planar_basis
+from robot_state_format.model.packages import package_paths
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.model.xacro import expand_xacro_file
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.sim.mapping import FloatArray, WorldMap, quat_close
-from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
+from robot_state_format.sim.mjcf import (
+    DEFAULT_DT,
+    MIN_INERTIA,
+    MIN_MASS,
+    MappedJoint,
+    build_mjcf,
+    floating_roots,
+    mujoco_inertial,
+    principal_inertia,
+)
 from robot_state_format.sim.mujoco_sim import floating_from_mj, floating_to_mj
 from robot_state_format.spatial import (
     matrix_to_quaternion,
@@ -53,14 +64,81 @@ def _drake() -> Any:
     return drake
 
 
-def _urdf_without_meshes(path: Path) -> str:
-    """The URDF (xacro expanded) without visuals and mesh collisions: the geometry both engines use."""
+def _urdf_for_drake(path: Path, model: Model) -> tuple[str, list[str]]:
+    """The URDF (xacro expanded) without visuals and mesh collisions (the geometry both engines
+    use), its inertials as MuJoCo compiles them (:func:`mujoco_inertial`); the notes."""
     # xacro: expanded with its default arguments
     text = expand_xacro_file(path) if path.suffix == ".xacro" else path.read_text(encoding="utf-8")
     root, _ = parse_xml(text, str(path))
     for el in root.xpath("//link/visual | //link/collision[geometry/mesh]"):
         el.getparent().remove(el)
-    return str(etree.tostring(root, encoding="unicode"))
+    bounded: list[str] = []
+    raised: list[str] = []
+    for el in root.xpath("/robot/link[@name]"):
+        link = model.links.get(str(el.get("name")))
+        if link is None:
+            continue
+        ine = link.inertial
+        given = ine is not None and ine.mass > 0
+        mass, x, moments = mujoco_inertial(ine)
+        if given and ine is not None and mass == ine.mass and x is None:
+            continue  # MuJoCo uses it as it is
+        (raised if given else bounded).append(link.name)
+        if x is None:  # as given, mass raised to the bound
+            assert ine is not None
+            x, moments = principal_inertia(ine)
+        for old in el.findall("inertial"):
+            el.remove(old)
+        el.insert(0, _inertial_element(mass, x, moments))
+    notes = []
+    if bounded:
+        notes.append(f"{_names(bounded)} without inertia: MuJoCo's lower bounds used (mass {MIN_MASS!r} kg, "
+                     f"principal moments {MIN_INERTIA!r} kg m^2 at the link origin)")
+    if raised:
+        notes.append(f"{_names(raised)}: mass or principal moments below MuJoCo's lower bounds "
+                     f"({MIN_MASS!r} kg, {MIN_INERTIA!r} kg m^2), raised to them")
+    return str(etree.tostring(root, encoding="unicode")), notes
+
+
+def _names(links: list[str]) -> str:
+    return ("link " if len(links) == 1 else "links ") + ", ".join(repr(n) for n in links)
+
+
+def _inertial_element(mass: float, x: FloatArray, moments: FloatArray) -> Any:
+    el = etree.Element("inertial")
+    rpy = matrix_to_rpy(x[:3, :3])
+    etree.SubElement(el, "origin", xyz=" ".join(repr(float(v)) for v in x[:3, 3]),
+                     rpy=" ".join(repr(float(v)) for v in rpy))
+    etree.SubElement(el, "mass", value=repr(float(mass)))
+    etree.SubElement(el, "inertia", ixx=repr(float(moments[0])), iyy=repr(float(moments[1])),
+                     izz=repr(float(moments[2])), ixy="0", ixz="0", iyz="0")
+    return el
+
+
+def _process_directives(dk: Any, parser: Any, path: Path) -> Any:
+    """A Model Directives scene loaded by Drake (``LoadModelDirectives`` + ``ProcessModelDirectives``),
+    every package of the ament index and ``ROS_PACKAGE_PATH`` known to Drake's package map."""
+    packages = parser.package_map()
+    for name, share in package_paths().items():
+        if not packages.Contains(name):
+            packages.Add(name, str(share))
+    return dk.ProcessModelDirectives(dk.LoadModelDirectives(str(path)), parser.plant(), parser)
+
+
+def _floating_from_drake(qs: FloatArray, vs: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Drake's quaternion floating joint (q: qw qx qy qz x y z; v: w_FM, v_FM in F) → the package's
+    layout (x y z qx qy qz qw; linear and angular velocity in the child-side frame)."""
+    r = quaternion_to_matrix((qs[1], qs[2], qs[3], qs[0]))
+    return (np.array([qs[4], qs[5], qs[6], qs[1], qs[2], qs[3], qs[0]]),
+            np.concatenate([r.T @ np.asarray(vs[3:6]), r.T @ np.asarray(vs[0:3])]))
+
+
+def _floating_to_drake(p: FloatArray, w: FloatArray) -> tuple[FloatArray, FloatArray]:
+    x, y, z, qx, qy, qz, qw = (float(c) for c in p)
+    n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
+    r = quaternion_to_matrix((qx / n, qy / n, qz / n, qw / n))
+    return (np.array([qw / n, qx / n, qy / n, qz / n, x, y, z]),
+            np.concatenate([r @ np.asarray(w[3:6]), r @ np.asarray(w[0:3])]))
 
 
 class DrakeSim:
@@ -82,7 +160,11 @@ class DrakeSim:
         try:
             parser = dk.Parser(plant)
             if model.format == "urdf":  # meshes left out, as in MuJoCo (package:// URIs need not resolve)
-                instances = parser.AddModelsFromString(_urdf_without_meshes(path), "urdf")
+                text, notes = _urdf_for_drake(path, model)
+                self.notes += notes
+                instances = parser.AddModelsFromString(text, "urdf")
+            elif model.format == "dmd":  # Drake's own directives processing, packages as this package finds them
+                instances = _process_directives(dk, parser, path)
             else:
                 instances = parser.AddModels(str(path))
         except Exception as exc:  # Drake raises RuntimeError with its parser message
@@ -107,7 +189,9 @@ class DrakeSim:
         self._joints = {n: self._joint(n) for n in self.map.moving_joints}
         # URDF floating joints: Drake leaves the child a free body (the joint's A, B as for MuJoCo)
         self._free_joints: dict[str, tuple[MappedJoint, Any]] = {}
-        free_maps = {mj.name: mj for mj in build_mjcf(model, dt=dt).joints if mj.type is JointType.FLOATING}
+        lifted = any(j is None and model.joints[n].type is JointType.FLOATING for n, j in self._joints.items())
+        free_maps = {mj.name: mj for mj in build_mjcf(model, dt=dt).joints if mj.type is JointType.FLOATING} \
+            if lifted else {}  # (a directives' floating joint below a moving body is a Drake joint, not lifted)
         for n, j in list(self._joints.items()):
             if j is None and n in free_maps:
                 body = self._body(self.model.joints[n].child)
@@ -167,7 +251,11 @@ class DrakeSim:
 
     def step(self, n: int = 1) -> None:
         for _ in range(n):
-            self.simulator.AdvanceTo((self.step_count + 1) * self.dt)
+            try:
+                self.simulator.AdvanceTo((self.step_count + 1) * self.dt)
+            except RuntimeError as exc:  # e.g. a mass matrix that is not positive-definite
+                raise ConversionError(f"{ENGINE}: step {self.step_count + 1} failed: "
+                                      f"{' '.join(str(exc).split())}") from None
             self.step_count += 1
 
     # ---- conversions ---------------------------------------------------------------------------
@@ -193,6 +281,8 @@ class DrakeSim:
                 qx, qy, qz, qw = matrix_to_quaternion(r)
                 pos[n] = np.array([qx, qy, qz, qw])
                 vel[n] = r.T @ (r_jf @ np.asarray(vs))  # w in J's child-side frame
+            elif jt is JointType.FLOATING and j.num_positions() == 7:  # directives' default_free_body_pose
+                pos[n], vel[n] = _floating_from_drake(qs, vs)
             elif jt is JointType.PLANAR:
                 e1, e2, r_jf = self._planar(n)
                 p_j = r_jf @ np.array([qs[0], qs[1], 0.0])
@@ -268,6 +358,8 @@ class DrakeSim:
                 r_j = quaternion_to_matrix((x / norm, y / norm, z / norm, qw / norm))
                 q[qa:qa + 3] = matrix_to_rpy(r_jf.T @ r_j @ r_jf)
                 v[va:va + 3] = r_jf.T @ (r_j @ np.asarray(w))
+            elif jt is JointType.FLOATING and nq == 7:
+                q[qa:qa + 7], v[va:va + 6] = _floating_to_drake(p, w)
             elif jt is JointType.PLANAR:
                 e1, e2, r_jf = self._planar(n)
                 p_f = r_jf.T @ (p[0] * e1 + p[1] * e2)
@@ -323,6 +415,11 @@ class DrakeSim:
             if quat_close(eq[s:s + 4], q[s:s + 4]) > CONSISTENCY:
                 return "its q disagrees with the model poses (the file was edited?)"
         for n, j in self._joints.items():  # roll-pitch-yaw angles: equal up to whole turns
+            if self.model.joints[n].type is JointType.FLOATING:
+                s = j.position_start()
+                quat[s:s + 4] = True
+                if quat_close(eq[s:s + 4], q[s:s + 4]) > CONSISTENCY:
+                    return "its q disagrees with the joint states (the file was edited?)"
             if self.model.joints[n].type is JointType.BALL:
                 s = j.position_start()
                 d = eq[s:s + 3] - q[s:s + 3]

@@ -30,13 +30,19 @@ import numpy as np
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.tree import planar_basis
-from robot_state_format.model.types import SCOPE, WORLD, Joint, JointType, Model
+from robot_state_format.model.types import SCOPE, WORLD, Inertial, Joint, JointType, Model
+from robot_state_format.sim.mapping import FloatArray
 from robot_state_format.spatial import Transform, matrix_to_quaternion
 
 DEFAULT_DT = 0.002
 """MuJoCo's default time step (s)."""
 
 FREE_SUFFIX = "__free"
+
+MIN_MASS = 1e-6
+"""The generated MJCF's ``boundmass`` (kg): MuJoCo raises every body's mass to it (no inertial: mass 0)."""
+MIN_INERTIA = 1e-9
+"""The generated MJCF's ``boundinertia`` (kg m²): MuJoCo raises every principal moment to it."""
 
 
 @dataclass
@@ -205,26 +211,24 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
         if pj is not None:
             lines.extend(joint_xml(pj, inner, x if at_top else None))
         lk = model.links[link]
-        if lk.inertial is not None and lk.inertial.mass > 0:
+        if lk.inertial is None or not lk.inertial.mass > 0:  # explicit: MuJoCo alone would put the
+            # bounded mass at the body's offset from its parent, not at its origin
+            lines.append(f'{inner}<inertial pos="0 0 0" mass="{_f(MIN_MASS)}" diaginertia="{_vec([MIN_INERTIA] * 3)}"/>')
+        else:
             ine = lk.inertial
             ro = np.asarray(ine.origin, dtype=float)
             ixx, ixy, ixz, iyy, iyz, izz = ine.inertia
             i_c = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
             i_l = ro[:3, :3] @ i_c @ ro[:3, :3].T
-            eig, vec = np.linalg.eigh(i_l)
-            if eig.min() > 0:
+            if np.linalg.eigvalsh(i_l).min() > 0:
                 full = (i_l[0, 0], i_l[1, 1], i_l[2, 2], i_l[0, 1], i_l[0, 2], i_l[1, 2])
                 lines.append(f'{inner}<inertial pos="{_vec(ro[:3, 3])}" mass="{_f(ine.mass)}" '
                              f'fullinertia="{_vec(full)}"/>')
             else:  # singular (e.g. all zero): principal axes, moments raised to MuJoCo's bound
-                if np.linalg.det(vec) < 0:
-                    vec[:, 0] = -vec[:, 0]
-                x = np.eye(4)
-                x[:3, :3] = vec
-                x[:3, 3] = ro[:3, 3]
-                notes.append(f"link {link!r}: singular inertia, principal moments raised to 1e-9")
+                x, eig = principal_inertia(ine)
+                notes.append(f"link {link!r}: singular inertia, principal moments raised to {MIN_INERTIA!r}")
                 lines.append(f'{inner}<inertial {_posquat(x)} mass="{_f(ine.mass)}" '
-                             f'diaginertia="{_vec(np.maximum(eig, 1e-9))}"/>')
+                             f'diaginertia="{_vec(np.maximum(eig, MIN_INERTIA))}"/>')
         static = _is_static(model, link)  # static models (the ground) collide with the rest
         welded = _welded(link)
         for k, shape in enumerate(lk.collisions):
@@ -287,11 +291,43 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
                       f'polycoef="{_f(mim.offset)} {_f(mim.multiplier)} 0 0 0" solref="{_f(2 * dt)} 1" '
                       'solimp="0.9999 0.9999 0.001 0.5 2"/>')
     doc = [f"<mujoco model={quoteattr(model.name)}>",
-           '  <compiler angle="radian" autolimits="true" inertiafromgeom="false" boundmass="1e-6" '
-           'boundinertia="1e-9" balanceinertia="true"/>',
+           f'  <compiler angle="radian" autolimits="true" inertiafromgeom="false" boundmass="{_f(MIN_MASS)}" '
+           f'boundinertia="{_f(MIN_INERTIA)}" balanceinertia="true"/>',
            f'  <option timestep="{_f(dt)}" gravity="0 0 -9.81"/>',
            "  <worldbody>", *lines, "  </worldbody>"]
     if eq:
         doc += ["  <equality>", *eq, "  </equality>"]
     doc.append("</mujoco>")
     return MjcfLayout("\n".join(doc) + "\n", mapped, free_roots, bodies, notes)
+
+
+def principal_inertia(ine: Inertial) -> tuple[FloatArray, FloatArray]:
+    """The principal frame (in the link frame) and principal moments of ``ine``."""
+    ro = np.asarray(ine.origin, dtype=float)
+    ixx, ixy, ixz, iyy, iyz, izz = ine.inertia
+    i_l = ro[:3, :3] @ np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float) @ ro[:3, :3].T
+    eig, vec = np.linalg.eigh(i_l)
+    if np.linalg.det(vec) < 0:
+        vec[:, 0] = -vec[:, 0]
+    x = np.eye(4)
+    x[:3, :3] = vec
+    x[:3, 3] = ro[:3, 3]
+    return x, eig
+
+
+def mujoco_inertial(ine: Inertial | None) -> tuple[float, FloatArray | None, FloatArray]:
+    """``(mass, X_link_principal, principal moments)`` of a link as MuJoCo compiles the generated
+    MJCF (:mod:`~robot_state_format.sim.mjcf`: ``boundmass``, ``boundinertia``, ``balanceinertia``):
+    no inertial or no positive mass → ``MIN_MASS`` with moments ``MIN_INERTIA`` at the link origin;
+    mass below ``MIN_MASS`` raised to it; principal moments below ``MIN_INERTIA`` raised to it,
+    then, if they break the triangle inequality, all set to their mean.  ``X`` is None when the
+    inertia is used as given (only the mass, if at all, changed)."""
+    if ine is None or not ine.mass > 0:
+        return MIN_MASS, np.eye(4), np.full(3, MIN_INERTIA)
+    x, eig = principal_inertia(ine)
+    moments = np.maximum(eig, MIN_INERTIA)
+    a, b, c = np.sort(moments)
+    if a + b < c:
+        moments = np.full(3, moments.mean())
+    changed = not np.array_equal(moments, eig)
+    return max(ine.mass, MIN_MASS), (x if changed else None), moments

@@ -19,9 +19,11 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.errors import ConversionError
+from robot_state_format.kinematics.fk import forward, link_twists
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
 from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
+from robot_state_format.sim.mjcf_user import is_user_mjcf, mj_body_name, mj_joint_name, user_layout
 from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.usdf.export.mujoco import mujoco_module
 from robot_state_format.usdf.simulator_state import SimulatorState, find_simulator_state, set_simulator_state
@@ -50,24 +52,29 @@ class MujocoSim:
         self.mj = mj
         self.model = model
         self.dt = float(dt)
-        self.mjcf = build_mjcf(model, dt=dt, floating_base=floating_base)
-        self.map = WorldMap(model, floating_roots(model, floating_base))
+        self.user_file = is_user_mjcf(model)  # MuJoCo loads the user's own MJCF file
+        self.mjcf = user_layout(model) if self.user_file else build_mjcf(model, dt=dt, floating_base=floating_base)
+        self.map = WorldMap(model, [] if self.user_file else floating_roots(model, floating_base))
         try:
-            self.m = mj.MjModel.from_xml_string(self.mjcf.xml)
+            self.m = mj.MjModel.from_xml_path(model.source_file) if self.user_file \
+                else mj.MjModel.from_xml_string(self.mjcf.xml)
         except Exception as exc:  # MuJoCo's compiler errors are ValueErrors
             raise ConversionError(f"{model.source_file}: MuJoCo cannot compile the model: {exc}") from None
+        if self.user_file:
+            self.dt = float(self.m.opt.timestep)
         self.d = mj.MjData(self.m)
         self._scratch = mj.MjData(self.m)
         self.step_count = 0
         self.notes = list(self.mjcf.notes)
-        jid = {mj.mj_id2name(self.m, mj.mjtObj.mjOBJ_JOINT, i): i for i in range(self.m.njnt)}
+        jid = {mj_joint_name(mj.mj_id2name(self.m, mj.mjtObj.mjOBJ_JOINT, i), i): i for i in range(self.m.njnt)}
         self._adr: dict[str, list[tuple[int, int]]] = {}
         for mjnt in self.mjcf.joints:
             self._adr[mjnt.name] = [(int(self.m.jnt_qposadr[jid[n]]), int(self.m.jnt_dofadr[jid[n]]))
                                     for n in mjnt.mj_names]
         self._roots = {fr.link: (int(self.m.jnt_qposadr[jid[fr.mj_name]]), int(self.m.jnt_dofadr[jid[fr.mj_name]]))
                        for fr in self.mjcf.free_roots}
-        self._body = [mj.mj_name2id(self.m, mj.mjtObj.mjOBJ_BODY, n) for n in self.map.tree.link_names]
+        bid = {mj_body_name(mj.mj_id2name(self.m, mj.mjtObj.mjOBJ_BODY, i), i): i for i in range(1, self.m.nbody)}
+        self._body = [bid.get(n, -1) for n in self.map.tree.link_names]
         sig = [f"{self.m.nq} {self.m.nv} {self.m.na} {self.m.nu} {self.m.nmocap} {self.m.neq}"]
         sig += [f"{mj.mj_id2name(self.m, mj.mjtObj.mjOBJ_JOINT, i)}:{int(self.m.jnt_type[i])}" for i in range(self.m.njnt)]
         self.layout_signature = hashlib.sha1("\n".join(sig).encode()).hexdigest()[:16]
@@ -127,7 +134,16 @@ class MujocoSim:
         poses = np.zeros((n, 4, 4))
         twists = np.zeros((n, 6))
         res = np.zeros(6)
+        if self.user_file and min(self._body, default=0) < 0:  # virtual links: from the joint values
+            pos, vel = self.joint_values()
+            tree = self.map.tree
+            q = tree.q_from_mapping({k: pos[k].tolist() for k in tree.moving_joint_names})
+            v = tree.v_from_mapping({k: vel[k].tolist() for k in tree.moving_joint_names})
+            poses[:] = forward(tree, q, world=True)
+            twists[:] = link_twists(tree, q, v)
         for i, b in enumerate(self._body):
+            if b < 0 and self.user_file:
+                continue
             if b < 0:  # a link MuJoCo has no body for (URDF 'world'): welded at the model pose
                 poses[i] = np.asarray(self.model.pose) @ np.asarray(self.model.links[self.map.tree.link_names[i]].pose)
                 continue

@@ -15,6 +15,7 @@ from robot_state_format.errors import ConversionError
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.adapter import Simulation
 from robot_state_format.sim.drake_sim import DrakeSim
+from robot_state_format.sim.isolated import IsolatedSim
 from robot_state_format.sim.mjcf import DEFAULT_DT, FREE_SUFFIX
 from robot_state_format.sim.mujoco_sim import MujocoSim
 from robot_state_format.usdf.writer import write_world_state_file
@@ -30,8 +31,21 @@ _SUFFIXES = {
 }
 
 
-def make_sim(engine: str, model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None) -> Simulation:
-    """A simulation of ``model`` at its zero state (``ConversionError`` when the engine is missing)."""
+ISOLATED_ENGINES = ("drake",)
+"""Engines run in a child process unless asked otherwise (:mod:`~robot_state_format.sim.isolated`)."""
+
+
+def make_sim(engine: str, model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None,
+             isolate: bool | None = None) -> Simulation:
+    """A simulation of ``model`` at its zero state (``ConversionError`` when the engine is missing).
+
+    ``isolate``: run the engine in a child process (:class:`IsolatedSim`: a crash of the engine
+    raises :class:`~robot_state_format.sim.isolated.EngineCrash` instead of ending this process);
+    None: the engines of :data:`ISOLATED_ENGINES` are isolated, the others run in this process."""
+    if engine not in ENGINES:
+        raise ConversionError(f"unknown engine {engine!r} (one of {', '.join(ENGINES)})")
+    if isolate if isolate is not None else engine in ISOLATED_ENGINES:
+        return IsolatedSim(engine, model, dt=dt, floating_base=floating_base)
     if engine == "mujoco":
         return MujocoSim(model, dt=dt, floating_base=floating_base)
     if engine == "drake":

@@ -44,6 +44,8 @@ from robot_state_format.usdf.types import (
 )
 
 SUPPORTED_MAJOR = "1"
+MAX_SEC_DIGITS = 30
+"""The longest ``<stamp sec=...>`` read (and ``--stamp`` taken): beyond any clock, bounded conversion."""
 _INT_RE = re.compile(r"[ \t\r\n]*[+]?[0-9]+[ \t\r\n]*")
 
 
@@ -107,7 +109,7 @@ def _read_stamp(el: etree._Element, ctx: ReadContext) -> Stamp | None:
                 ctx.error("USDF_BAD_STAMP", "<stamp> needs a sec attribute", el)
                 return None
             text = "0"
-        if not _INT_RE.fullmatch(text) or len(text.strip(XML_SPACE)) > 30:
+        if not _INT_RE.fullmatch(text) or len(text.strip(XML_SPACE)) > MAX_SEC_DIGITS:
             ctx.error("USDF_BAD_STAMP", f"{attr}={text!r} is not a non-negative integer", el)
             return None
         v = int(text)

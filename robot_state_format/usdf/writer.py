@@ -32,7 +32,8 @@ from robot_state_format.usdf.types import (
 XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 _SPECIAL_RE = re.compile(r'[&<>"\t\n\r]')
-_INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+_INVALID_RE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 _ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\t": "&#9;", "\n": "&#10;",
             "\r": "&#13;"}
 _name_cache: dict[str, str] = {}
@@ -40,7 +41,20 @@ _frepr = float.__repr__
 
 
 def _fail(code: str, msg: str, where: str | None) -> UsdfError:
+    if where is not None and _SURROGATE_RE.search(where):  # printable: the lone surrogate as \udcff
+        where = where.encode("utf-8", "backslashreplace").decode("utf-8")
     return UsdfError(Diagnostic(code, msg, "<output>", None, where))
+
+
+def _unencodable(name: str) -> str:
+    """Why a name holding lone surrogates cannot be written (they are what Python makes of bytes that
+    are not UTF-8 in a command-line argument or file name: U+DCFF from byte 0xFF)."""
+    found = _SURROGATE_RE.findall(name)
+    escaped = [ord(c) - 0xDC00 for c in found if 0xDC80 <= ord(c) <= 0xDCFF]
+    why = (f"from byte(s) that are not UTF-8 ({' '.join(f'0x{b:02X}' for b in escaped[:4])})" if escaped
+           else "not a character")
+    return (f"name {name!r} holds a lone surrogate ({why}): it is not Unicode text and cannot be written "
+            "as UTF-8")
 
 
 def escape_name(name: str, where: str | None = None) -> str:
@@ -52,6 +66,8 @@ def escape_name(name: str, where: str | None = None) -> str:
         raise _fail("USDF_BAD_NAME", f"name {name!r} is empty, not a string, or has surrounding white "
                     "space", where)
     if _INVALID_RE.search(name):
+        if _SURROGATE_RE.search(name):
+            raise _fail("USDF_BAD_NAME", _unencodable(name), where)
         raise _fail("USDF_BAD_NAME", f"name {name!r} holds characters XML 1.0 cannot carry", where)
     out = _SPECIAL_RE.sub(lambda m: _ESCAPES[m.group(0)], name) if _SPECIAL_RE.search(name) else name
     if len(_name_cache) < 65536:

@@ -165,7 +165,7 @@ class ValueParser:
     def float_child(self, parent: etree._Element, name: str, default: float | None,
                     allow_infinite: bool = False) -> float | None:
         el = child(parent, name)
-        if el is None:
+        if el is None or not (el.text or "").strip():  # an empty value is the default (libsdformat)
             return default
         vals = self.floats(el, el.text, 1, f"<{name}>", allow_infinite)
         return vals[0] if vals else default
@@ -173,7 +173,7 @@ class ValueParser:
     def vec3_child(self, parent: etree._Element, name: str,
                    default: tuple[float, float, float] | None) -> tuple[float, float, float] | None:
         el = child(parent, name)
-        if el is None:
+        if el is None or not (el.text or "").strip():
             return default
         vals = self.floats(el, el.text, 3, f"<{name}>")
         return (vals[0], vals[1], vals[2]) if vals else default
@@ -267,16 +267,10 @@ class ValueParser:
     def material(self, el: etree._Element | None) -> Material | None:
         if el is None:
             return None
-        for name in ("ambient", "diffuse", "specular", "emissive"):  # libsdformat's Color: 3-4 values in [0, 1]
-            c = child(el, name)
-            if c is not None:
-                vals = self.floats(c, c.text, None, f"<{name}>")
-                if vals is not None and (len(vals) not in (3, 4) or not all(0.0 <= v <= 1.0 for v in vals)):
-                    self.report.error("SDF_BAD_VALUE", f"<{name}>: a color is 3 or 4 numbers in [0, 1], got "
-                                      f"{(c.text or '').strip()!r}", self.file, c)
+        # every colour's value (3 or 4 numbers in [0, 1]) is checked with the specification (spec_check)
         for name in ("diffuse", "ambient"):
             c = child(el, name)
-            if c is not None:
+            if c is not None and (c.text or "").strip():
                 vals = self.floats(c, c.text, None, f"<{name}>")
                 if vals and len(vals) in (3, 4):
                     rgba = (vals[0], vals[1], vals[2], vals[3] if len(vals) == 4 else 1.0)

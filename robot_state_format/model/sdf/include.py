@@ -4,7 +4,7 @@ Search order for ``model://NAME/...`` and relative URIs that are not next to the
 file: the explicit search paths, then ``GZ_SIM_RESOURCE_PATH``, ``IGN_GAZEBO_RESOURCE_PATH``,
 ``SDF_PATH`` and ``GAZEBO_MODEL_PATH`` (each ``os.pathsep``-separated).  A directory is a
 model directory: its ``model.config`` names the SDFormat file (the highest ``<sdf version>``
-this reader supports wins); without one, ``model.sdf`` is used.
+this reader supports wins); without one the include is refused, as libsdformat 12 refuses it.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def model_file(path: Path) -> tuple[Path | None, str | None]:
             cand = path / best[1]
             return (cand, None) if cand.is_file() else (None, f"{cand} (named in {config}) does not exist")
         return None, f"{config} names no SDFormat file"
-    cand = path / "model.sdf"
-    if cand.is_file():
-        return cand, None
-    return None, f"{path} has no model.config or model.sdf"
+    # libsdformat 12 refuses a model directory without model.config, even one holding model.sdf
+    has_sdf = " (it holds model.sdf, but libsdformat reads a directory through its model.config)" if (
+        path / "model.sdf").is_file() else ""
+    return None, f"{path} has no model.config{has_sdf}"

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
 from lxml import etree
 
 from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
+from robot_state_format.lazy_modules import lazy_package
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.detect import detect_format
-from robot_state_format.model.sdf import drake, include
+from robot_state_format.model.sdf import drake, include, urdf_include
 from robot_state_format.model.sdf.elements import (
     Report,
     ValueParser,
@@ -36,20 +36,21 @@ from robot_state_format.model.sdf.elements import (
 )
 from robot_state_format.model.sdf.ir import (
     MODEL_FRAME,
-    AxisIR,
     FrameIR,
     JointIR,
     LinkIR,
-    MimicIR,
     Scope,
     ShapeIR,
 )
 from robot_state_format.model.sdf.joint_parts import JointParts
 from robot_state_format.model.sdf.prefixes import declare_prefixes
-from robot_state_format.model.types import WORLD, Extension, JointType, Model, Shape, Source
+from robot_state_format.model.types import WORLD, Extension, JointType, Shape
 from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
-from robot_state_format.spatial import Transform, inverse
+from robot_state_format.spatial import Transform
+
+# the specification check (its module and data) costs nothing until an SDFormat document is read
+(spec_check,) = lazy_package("robot_state_format.model.sdf.spec_check")
 
 MIN_VERSION: Version = (1, 0)
 MAX_VERSION: Version = (1, 11)
@@ -99,6 +100,19 @@ class Parser(JointParts):
             self.report.warn("SDF_UNSUPPORTED_VERSION", f"SDFormat version {vtext!r} is not supported (1.0 to "
                              "1.11); read as 1.9, as libsdformat reads it", file, root)
             version = (1, 9)
+            own: Version | None = None
+        else:
+            own = version
+        # the specification's element descriptions, as libsdformat reads the document (it stops at an error)
+        if spec_check.check_document(root, self.report, file, own):
+            return None
+        tops = [c for c in children(root) if tag(c) in ("model", "light", "actor", "include")]
+        if not children(root, "world"):  # libsdformat's Root: one model, light or actor (an include is one)
+            for extra in tops[1:]:
+                both = tag(tops[0]) == tag(extra) == "model"
+                self.report.error("SDF_MULTIPLE_MODELS" if both else "SDF_MULTIPLE_ROOTS",
+                                  f"<sdf> holds <{tag(tops[0])}> and <{tag(extra)}>: a file without a world holds one "
+                                  "model, light or actor (libsdformat refuses more)", file, extra)
         return root, version
 
     def read_document(self, data: str | bytes, file: str) -> Scope | None:
@@ -119,6 +133,15 @@ class Parser(JointParts):
                 else:
                     self.report.warn("SDF_EXTRA_WORLD", "only the first <world> is read", file, extra)
             return self.world(worlds[0], version, file)
+        top_include = children(root, "include")
+        if not models and top_include:  # <sdf><include>: the included model is the file's model
+            holder = Scope(name="", version=version, file=file, source=source(root, file))
+            self.include(top_include[0], holder, version, file)
+            for item in holder.items:
+                if isinstance(item, Scope):
+                    item.rel = None if item.rel == MODEL_FRAME else item.rel
+                    item.parent = None
+                    return item
         if not models:
             # libsdformat loads a file holding a light, an actor or nothing: no kinematics (an empty,
             # static model named after it)
@@ -129,10 +152,7 @@ class Parser(JointParts):
             empty = etree.SubElement(etree.Element("sdf"), "model", name=name or "empty")
             etree.SubElement(empty, "static").text = "true"
             return self.model(empty, version, file, top=True)
-        for extra in models[1:]:  # libsdformat refuses it in every version
-            self.report.error("SDF_MULTIPLE_MODELS", "a model file holds exactly one top-level <model>",
-                              file, extra)
-        return self.model(models[0], version, file, top=True)
+        return self.model(models[0], version, file, top=True)  # (several: refused in read_root)
 
     # ----------------------------------------------------------------- helpers
     def vp(self, file: str) -> ValueParser:
@@ -152,10 +172,11 @@ class Parser(JointParts):
                 if p.get("frame"):
                     self.report.warn("SDF_DEPRECATED_ATTRIBUTE",
                                      "//pose/@frame is ignored since SDFormat 1.7; use relative_to", file, p)
-            elif version >= (1, 5):
-                f = p.get("frame")
-                if f:
-                    rel = f.strip()
+            else:  # libsdformat 12 reads the converted document: a relative_to given anyway is honoured
+                r = p.get("relative_to")
+                f = p.get("frame") if version >= (1, 5) else None
+                if f or r:
+                    rel = (f or r or "").strip()
         return x, rel
 
     def name_of(self, el: etree._Element, file: str) -> str | None:
@@ -181,7 +202,7 @@ class Parser(JointParts):
                     scope.items.append(m)
             elif t == "include":
                 self.include(c, scope, version, file)
-            elif t == "frame" and version >= (1, 5):
+            elif t == "frame":  # before 1.5 too: libsdformat 12 reads the converted document's frames
                 f = self.frame(c, version, file, default_attached=WORLD)
                 if f is not None:
                     scope.items.append(f)
@@ -222,7 +243,7 @@ class Parser(JointParts):
                 j = self.joint(c, version, file, scope.extensions)
                 if j is not None:
                     scope.items.append(j)
-            elif t == "frame" and version >= (1, 5):
+            elif t == "frame":  # before 1.5 too: libsdformat 12 reads the converted document's frames
                 f = self.frame(c, version, file, default_attached=MODEL_FRAME)
                 if f is not None:
                     scope.items.append(f)
@@ -285,7 +306,7 @@ class Parser(JointParts):
                 self.report.warn("SDF_IGNORED_FRAME",
                                  "a <frame> inside a <link> is not supported (SDFormat 1.7 allows frames only in "
                                  "models and worlds); ignored", file, c)
-            elif t in ("sensor", "light", "projector", "audio_source", "particle_emitter"):
+            elif t in ("sensor", "light", "projector", "particle_emitter"):  # (an audio_source has no name)
                 sname = self.name_of(c, file)
                 if sname is not None:
                     self._check_sibling(seen, t, sname, c, file)
@@ -312,9 +333,16 @@ class Parser(JointParts):
             att = el.get("attached_to")
             attached = att.strip() if att else default_attached
             pose, rel = self.pose_rel(el, version, file, None)
-        else:  # 1.5/1.6: //frame/pose/@frame names both the pose frame and the frame attached to
+        elif version >= (1, 5):  # 1.5/1.6: //frame/pose/@frame names both the pose frame and the frame attached to
             pose, rel = self.pose_rel(el, version, file, None)
             attached = rel or default_attached
+        else:  # no <frame> before 1.5: libsdformat 12 reads it as converted (@frame -> @relative_to)
+            att = el.get("attached_to")
+            attached = att.strip() if att else default_attached
+            pose, rel = self.pose_rel(el, version, file, None)
+            p = child(el, "pose")
+            f = p.get("frame") if p is not None else None
+            rel = f.strip() if f else rel
         return FrameIR(name=name, source=source(el, file), pose=pose, rel=rel, attached_to=attached)
 
     # ----------------------------------------------------------------- joint
@@ -466,7 +494,8 @@ class Parser(JointParts):
                 self.report.error("SDF_INCLUDE_ERROR", f"included URDF {path}: {exc}", file, el)
                 return None
             self.report.diagnostics.extend(model.warnings)
-            return scope_from_model(model, path, self.report)
+            urdf_include.gazebo_refusals(data, path, self.report)
+            return urdf_include.scope_from_model(model, path, self.report)
         if fmt == "xacro":
             self.report.error("SDF_INCLUDE_UNSUPPORTED", f"cannot include a xacro file ({path})", file, el)
             return None
@@ -530,44 +559,3 @@ class Parser(JointParts):
         scope.items.extend(inc.items)
         scope.extensions.extend(inc.extensions)
 
-
-def scope_from_model(model: Model, file: str, report: Report | None = None) -> Scope:
-    """An included URDF (already read into a Model) as a scope: links posed in the model frame,
-    joints posed relative to their child link by ``inv(child_offset)``, axes in the joint frame."""
-    src = Source(file, None, f"robot[name={model.name}]")
-    scope = Scope(name=model.name, version=MAX_VERSION, file=file, source=src, pose=np.array(model.pose))
-    world_link = model.links.get(WORLD)
-    drop_world = world_link is not None and not world_link.visuals and not world_link.collisions and (
-        world_link.inertial is None)
-    for link in model.links.values():
-        if drop_world and link.name == WORLD:
-            continue
-        scope.items.append(LinkIR(name=link.name, source=link.source, pose=np.array(link.pose),
-                                  rel=MODEL_FRAME, inertial=link.inertial,
-                                  visuals=[ShapeIR(s) for s in link.visuals],
-                                  collisions=[ShapeIR(s) for s in link.collisions]))
-    for j in [*model.joints.values(), *model.constraints.values()]:
-        parent = j.parent
-        jir = JointIR(name=j.name, type=j.type, parent=parent, child=j.child, source=j.source,
-                      pose=inverse(j.child_offset), rel=None,
-                      axis=AxisIR(j.axis, None, j.limits, j.dynamics) if j.axis is not None else None,
-                      axis2=AxisIR(j.axis2, None, j.limits2, j.dynamics2) if j.axis2 is not None else None,
-                      mimic=[MimicIR(m.joint, m.multiplier, m.offset, m.dof, m.leader_dof, j.source)
-                             for m in j.mimic],
-                      screw_pitch=j.screw_pitch, gearbox_ratio=j.gearbox_ratio,
-                      gearbox_reference_body=j.gearbox_reference_body)
-        if j.type is JointType.FLOATING:
-            if report is not None:  # SDFormat has no floating joint: the child is left free
-                report.warn_at("SDF_URDF_FLOATING_JOINT",
-                               f"included URDF joint {j.name!r} is floating; its child link is left free", j.source)
-            continue
-        if j.child == WORLD:
-            jir.rel = MODEL_FRAME
-            jir.pose = np.array(j.origin) if j.parent == WORLD else np.array(model.links[j.parent].pose) @ j.origin
-        scope.items.append(jir)
-    for f in model.frames.values():
-        rel = f.attached_to if f.attached_to != WORLD else None
-        scope.items.append(FrameIR(name=f.name, source=f.source, pose=np.array(f.pose),
-                                   rel=rel, attached_to=f.attached_to if rel else MODEL_FRAME))
-    scope.extensions.extend(Extension(e.tag, e.xml, e.owner, e.source) for e in model.extensions)
-    return scope
