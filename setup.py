@@ -2,7 +2,7 @@
 
 The metadata lives in pyproject.toml. This file adds what that table cannot hold: the ``data_files`` of a ROS
 package (the ament index marker, package.xml, launch files, config, samples) and, when colcon installs the
-package (``setup.py install``/``develop``), ``bin/robot-state-format`` (scripts/robot-state-format), so the
+package (``setup.py install``/``develop``, not a wheel), ``bin/robot-state-format`` (scripts/robot-state-format), so the
 command is on PATH after sourcing the workspace (console scripts go to ``lib/robot_state_format`` for
 ``ros2 run``, setup.cfg). setuptools older than 61 (Ubuntu 22.04's, what colcon uses on Humble) does not read
 pyproject.toml: it gets the same metadata from :data:`LEGACY_METADATA` (test/test_packaging.py checks both agree).
@@ -69,9 +69,11 @@ LEGACY_METADATA = {
     },
 }
 READS_PYPROJECT = int(setuptools.__version__.split(".")[0]) >= 61
-# colcon (ament_python) runs `setup.py install` or `develop`; pip/uv/build go through PEP 517 (bdist_wheel,
-# editable_wheel, sdist), whose wheels already get the console script in bin/.
-COLCON_INSTALL = any(arg in ("install", "develop") for arg in sys.argv[1:])
+# colcon (ament_python) reads the data files with `setup.py --dry-run`, then runs `install` or `develop`
+# (--symlink-install); pip/uv/build go through PEP 517 (bdist_wheel, editable_wheel, sdist ...), whose wheels
+# already get the console script in bin/ (the same name there would clash).
+PEP517 = {"bdist_wheel", "editable_wheel", "sdist", "dist_info", "bdist_egg"}  # (colcon runs egg_info too)
+COLCON_INSTALL = not PEP517 & set(sys.argv[1:])
 
 setup(
     **({} if READS_PYPROJECT else LEGACY_METADATA),
