@@ -121,17 +121,14 @@ def _clone_would_set_up(clone: Path, env: dict[str, str]) -> str | None:
     otherwise the clone's set-up reinstalls this package *editable from the clone* into the shared venv, whose
     console scripts and import path then point into a temporary directory (it happened from a worktree whose
     scripts/setup.py differed from the checkout that made the shared venv)."""
-    spec = importlib.util.spec_from_file_location("rsf_setup_of_clone", clone / "scripts" / "setup.py")
-    assert spec is not None and spec.loader is not None
-    setup = importlib.util.module_from_spec(spec)
-    saved = dict(os.environ)
-    os.environ.update(env)
-    try:
-        spec.loader.exec_module(setup)
-        current = setup.stamp_ok(setup.stage_digests(setup.detect_mode()))
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+    # computed by the interpreter the clone's ./run runs its set-up with (its path is part of the stamp)
+    python = env.get("PYTHON") or shutil.which("python3", path=env.get("PATH")) or "python3"
+    code = ("import importlib.util as u; s = u.spec_from_file_location('s', 'scripts/setup.py'); "
+            "m = u.module_from_spec(s); s.loader.exec_module(m); "
+            "print(m.stamp_ok(m.stage_digests(m.detect_mode())))")
+    probe = subprocess.run([python, "-c", code], cwd=clone, env=env, capture_output=True, text=True, timeout=120,
+                           check=False)
+    current = probe.stdout.strip().endswith("True")
     if current:
         return None
     return (f"{VENV} is not set up for this checkout's inputs (scripts/setup.py, requirements, setup.py, "
