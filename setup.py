@@ -1,23 +1,33 @@
-"""ament_python packaging of robot_state_format (works with colcon and with plain pip)."""
+"""ament_python packaging of robot_state_format (colcon), beside pyproject.toml (pip, uv, build).
+
+The metadata lives in pyproject.toml. This file adds what that table cannot hold: the ``data_files`` of a ROS
+package (the ament index marker, package.xml, launch files, config, samples) and, when colcon installs the
+package (``setup.py install``/``develop``, not a wheel), ``bin/robot-state-format`` (scripts/robot-state-format), so the
+command is on PATH after sourcing the workspace (console scripts go to ``lib/robot_state_format`` for
+``ros2 run``, setup.cfg). setuptools older than 61 (Ubuntu 22.04's, what colcon uses on Humble) does not read
+pyproject.toml: it gets the same metadata from :data:`LEGACY_METADATA` (test/test_packaging.py checks both agree).
+"""
 
 from __future__ import annotations
 
+import re
+import sys
 from glob import glob
 from pathlib import Path
 
-from setuptools import find_packages, setup
+import setuptools
+from setuptools import setup
 
 PACKAGE = "robot_state_format"
 HERE = Path(__file__).resolve().parent
 
 
-def _requirements() -> list[str]:
-    """Runtime requirements, read from requirements/core.txt (one per line, # comments)."""
-    path = HERE / "requirements" / "core.txt"
-    if not path.exists():
-        return []
-    lines = (line.split("#", 1)[0].strip() for line in path.read_text().splitlines())
-    return [line for line in lines if line and not line.startswith("-")]
+def _version() -> str:
+    text = (HERE / PACKAGE / "__init__.py").read_text(encoding="utf-8")
+    found = re.search(r'^__version__ = "([^"]+)"', text, flags=re.M)
+    if found is None:
+        raise RuntimeError(f"no __version__ in {PACKAGE}/__init__.py")
+    return found.group(1)
 
 
 def _sample_data_files() -> list[tuple[str, list[str]]]:
@@ -31,26 +41,24 @@ def _sample_data_files() -> list[tuple[str, list[str]]]:
     return sorted(groups.items())
 
 
-setup(
-    name=PACKAGE,
-    version="0.1.0",
-    description="Share a robot's state: URDF/xacro/SDFormat readers, kinematics, USDF, ROS 2 nodes",
-    license="Apache-2.0",
-    python_requires=">=3.10",
-    packages=find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
-    include_package_data=False,
-    package_data={PACKAGE: ["samples/*", "samples/**/*", "usdf/schema/*", "model/sdf/spec/*", "py.typed"]},
-    data_files=[
-        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
-        (f"share/{PACKAGE}", ["package.xml"]),
-        (f"share/{PACKAGE}/launch", sorted(glob("launch/*.launch.py"))),
-        (f"share/{PACKAGE}/config", sorted(glob("config/*.xml"))),
-        *_sample_data_files(),
-    ],
-    install_requires=_requirements(),
-    extras_require={"test": ["pytest"]},  # makes `colcon test` run pytest (else it falls back to unittest)
-    zip_safe=False,
-    entry_points={
+# What pyproject.toml says, for setuptools < 61 (which ignores it); newer setuptools takes pyproject.toml's.
+LEGACY_METADATA = {
+    "name": PACKAGE,
+    "version": _version(),
+    "description": "Share a robot's state: URDF/xacro/SDFormat readers, kinematics, the USDF world_state format, "
+                   "ROS 2 nodes",
+    "license": "Apache-2.0",
+    "packages": setuptools.find_packages(include=[PACKAGE, f"{PACKAGE}.*"]),
+    "package_data": {PACKAGE: ["samples/*", "samples/**/*", "usdf/schema/*", "model/sdf/spec/*", "py.typed"]},
+    "install_requires": ["lxml>=4.8.0", "numpy>=1.21.5", "xacro>=2.0", "PyYAML>=5.4.1"],
+    "extras_require": {
+        "record": ["mcap>=1.5", "mcap-ros2-support>=0.5", "orjson>=3.9"],
+        "fast": ["numba>=0.60"],
+        "sim": ["mujoco>=4.0.0", "drake>=1.51.1"],
+        "test": ["pytest>=8.0,<9", "hypothesis>=6.100", "pytest-timeout>=2.2"],
+    },
+    "zip_safe": False,
+    "entry_points": {
         "console_scripts": [
             f"robot-state-format = {PACKAGE}.cli:entry_point",
             f"state_publisher = {PACKAGE}.ros.state_publisher:main",
@@ -59,4 +67,23 @@ setup(
             f"sim_bridge = {PACKAGE}.ros.sim_bridge:main",
         ],
     },
+}
+READS_PYPROJECT = int(setuptools.__version__.split(".")[0]) >= 61
+# colcon (ament_python) reads the data files with `setup.py --dry-run`, then runs `install` or `develop`
+# (--symlink-install); pip/uv/build go through PEP 517 (bdist_wheel, editable_wheel, sdist ...), whose wheels
+# already get the console script in bin/ (the same name there would clash).
+PEP517 = {"bdist_wheel", "editable_wheel", "sdist", "dist_info", "bdist_egg"}  # (colcon runs egg_info too)
+COLCON_INSTALL = not PEP517 & set(sys.argv[1:])
+
+setup(
+    **({} if READS_PYPROJECT else LEGACY_METADATA),
+    python_requires=">=3.10",  # here, not in pyproject.toml (see its `dynamic`): the oldest tested, Humble's 3.10
+    data_files=[
+        ("share/ament_index/resource_index/packages", [f"resource/{PACKAGE}"]),
+        (f"share/{PACKAGE}", ["package.xml"]),
+        (f"share/{PACKAGE}/launch", sorted(glob("launch/*.launch.py"))),
+        (f"share/{PACKAGE}/config", sorted(glob("config/*.xml"))),
+        *_sample_data_files(),
+        *([("bin", ["scripts/robot-state-format"])] if COLCON_INSTALL else []),
+    ],
 )

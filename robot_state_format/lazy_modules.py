@@ -9,6 +9,11 @@ nothing until it is used.
 The stand-ins are not entered in ``sys.modules`` (the real module is, when it is imported): a walk over
 ``sys.modules`` touching every module's ``__file__`` (``inspect.getmodule``, which rclpy's logger runs on its
 first call) does not import them.
+
+Optional dependencies (the extras of pyproject.toml, with no rosdep key on some distro): :func:`optional_module`
+returns the module when it imports, else a stand-in whose first attribute access raises
+:class:`MissingDependencyError`, one line naming what needs it and how to install it (:data:`OPTIONAL`).  So a
+module that needs ``mcap`` for recording still imports, and everything else in it works, without ``mcap``.
 """
 
 from __future__ import annotations
@@ -19,11 +24,73 @@ import importlib.util
 import sys
 import threading
 from types import ModuleType
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["lazy_module", "lazy_package"]
+from robot_state_format.errors import RobotStateFormatError
+
+__all__ = ["OPTIONAL", "MissingDependencyError", "lazy_module", "lazy_package", "missing_dependency_text",
+           "optional_module"]
 
 _LOCK = threading.Lock()
+
+
+class Extra(NamedTuple):
+    """An optional part: what it enables, its PyPI names, its apt (rosdep) names, the pip extra."""
+
+    feature: str
+    pip: tuple[str, ...]
+    apt: tuple[str, ...]
+    extra: str
+
+
+RECORD = Extra("MCAP recording and replay of recordings", ("mcap", "mcap-ros2-support"), (), "record")
+FAST = Extra("the compiled kinematics kernels", ("numba",), ("python3-numba",), "fast")
+OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "numba": FAST}
+"""Top-level module name -> the optional part it belongs to."""
+ROS = frozenset({"rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "std_srvs", "sensor_msgs",
+                 "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros"})
+"""ROS 2 packages: from a ROS 2 installation (apt, rosdep), not from pip."""
+
+
+class MissingDependencyError(RobotStateFormatError):
+    """An optional dependency is not installed; the message is one line: what needs it, how to install it."""
+
+
+def missing_dependency_text(module: str) -> str:
+    """One line: which optional part needs ``module`` and how to install it (apt and pip names)."""
+    top = module.split(".", 1)[0]
+    if top in ROS:
+        return (f"this needs ROS 2's {top} (not installed): source a ROS 2 Humble, Jazzy or Kilted installation "
+                f"(apt install ros-<distro>-{top.replace('_', '-')}; `rosdep install --from-paths <src>` installs "
+                "every dependency of robot_state_format)")
+    part = OPTIONAL.get(top, Extra("this feature", (top,), (), ""))
+    needs = "needs" if len(part.pip) == 1 or part.feature == "this feature" else "need"
+    pip = f"pip install {' '.join(part.pip)}" + (f" (or pip install 'robot_state_format[{part.extra}]')"
+                                                   if part.extra else "")
+    how = f"apt install {' '.join(part.apt)} or {pip}" if part.apt else f"{pip}; there is no apt/rosdep package"
+    return f"{part.feature} {needs} {' and '.join(part.pip)} (not installed): {how}"
+
+
+class _Missing(ModuleType):
+    """Stands for an optional module that does not import: any attribute raises MissingDependencyError."""
+
+    def __init__(self, name: str, missing: str) -> None:
+        super().__init__(name)
+        self._rsf_missing = missing
+
+    def __getattr__(self, attr: str) -> object:
+        if attr.startswith("__"):
+            raise AttributeError(attr)
+        raise MissingDependencyError(missing_dependency_text(self._rsf_missing))
+
+
+def optional_module(name: str) -> ModuleType:
+    """``name`` imported, or (it or a module it imports is not installed) a stand-in raising
+    :class:`MissingDependencyError`, naming the module that is missing, on first use."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        return _Missing(name, exc.name or name)
 
 
 class _Deferred(ModuleType):

@@ -1,7 +1,14 @@
 #!/usr/bin/env python3
-"""Idempotent set-up of the project's virtual environment (.venv).
+"""Idempotent set-up of the project's virtual environment (.venv, or .venv-<distro> with RSF_DISTRO).
 
-Two modes:
+``RSF_DISTRO`` picks the ROS 2 distro the venv stands for (:data:`DISTROS`): unset or ``kilted``: ``.venv`` as
+described below; ``jazzy``: ``.venv-jazzy`` on Python 3.12 with the ``ros-jazzy-*`` wheels and Ubuntu 24.04's
+numpy/lxml (requirements/jazzy.txt); ``humble``: ``.venv-humble`` on Python 3.10 with Ubuntu 22.04's
+numpy/lxml/PyYAML (requirements/humble.txt) and no ROS (PyPI has no Humble wheels: the ROS-free core).
+The interpreter is found under pyenv (``/root/.pyenv/versions/3.12.*``), on PATH (``python3.12``), or given
+with ``RSF_PYTHON``.
+
+Kilted, two modes:
 
 * ``distro``: a ROS 2 distro is sourced (``ROS_DISTRO`` set and this Python imports rclpy). The venv is
   created with ``--system-site-packages`` on this Python so the distro's rclpy and messages are used;
@@ -15,7 +22,8 @@ Two modes:
   TFMessage-only one) from the archives in ``$RSF_ROS2_SRC`` (default ``../shared/ros2-src``) or from git at
   the pinned commits; with neither, set-up goes on without them.
 
-Then requirements/core.txt and requirements/test.txt and this package (editable) are installed.
+Then the requirements of the distro (core, record, fast, test; test-extra on kilted) and this package (editable)
+are installed.
 A stamp (hash of the requirement files, setup.py, setup.cfg, package.xml and this script) makes a
 re-run with nothing to do return at once. Usage: ``python3 scripts/setup.py [--force] [--quiet]``.
 """
@@ -36,18 +44,42 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # also when loaded by path (test_harness_setup.py)
 import ros2_tools
 
 ROOT = Path(__file__).resolve().parent.parent
-VENV = ROOT / ".venv"
+
+
+class Distro(NamedTuple):
+    """What the venv of one ROS 2 distro holds."""
+
+    venv: str  # directory under ROOT
+    python: str  # "X.Y" wanted ("" = the Python running this script)
+    ros: str  # requirements file of the ROS wheels ("" = none: the ROS-free core)
+    pins: str  # constraints file (the distro's Ubuntu library versions), "" = none
+    reqs: tuple[str, ...]  # requirement files installed
+    tools: bool  # the ros2tools stage (launch, ros2cli, tf2_ros built from source)
+
+
+DISTROS = {
+    "kilted": Distro(".venv", "", "ros.txt", "", ("core.txt", "record.txt", "fast.txt", "test.txt", "test-extra.txt"),
+                     True),
+    "jazzy": Distro(".venv-jazzy", "3.12", "ros-jazzy.txt", "jazzy.txt",
+                    ("core.txt", "record.txt", "fast.txt", "test.txt"), False),
+    "humble": Distro(".venv-humble", "3.10", "", "humble.txt", ("core.txt", "record.txt", "test.txt"), False),
+}
+DISTRO_NAME = os.environ.get("RSF_DISTRO", "").strip().lower() or "kilted"
+DISTRO = DISTROS.get(DISTRO_NAME, DISTROS["kilted"])
+VENV = ROOT / DISTRO.venv
 STAMP = VENV / ".rsf-setup-stamp.json"
 REQ_DIR = ROOT / "requirements"
 TF2_SRC = ROOT / "scripts" / "tf2_msgs"
-# Hard-coded paths of the wheel builder, found in the wheels' rosidl_generator_py export files.
-WHEEL_PY_INCLUDE = "/opt/python/cp311-cp311/include/python3.11"
-WHEEL_NUMPY_INCLUDE = "/opt/python/cp311-cp311/lib/python3.11/site-packages/numpy/_core/include"
+# Hard-coded paths of the wheel builder, found in the wheels' rosidl_generator_py export files
+# (cp311 in the kilted wheels, cp312 in the jazzy ones).
+WHEEL_PY_INCLUDE = re.compile(r"/opt/python/cp3\d+-cp3\d+/include/python3\.\d+")
+WHEEL_NUMPY_INCLUDE = re.compile(r"/opt/python/cp3\d+-cp3\d+/lib/python3\.\d+/site-packages/numpy/(?:_core|core)/include")
 
 
 class SetupError(Exception):
@@ -66,8 +98,32 @@ def venv_python() -> Path:
     return VENV / "bin" / "python"
 
 
+def base_python() -> str:
+    """The interpreter the venv is made with: ``RSF_PYTHON``, else (a distro wanting another Python) the newest
+    ``/root/.pyenv/versions/X.Y.*`` or ``pythonX.Y`` on PATH, else the one running this script."""
+    given = os.environ.get("RSF_PYTHON", "").strip()
+    if given:
+        return given
+    want = DISTRO.python
+    if not want or sysconfig.get_python_version() == want:
+        return sys.executable
+    pyenv = Path(os.environ.get("PYENV_ROOT", "/root/.pyenv")) / "versions"
+    found = sorted(pyenv.glob(f"{want}.*/bin/python"), key=lambda p: [int(x) if x.isdigit() else 0
+                                                                        for x in p.parent.parent.name.split(".")])
+    if found:
+        return str(found[-1])
+    on_path = shutil.which(f"python{want}")
+    if on_path:
+        return on_path
+    raise SetupError(f"RSF_DISTRO={DISTRO_NAME} needs Python {want}: none found under {pyenv}/{want}.* nor "
+                     f"python{want} on PATH (install it, e.g. pyenv install {want}, or set RSF_PYTHON)")
+
+
 def detect_mode() -> str:
-    """``distro`` when a sourced ROS 2 distro's rclpy imports in this Python, else ``wheels``."""
+    """``distro`` when a sourced ROS 2 distro's rclpy imports in this Python, else ``wheels`` (``core`` for
+    RSF_DISTRO=humble: no ROS at all)."""
+    if DISTRO_NAME != "kilted":
+        return "wheels" if DISTRO.ros else "core"
     if os.environ.get("ROS_DISTRO"):
         probe = subprocess.run(
             [sys.executable, "-c", "import rclpy"], capture_output=True, text=True, check=False
@@ -90,17 +146,18 @@ def _hash_files(*paths: Path) -> str:
 
 def stage_digests(mode: str) -> dict[str, str]:
     """One hash per set-up stage; a stage is redone when its hash (or the ``base`` one) changed."""
-    base = hashlib.sha256(f"{mode}\n{sys.version}\n{sys.executable}\n".encode())
+    base = hashlib.sha256(f"{mode}\n{DISTRO_NAME}\n{sys.version}\n{sys.executable}\n".encode())
     base.update(Path(__file__).resolve().read_bytes())
+    pins = [REQ_DIR / DISTRO.pins] if DISTRO.pins else []
     stages = {
         "base": base.hexdigest(),
-        "ros": _hash_files(REQ_DIR / "ros.txt") if mode == "wheels" else "",
+        "ros": _hash_files(REQ_DIR / DISTRO.ros, *pins) if mode == "wheels" and DISTRO.ros else "",
         # Not redone when only this script changed (a minute or more of building): its own inputs only.
         "ros2tools": hashlib.sha256(f"{sys.version}\n".encode()).hexdigest()[:16]
         + _hash_files(REQ_DIR / "ros.txt", REQ_DIR / "ros-tools.txt", ROOT / "scripts" / "ros2_tools.py")
-        + ros2_tools.digest(ROOT) if mode == "wheels" else "",
+        + ros2_tools.digest(ROOT) if mode == "wheels" and DISTRO.tools else "",
         "tf2": _hash_files(*sorted(p for p in TF2_SRC.rglob("*") if p.is_file())),
-        "reqs": _hash_files(REQ_DIR / "core.txt", REQ_DIR / "test.txt"),
+        "reqs": _hash_files(*(REQ_DIR / name for name in DISTRO.reqs), *pins),
         "pkg": _hash_files(*(ROOT / f for f in ("setup.py", "setup.cfg", "package.xml")))
         + ",".join(sorted(f.name for f in (ROOT / "launch").glob("*.launch.py"))),  # linked into the index
     }
@@ -160,7 +217,7 @@ def require_tools(mode: str, need_build: bool) -> None:
                 "building tf2_msgs needs " + ", ".join(missing)
                 + " (Debian/Ubuntu: apt-get install cmake build-essential)"
             )
-    if mode == "wheels" and sys.version_info[:2] != (3, 11):
+    if mode == "wheels" and DISTRO_NAME == "kilted" and sys.version_info[:2] != (3, 11):
         log(f"warning: the kilted wheels are built for CPython 3.11; this is {sys.version.split()[0]}")
 
 
@@ -172,8 +229,9 @@ def create_venv(mode: str, logfile: Path) -> None:
             return
         log("existing .venv is broken; recreating it")
         shutil.rmtree(VENV)
-    log(f"creating .venv ({mode}) with {sys.executable}")
-    cmd = [sys.executable, "-m", "venv"]
+    python = base_python()
+    log(f"creating {VENV.name} ({mode}, RSF_DISTRO={DISTRO_NAME}) with {python}")
+    cmd = [python, "-m", "venv"]
     if mode == "distro":
         cmd.append("--system-site-packages")
     elif host_pip():
@@ -258,7 +316,7 @@ def install_requirements(args: list[str], what: str, logfile: Path, mode: str) -
     Distro mode keeps pip, whose view of --system-site-packages is the one ROS users expect. Set
     RSF_SETUP_NO_UV=1 to force pip. A uv failure falls back to pip.
     """
-    uv = ensure_uv(logfile) if mode == "wheels" and not os.environ.get("RSF_SETUP_NO_UV") else None
+    uv = ensure_uv(logfile) if mode != "distro" and not os.environ.get("RSF_SETUP_NO_UV") else None
     if uv is not None:
         log(what + " with uv")
         env = dict(os.environ, UV_NO_PROGRESS="1")
@@ -275,7 +333,7 @@ def install_editable(mode: str, logfile: Path) -> None:
     """This package, editable: with uv in wheels mode (about 1 s), else (or if uv fails) with pip."""
     what = "installing robot_state_format (editable)"
     uv = VENV / "bin" / "uv"
-    if mode == "wheels" and uv.exists() and not os.environ.get("RSF_SETUP_NO_UV"):
+    if mode != "distro" and uv.exists() and not os.environ.get("RSF_SETUP_NO_UV"):
         log(what + " with uv")
         try:
             run([str(uv), "pip", "install", "--python", str(venv_python()), "--no-deps", "--no-build-isolation",
@@ -309,7 +367,7 @@ def fix_wheel_cmake_exports() -> int:
     fixed = 0
     for path in (VENV / "share").glob("*/cmake/export_*__rosidl_generator_pyExport.cmake"):
         text = path.read_text()
-        new = text.replace(WHEEL_NUMPY_INCLUDE, np_inc).replace(WHEEL_PY_INCLUDE, py_inc)
+        new = WHEEL_PY_INCLUDE.sub(lambda _m: py_inc, WHEEL_NUMPY_INCLUDE.sub(lambda _m: np_inc, text))
         if new != text:
             # Write a new file rather than in place: an installer may have hard-linked this one to its cache.
             tmp = path.with_name(path.name + ".rsf-tmp")
@@ -433,18 +491,35 @@ def console_scripts() -> list[str]:
 
 def requirement_files() -> list[str]:
     args: list[str] = []
-    for name in ("core.txt", "test.txt"):
+    for name in DISTRO.reqs:
         path = REQ_DIR / name
         if path.exists():
             args += ["-r", str(path)]
-    return args
+    return args + constraints()
+
+
+def constraints() -> list[str]:
+    """``-c`` the distro's pins (its Ubuntu release's numpy, lxml, PyYAML), when it has some."""
+    return ["-c", str(REQ_DIR / DISTRO.pins)] if DISTRO.pins else []
+
+
+def install_old_pyyaml(logfile: Path, mode: str) -> None:
+    """PyYAML 5.4.1 (Ubuntu 22.04's) has no wheel for Python 3.10 and its sdist needs Cython < 3 without build
+    isolation; installed first so that the requirements' resolution keeps it (the pins name it)."""
+    pins = (REQ_DIR / DISTRO.pins).read_text() if DISTRO.pins else ""
+    if "PyYAML==5." not in pins or imports_all("import yaml, sys; sys.exit(not yaml.__version__.startswith('5.'))"):
+        return
+    install_requirements(["setuptools>=68", "wheel", "cython<3"], "installing cython<3 (for PyYAML 5.4.1)", logfile,
+                         mode)
+    pin = next(line.strip() for line in pins.splitlines() if line.startswith("PyYAML=="))
+    install_requirements(["--no-build-isolation", pin], f"building {pin} (Ubuntu 22.04's)", logfile, mode)
 
 
 def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     VENV.parent.mkdir(parents=True, exist_ok=True)
     logfile = Path(tempfile.gettempdir()) / f"rsf-setup-{os.getpid()}.log"
     logfile.write_text(f"robot_state_format set-up, mode {mode}\n")
-    have_tf2 = venv_python().exists() and imports("tf2_msgs.msg")
+    have_tf2 = mode == "core" or (venv_python().exists() and imports("tf2_msgs.msg"))
     require_tools(mode, need_build=not have_tf2)
     create_venv(mode, logfile)
     previous = {} if force else read_stamp()
@@ -455,20 +530,24 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
         return old.get(stage) == stages[stage]
 
     reqs = requirement_files() if not fresh("reqs") else []
+    installed = False  # whether this run put anything into the venv (then its bytecode is due)
     if mode == "wheels" and not fresh("ros"):
+        installed = True
         # One pip run (one resolve) for the wheels and our requirements when both are due.
-        install_requirements(["-r", str(REQ_DIR / "ros.txt"), *reqs],
-                             "installing the ROS 2 kilted wheels (requirements/ros.txt)"
-                             + (" and requirements/core.txt, test.txt" if reqs else ""), logfile, mode)
+        install_requirements(["-r", str(REQ_DIR / DISTRO.ros), *(reqs or constraints())],
+                             f"installing the ROS 2 {DISTRO_NAME} wheels (requirements/{DISTRO.ros})"
+                             + (f" and requirements/{', '.join(DISTRO.reqs)}" if reqs else ""), logfile, mode)
         reqs = []
     done["ros"] = stages["ros"]
     write_stamp(done, mode)  # a stage-by-stage stamp: an interrupted set-up resumes where it stopped
     if reqs:
-        install_requirements(reqs, "installing requirements/core.txt and requirements/test.txt", logfile, mode)
+        installed = True
+        install_old_pyyaml(logfile, mode)
+        install_requirements(reqs, f"installing requirements/{', '.join(DISTRO.reqs)}", logfile, mode)
     done["reqs"] = stages["reqs"]
     write_stamp(done, mode)
-    if not imports("rclpy"):
-        raise SetupError(f"rclpy does not import in .venv after installing; see {logfile}")
+    if mode != "core" and not imports("rclpy"):
+        raise SetupError(f"rclpy does not import in {VENV.name} after installing; see {logfile}")
     # Kept across a change of this script (the "base" stage) when its own inputs are unchanged and it imports;
     # kept too when the archives went away (e.g. RSF_ROS2_SRC unset) but the tools built from them import.
     marker = VENV / ".rsf-ros2-tools"  # the digest of the last completed tools install (survives partial stamps)
@@ -477,8 +556,9 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     tools_kept = not force and mode == "wheels" and (
         (same and "archives:" not in stages["ros2tools"])
         or ((same or "git:" in stages["ros2tools"]) and imports_all(ros2_tools.PROBE)))
-    if mode == "wheels" and not fresh("ros2tools") and not tools_kept:
+    if mode == "wheels" and DISTRO.tools and not fresh("ros2tools") and not tools_kept:
         marker.unlink(missing_ok=True)
+        installed = True
         if install_ros2_tools(logfile, mode):
             marker.write_text(stages["ros2tools"])
     elif tools_kept and not marker.is_file():
@@ -488,28 +568,40 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
     # Build where tf2_msgs is missing, or rebuild our own build when scripts/tf2_msgs changed; never over
     # the upstream tf2_msgs (it has srv/action too: the TFMessage-only one would break tf2_ros).
     tf2_changed = previous.get("tf2") != stages["tf2"]
-    if not imports("tf2_msgs.msg") or (tf2_changed and (VENV / "build" / "tf2_msgs").exists()
-                                       and not imports("tf2_msgs.srv")):
+    if mode != "core" and (not imports("tf2_msgs.msg") or (tf2_changed and (VENV / "build" / "tf2_msgs").exists()
+                                                            and not imports("tf2_msgs.srv"))):
         require_tools(mode, need_build=True)
+        installed = True
         build_tf2_msgs(mode, logfile)
     done["tf2"] = stages["tf2"]
     write_stamp(done, mode)
     if not fresh("pkg"):
+        installed = True
         install_requirements(["setuptools>=68", "wheel"], "installing build tools (setuptools, wheel)", logfile,
                              mode)
         install_editable(mode, logfile)
         ensure_venv_pip(logfile)  # users and tools expect .venv/bin/pip
-        ament_index_entry()
-        # compile the numba kinematics kernels into numba's on-disk cache (5-10 s once, not in a test)
-        run([str(venv_python()), "-c", "from robot_state_format.kinematics.compiled import warm; warm()"],
-            "compiling the kinematics kernels (numba cache)", logfile)
+        if mode != "core":
+            ament_index_entry()
+        if imports("numba"):
+            # compile the numba kinematics kernels into numba's on-disk cache (5-10 s once, not in a test)
+            run([str(venv_python()), "-c", "from robot_state_format.kinematics.compiled import warm; warm()"],
+                "compiling the kinematics kernels (numba cache)", logfile)
     done["pkg"] = stages["pkg"]
     write_stamp(done, mode)
-    if not fresh("bytecode"):
+    if bytecode_due(old, installed):
         byte_compile(logfile)
     done["bytecode"] = stages["bytecode"]
     write_stamp(done, mode)
     logfile.unlink(missing_ok=True)
+
+
+def bytecode_due(old: dict[str, str], installed: bool) -> bool:
+    """Byte-compile when this run installed something, or the venv was never compiled (by this script as it
+    is: ``old`` is empty when the ``base`` stage changed). Not because another stage's digest alone changed:
+    a copy of the checkout sharing this venv (test/test_readme.py's clone) sees other tool sources, keeps the
+    tools, and must not make the next ``./run`` here compile again (issue 25: 8 s after every ``./run test``)."""
+    return installed or "bytecode" not in old
 
 
 def byte_compile(logfile: Path) -> None:
@@ -539,12 +631,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--force", action="store_true", help="redo every step even if the stamp matches")
     args = parser.parse_args(argv)
+    if DISTRO_NAME not in DISTROS:
+        log(f"error: RSF_DISTRO={DISTRO_NAME!r} is not one of {', '.join(DISTROS)} (unset = kilted)")
+        return 2
     mode = detect_mode()
     stages = stage_digests(mode)
     if not args.force and stamp_ok(stages):
         return 0
     lock_path = Path(tempfile.gettempdir()) / (
-        "rsf-setup-" + hashlib.sha256(str(ROOT).encode()).hexdigest()[:16] + ".lock")
+        "rsf-setup-" + hashlib.sha256(str(VENV).encode()).hexdigest()[:16] + ".lock")
     with lock_path.open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # another set-up of this tree may be running: wait for it
         if not args.force and stamp_ok(stages):
@@ -555,7 +650,7 @@ def main(argv: list[str] | None = None) -> int:
         except SetupError as exc:
             log(f"error: {exc}")
             return 1
-        log(f"done in {time.monotonic() - start:.1f} s ({mode} mode, python {sysconfig.get_python_version()})")
+        log(f"done in {time.monotonic() - start:.1f} s ({VENV.name}, {mode} mode)")
     return 0
 
 

@@ -13,6 +13,7 @@ Every run claims its own ROS_DOMAIN_ID and keeps DDS traffic on this machine; th
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
@@ -33,6 +34,43 @@ def pytest_report_header(config: pytest.Config) -> str:
             f"ROS_AUTOMATIC_DISCOVERY_RANGE={os.environ.get('ROS_AUTOMATIC_DISCOVERY_RANGE')}")
 
 
+_DISTRO = os.environ.get("RSF_DISTRO", "")
+_WHY = {
+    "humble": ("rclpy", "RSF_DISTRO=humble: PyPI has no ROS 2 Humble wheels, .venv-humble is the ROS-free core "
+               "(Python 3.10, Ubuntu 22.04's numpy/lxml); the ROS side is tested with jazzy and kilted"),
+    "jazzy": ("./run setup", "RSF_DISTRO=jazzy: the set-up builds the ROS 2 tools (launch, ros2cli, tf2_ros) for "
+              "kilted only (.venv); source a ROS 2 Jazzy installation for them"),
+}
+
+
+def _distro_reason(longrepr: Any) -> Any:
+    """A skip reason saying why it cannot run in this distro's venv (``./run`` exports RSF_DISTRO)."""
+    marker, why = _WHY.get(_DISTRO, ("", ""))
+    if marker and isinstance(longrepr, tuple) and len(longrepr) == 3 and marker in str(longrepr[2]):
+        return (longrepr[0], longrepr[1], f"{str(longrepr[2]).split(' (')[0].split(': no ROS')[0]}: {why}")
+    return longrepr
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, Any, Any]:
+    report = yield
+    if report.skipped:
+        report.longrepr = _distro_reason(report.longrepr)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makemodule(module_path: Any, parent: pytest.Collector) -> Generator[None, Any, Any]:
+    """launch_testing's pytest plugin imports every test module while collecting the folder, to look for a
+    launch test; a module-level skip or import error there (an optional dependency missing: hypothesis,
+    numba, rclpy ...) would end the collection of the whole folder ("1 skipped" for ~1700 tests under
+    `colcon test`). Such a module is collected as a plain one instead: pytest then reports that module alone."""
+    try:
+        return (yield)
+    except (Exception, pytest.skip.Exception):
+        return pytest.Module.from_parent(parent, path=module_path)
+
+
 def pytest_collection_finish(session: pytest.Session) -> None:
     # Start the static checks (test_static.py) in the background as soon as we know they will run.
     for item in session.items:
@@ -47,6 +85,8 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report = outcome.get_result()
+    if report.skipped:
+        report.longrepr = _distro_reason(report.longrepr)
     harness = getattr(item, "_rsf_ros_harness", None)
     if harness is None or not harness.processes:  # the module's harness (``ros_module``), if any
         module = item.getparent(pytest.Module)

@@ -93,6 +93,8 @@ def _run_child(item: pytest.Item) -> None:
                 results.setdefault(entry["start"], [])
             else:
                 rep = config.hook.pytest_report_from_serializable(config=config, data=entry["report"])
+                if isinstance(rep.longrepr, list):  # a skip's (path, line, reason): JSON made it a list
+                    rep.longrepr = tuple(rep.longrepr)
                 results.setdefault(rep.nodeid, []).append(rep)
     crashed = [i for i in module if i.nodeid in started and not _finished(results.get(i.nodeid, []))]
     for i in crashed:  # the test running when the child died

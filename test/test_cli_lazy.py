@@ -13,7 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import robot_state_format.cli as cli
+from robot_state_format.lazy_modules import MissingDependencyError
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "robot_state_format" / "samples" / "arm7_gripper.urdf"
@@ -87,13 +90,20 @@ def test_command_table_names_every_module_and_its_help_lines() -> None:
     modules = sorted(i.name for i in pkgutil.iter_modules(cli.__path__) if not i.name.startswith("_"))
     listed = {m for m, _ in cli.COMMANDS.values()}
     assert set(modules) == listed, "add each new command module to robot_state_format.cli.COMMANDS (one line)"
+    missing: dict[str, str] = {}
     for module in modules:
         parser = argparse.ArgumentParser()
         sub = parser.add_subparsers()
-        importlib.import_module(f"robot_state_format.cli.{module}").register(sub)
+        try:
+            importlib.import_module(f"robot_state_format.cli.{module}").register(sub)
+        except MissingDependencyError as exc:  # e.g. joint-states without ROS 2 (Humble here): said in one line
+            missing[module] = str(exc)
+            continue
         registered = {a.dest: a.help for a in sub._choices_actions}
         table = {name: help_line for name, (m, help_line) in cli.COMMANDS.items() if m == module}
         assert registered == table, module
+    if missing:
+        pytest.skip(f"every other command checked; not {', '.join(missing)}: {next(iter(missing.values()))}")
 
 
 def test_every_command_still_parses_its_own_options(capsys) -> None:  # type: ignore[no-untyped-def]

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 import pytest
@@ -42,6 +44,9 @@ def test_colcon_build_and_test(tmp_path: Path) -> None:
     for exe in ("state_publisher", "state_store", "robot-state-format"):
         assert (libexec / exe).is_file(), f"missing lib/{PKG}/{exe}"
         assert os.access(libexec / exe, os.X_OK)
+    # and on PATH after sourcing the workspace (colcon puts <prefix>/bin there), as xacro is
+    on_path = prefix / "bin" / "robot-state-format"
+    assert os.access(on_path, os.X_OK) and on_path.read_text().startswith("#!/usr/bin/env python3\n")
     share = prefix / "share" / PKG
     assert (share / "package.xml").read_bytes() == (ROOT / "package.xml").read_bytes()
     launch_src = sorted(p.name for p in (ROOT / "launch").glob("*.launch.py"))
@@ -59,10 +64,26 @@ def test_colcon_build_and_test(tmp_path: Path) -> None:
                              capture_output=True, text=True, env=run_env, timeout=60, check=False)
     assert version.returncode == 0, version.stderr
     assert version.stdout.strip().endswith(_version())
+    version = subprocess.run([sys.executable, str(on_path), "--version"], cwd=tmp_path, capture_output=True,
+                             text=True, env=run_env, timeout=60, check=False)
+    assert version.returncode == 0 and version.stdout.strip().endswith(_version()), version.stderr
     where = subprocess.run([sys.executable, "-c", f"import {PKG}; print({PKG}.__file__)"], cwd=tmp_path,
                            capture_output=True, text=True, env=run_env, timeout=60, check=True)
     assert Path(where.stdout.strip()).is_relative_to(site)
 
+
+    # `colcon test` collects the whole suite (launch_testing's plugin included), and without the optional
+    # packages (hypothesis, numba, mcap, orjson made unimportable) only the modules importing them fail to
+    # import, each on its own: never the folder (issue 26: "1 skipped" for ~1700 tests).
+    counts = _colcon_collected(tmp_path, env)
+    assert counts["tests"] > 1000 and counts["errors"] == [], counts
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(BLOCKER)
+    blocked = _colcon_collected(tmp_path, dict(env, PYTHONPATH=os.pathsep.join(
+        p for p in (str(blocker), env.get("PYTHONPATH", "")) if p)))
+    assert blocked["tests"] > 1000, blocked
+    assert blocked["errors"] == _importers_of("hypothesis"), blocked  # a test_depend: those error, alone
 
     # `colcon test` in the same workspace: the launch_testing test through colcon's pytest step, with the
     # workspace's install/ as the ament prefix (the launch file's Node finds lib/robot_state_format there).
@@ -86,6 +107,45 @@ def test_colcon_build_and_test(tmp_path: Path) -> None:
         [sys.executable, "-m", "colcon", "test-result", "--test-result-base", str(tmp_path / "build")],
         cwd=tmp_path, capture_output=True, text=True, env=env, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+BLOCKER = """import sys
+
+class _NotInstalled:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in {"hypothesis", "numba", "llvmlite", "mcap", "mcap_ros2", "orjson"}:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+sys.meta_path.insert(0, _NotInstalled())
+"""
+
+
+def _importers_of(module: str) -> list[str]:
+    """The test modules importing ``module`` at their top, directly or through another test module."""
+    texts = {p.name: p.read_text(encoding="utf-8") for p in (ROOT / "test").glob("test_*.py")}
+    users = {n for n, t in texts.items() if re.search(rf"^(from|import) {module}\b", t, flags=re.M)}
+    grew = True
+    while grew:
+        more = {n for n, t in texts.items() if n not in users
+                and any(re.search(rf"^from {u[:-3]} import", t, flags=re.M) for u in users)}
+        users |= more
+        grew = bool(more)
+    return sorted(users)
+
+
+def _colcon_collected(ws: Path, env: dict[str, str]) -> dict[str, Any]:
+    """``colcon test --pytest-args --collect-only -qq`` in the workspace: tests collected, modules in error."""
+    result = subprocess.run(
+        [sys.executable, "-m", "colcon", "--log-base", str(ws / "log"), "test",
+         "--base-paths", str(ws / "src"), "--build-base", str(ws / "build"), "--install-base", str(ws / "install"),
+         "--event-handlers", "console_direct+", "--pytest-args", "--collect-only", "-qq", "-p", "no:cacheprovider"],
+        cwd=ws, capture_output=True, text=True, env=env, timeout=300, check=False)
+    out = result.stdout + result.stderr
+    per_file = re.findall(r"^test/(test_\w+\.py): (\d+)$", out, flags=re.M)
+    errors = sorted(set(re.findall(r"ERROR collecting test/(test_\w+\.py)", out)))
+    return {"tests": sum(int(n) for _f, n in per_file), "files": len(per_file), "errors": errors,
+            "returncode": result.returncode, "tail": out[-1500:] if not per_file else ""}
 
 
 def _version() -> str:

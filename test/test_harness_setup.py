@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import shutil
 from pathlib import Path
 from types import ModuleType
 
@@ -42,8 +44,9 @@ def test_stage_hashes_follow_the_requirement_files() -> None:
     assert set(stages) == {"base", "ros", "ros2tools", "tf2", "reqs", "pkg", "bytecode"}
     distro = setup.stage_digests("distro")
     assert distro["ros"] == "" and distro["ros2tools"] == ""  # distro mode never installs wheels nor tools
-    assert stages["reqs"] == setup._hash_files(ROOT / "requirements" / "core.txt",
-                                               ROOT / "requirements" / "test.txt")
+    pins = [ROOT / "requirements" / setup.DISTRO.pins] if setup.DISTRO.pins else []
+    assert stages["reqs"] == setup._hash_files(*(ROOT / "requirements" / r for r in setup.DISTRO.reqs), *pins)
+    assert {"core.txt", "test.txt"} <= set(setup.DISTRO.reqs)
     # the byte-compile stage follows every other stage: any (re)install redoes it
     changed = dict(stages, reqs="something else")
     del changed["bytecode"]
@@ -133,3 +136,34 @@ def test_no_sources_and_no_network_installs_nothing(tmp_path: Path, monkeypatch:
     reason = skip_reason("no_such_ros_tool_module")
     assert reason is not None and reason.startswith("no_such_ros_tool_module not installed")
     assert "RSF_ROS2_SRC" in reason and "./run setup --force" in reason
+
+
+def test_bytecode_is_compiled_only_after_an_install() -> None:
+    """Issue 25: the first ./run after ./run test compiled again (8 s): a stage digest had changed although
+    nothing was installed. Now only an install (or a venv never compiled by this script) makes it due."""
+    setup = _load_setup_script()
+    stamp = {"base": "b", "ros": "r", "ros2tools": "archives:1", "bytecode": "x"}
+    assert not setup.bytecode_due(stamp, installed=False)
+    assert setup.bytecode_due(stamp, installed=True)
+    assert setup.bytecode_due({k: v for k, v in stamp.items() if k != "bytecode"}, installed=False)  # interrupted
+    assert setup.bytecode_due({}, installed=False)  # new venv, or this script changed
+
+
+def test_the_readme_clone_sees_this_checkouts_stages(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """test_readme.py runs ./run in a copy of the checkout sharing .venv: with the environment it gives that
+    copy, the copy's set-up computes the same stage digests, so neither redoes the other's stages."""
+    import test_readme
+
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("needs git and a git checkout to make the fresh copy")
+    clone = test_readme.fresh_copy(tmp_path / "clone")
+    for key, value in test_readme.clone_env(dict(os.environ)).items():
+        monkeypatch.setenv(key, value)
+    here = _load_setup_script()
+    spec = importlib.util.spec_from_file_location("rsf_setup_clone", clone / "scripts" / "setup.py")
+    assert spec is not None and spec.loader is not None
+    there = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(there)
+    assert clone.resolve() == there.ROOT
+    for mode in ("wheels", "distro"):
+        assert there.stage_digests(mode) == here.stage_digests(mode)

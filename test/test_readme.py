@@ -15,6 +15,7 @@ The nodes run on this test run's private DDS domain (test/ros_harness.py).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -91,12 +92,53 @@ def fresh_copy(dest: Path) -> Path:
         if src.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
-    (dest / ".venv").symlink_to(ROOT / ".venv")
+    (dest / VENV).symlink_to(ROOT / VENV)
+    if VENV != ".venv":  # the README's `. .venv/bin/activate`: this distro's venv under RSF_DISTRO
+        (dest / ".venv").symlink_to(ROOT / VENV)
     return dest
+
+
+# the venv these tests run in: ./run's (RSF_DISTRO=humble|jazzy: .venv-<distro>, else .venv)
+VENV = f".venv-{os.environ['RSF_DISTRO']}" if os.environ.get("RSF_DISTRO") in ("humble", "jazzy") else ".venv"
+
+
+def clone_env(env: dict[str, str]) -> dict[str, str]:
+    """What the clone's set-up must see to find this checkout's stamp current: the same ROS 2 tool sources (the
+    clone's ``../shared/ros2-src`` does not exist), so ``./run`` there and here never redo each other's stages."""
+    setup = ROOT / "scripts" / "ros2_tools.py"
+    spec = importlib.util.spec_from_file_location("rsf_ros2_tools_for_clone", setup)
+    assert spec is not None and spec.loader is not None
+    tools = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tools)
+    src = tools.source_dir(ROOT)
+    return {tools.ENV_VAR: str(src)} if src is not None and not env.get(tools.ENV_VAR) else {}
+
+
+def _clone_would_set_up(clone: Path, env: dict[str, str]) -> str | None:
+    """Why the clone's ``./run`` would (re)install into the venv it shares with this checkout, or None.
+
+    The venv's stamp must be current for the clone's inputs (scripts/setup.py, requirements, setup.py ...):
+    otherwise the clone's set-up reinstalls this package *editable from the clone* into the shared venv, whose
+    console scripts and import path then point into a temporary directory (it happened from a worktree whose
+    scripts/setup.py differed from the checkout that made the shared venv)."""
+    # computed by the interpreter the clone's ./run runs its set-up with (its path is part of the stamp)
+    python = env.get("PYTHON") or shutil.which("python3", path=env.get("PATH")) or "python3"
+    code = ("import importlib.util as u; s = u.spec_from_file_location('s', 'scripts/setup.py'); "
+            "m = u.module_from_spec(s); s.loader.exec_module(m); "
+            "print(m.stamp_ok(m.stage_digests(m.detect_mode())))")
+    probe = subprocess.run([python, "-c", code], cwd=clone, env=env, capture_output=True, text=True, timeout=120,
+                           check=False)
+    current = probe.stdout.strip().endswith("True")
+    if current:
+        return None
+    return (f"{VENV} is not set up for this checkout's inputs (scripts/setup.py, requirements, setup.py, "
+            f"package.xml): the clone's ./run would reinstall into the shared {VENV}; run ./run setup here first")
 
 
 def test_every_runnable_readme_block_runs_as_written(tmp_path: Path) -> None:
     pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
+    pytest.importorskip("mujoco", reason="the README's simulation block needs mujoco (requirements/test-extra.txt: "
+                                         "the kilted .venv)")
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("needs git and a git checkout to make the fresh copy")
     from ros_harness import configure_ros_environment
@@ -108,11 +150,15 @@ def test_every_runnable_readme_block_runs_as_written(tmp_path: Path) -> None:
     configure_ros_environment(env)
     env.pop("VIRTUAL_ENV", None)
     env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if not p.startswith(str(ROOT)))
+    env.update(clone_env(env))
+    reason = _clone_would_set_up(clone, env)
+    if reason:
+        pytest.skip(reason)
     background: list[tuple[Block, subprocess.Popen[bytes], Path]] = []
     try:
         for i, block in enumerate(b for b in blocks if b.run):
             if block.lang == "python":
-                cmd = [str(clone / ".venv" / "bin" / "python"), "-c", block.text]
+                cmd = [str(clone / VENV / "bin" / "python"), "-c", block.text]
             else:
                 cmd = ["bash", "-e", "-c", block.text]
             log = tmp_path / f"block{i}_line{block.line}.log"

@@ -28,6 +28,7 @@ import sys
 from collections.abc import Sequence
 
 from robot_state_format import __version__
+from robot_state_format.lazy_modules import MissingDependencyError
 
 EXIT_CODES = ("exit codes (every command): 0 done/valid (also stopped by Ctrl-C or SIGTERM where a command runs "
               "until stopped); 1 invalid input or refused (invalid model or document, joint values that do not "
@@ -112,6 +113,15 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(argv)
+    except MissingDependencyError as exc:  # an optional part is not installed: one line, how to install it
+        word = next((a for a in argv if a in COMMANDS), "")
+        print(f"robot-state-format{' ' + word if word else ''}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
     try:
         args = parser.parse_args(argv)

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import argparse
 
-from robot_state_format.ros import trajectory_source
+from robot_state_format.lazy_modules import optional_module
+
+# needs ROS 2 (rclpy): without it the command says so in one line (cli.main)
+trajectory_source = optional_module("robot_state_format.ros.trajectory_source")
 
 
 def _run(args: argparse.Namespace) -> int:
-    return trajectory_source.run(args, args.ros_args)
+    return int(trajectory_source.run(args, args.ros_args))
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -29,7 +29,10 @@ import argparse
 from collections.abc import Callable
 
 from robot_state_format.cli._kernel import numpy_kinematics
-from robot_state_format.ros import store_commands
+from robot_state_format.lazy_modules import optional_module
+
+# the nodes' side needs ROS 2 (rclpy): without it these commands say so in one line (cli.main)
+store_commands = optional_module("robot_state_format.ros.store_commands")
 
 
 def _run(name: str) -> Callable[[argparse.Namespace], int]:

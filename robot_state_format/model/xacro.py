@@ -130,13 +130,13 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
 
 
 # starts only at the first blank of a run and never backtracks: linear on any input
-_XACRO_NS_RE = re.compile(r"""(?<!\s)\s++xmlns:xacro\s*+=\s*+(["'])[^"']*+\1""")
+_XACRO_NS_RE = re.compile(r"""(?<!\s)\s+xmlns:xacro\s*=\s*(["'])[^"']*\1""")
 
 
 SOURCE_ATTRIBUTE = "_rsf_src"  # marks each element during expansion with its source line (then removed)
-_SOURCE_ATTRIBUTE_RE = re.compile(r'\s_rsf_src="([0-9]++)"')
+_SOURCE_ATTRIBUTE_RE = re.compile(r'\s_rsf_src="([0-9]+)"')
 _XACRO_NS_MARK = "xacro"
-_LINE_REF_RE = re.compile(r"\(line ([0-9]++)\)")
+_LINE_REF_RE = re.compile(r"\(line ([0-9]+)\)")
 
 
 def _annotate(text: str, file: str, table: list[tuple[str, int]],

@@ -34,9 +34,9 @@ __all__ = [
 MAX_DOCUMENT_BYTES = limits.MAX_DOCUMENT_BYTES
 
 # Matched only at a "<?xml" found by str.find: [^?]*+ stops at the next '?', so scans never overlap.
-_DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*+\?>")  # not <?xml-stylesheet ...?>
-_ENCODING_RE = re.compile(rb"""encoding\s*+=\s*+(["'])([^"']*+)\1""")
-_VERSION_RE = re.compile(rb"""version\s*+=\s*+(["'])([^"']*+)\1""")
+_DECL_RE = re.compile(rb"<\?xml(?=[\s?])[^?]*\?>")  # not <?xml-stylesheet ...?>
+_ENCODING_RE = re.compile(rb"""encoding\s*=\s*(["'])([^"']*)\1""")
+_VERSION_RE = re.compile(rb"""version\s*=\s*(["'])([^"']*)\1""")
 _LOCAL = threading.local()
 _BOMS = ((b"\x00\x00\xfe\xff", "UTF-32 (big-endian)"), (b"\xff\xfe\x00\x00", "UTF-32 (little-endian)"),
          (b"\xfe\xff", "UTF-16 (big-endian)"), (b"\xff\xfe", "UTF-16 (little-endian)"))
@@ -84,10 +84,32 @@ def safe_parser() -> etree.XMLParser:
     return parser
 
 
+# libxml2 before 2.12 (Ubuntu 22.04's 2.9.13 under lxml 4.8; Ubuntu 24.04's python3-lxml uses 2.9.14) takes
+# quadratic time on a comment holding many "--" (an error: XML 1.0 section 2.5) while it keeps the comment: 32 000
+# took 4 s, 200 000 minutes.  With comments removed the same error is found in linear time, so there a document
+# that may hold such a comment (:func:`_suspect_comments`) is checked that way first.
+_OLD_LIBXML2 = etree.LIBXML_VERSION < (2, 12)
+
+
+def _comment_free_parser() -> etree.XMLParser:
+    parser = getattr(_LOCAL, "comment_free", None)
+    if parser is None:
+        parser = _LOCAL.comment_free = etree.XMLParser(remove_comments=True, **SAFE_PARSER_OPTIONS)
+    return parser
+
+
+def _suspect_comments(data: bytes) -> bool:
+    """Whether some comment may hold a "--" (each well-formed one has one "<!--", one "-->" and no other "--")."""
+    opens, closes = data.count(b"<!--"), data.count(b"-->")
+    return opens != closes or data.count(b"--") > opens + closes
+
+
 def parse_bytes(data: bytes, *, base_url: str | None = None) -> etree._Element:
     """``data`` (bytes: the XML declaration names the encoding) parsed with :func:`safe_parser`; lxml's
     own errors (``etree.XMLSyntaxError``) propagate, for callers that report them themselves (see
     :func:`parse_xml` for a reader's checks, tolerances and diagnostics)."""
+    if _OLD_LIBXML2 and _suspect_comments(data):
+        etree.fromstring(data, _comment_free_parser(), base_url=base_url)  # raises the comment's error, quickly
     return etree.fromstring(data, safe_parser(), base_url=base_url)
 
 
@@ -154,7 +176,7 @@ def parse_xml(
     raw, warnings = tolerate(raw, file, error_type=error_type, code_prefix=code_prefix, decoded=is_text)
     try:
         check_element_count(raw, file, error_type=error_type, code_prefix=code_prefix)
-        root = etree.fromstring(raw, safe_parser())
+        root = parse_bytes(raw)
     except etree.XMLSyntaxError as exc:
         err_line: int | None = exc.position[0] if exc.position else getattr(exc, "lineno", None)
         msg = exc.msg if getattr(exc, "msg", None) else str(exc)

@@ -73,7 +73,7 @@ def format_stamp(sec: int, nanosec: int = 0) -> str:
     if sec < 0:
         sec, nanosec = 0, 0
     try:
-        t = _dt.datetime.fromtimestamp(sec, tz=_dt.UTC)
+        t = _dt.datetime.fromtimestamp(sec, tz=_dt.timezone.utc)
     except (OverflowError, OSError, ValueError):
         return f"{sec}.{nanosec:09d}"
     return f"{t:%Y%m%dT%H%M%S}.{nanosec:09d}Z"
@@ -83,7 +83,7 @@ def parse_stamp(text: str) -> int:
     """Nanoseconds since the epoch from :func:`format_stamp` output."""
     if text.endswith("Z"):
         whole, frac = text[:-1].split(".")
-        t = _dt.datetime.strptime(whole, "%Y%m%dT%H%M%S").replace(tzinfo=_dt.UTC)
+        t = _dt.datetime.strptime(whole, "%Y%m%dT%H%M%S").replace(tzinfo=_dt.timezone.utc)
         return int(t.timestamp()) * 1_000_000_000 + int(frac)
     whole, frac = text.split(".")
     return int(whole) * 1_000_000_000 + int(frac)

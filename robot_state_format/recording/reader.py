@@ -6,15 +6,20 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mcap.exceptions import InvalidMagic
-from mcap.reader import make_reader
-from mcap.records import Channel, Message, Metadata, Schema
-from mcap.stream_reader import StreamReader
-from mcap_ros2._dynamic import generate_dynamic
-
+from robot_state_format.lazy_modules import optional_module
 from robot_state_format.recording.writer import RecordingError, RecordingFormatError
+
+if TYPE_CHECKING:
+    from mcap.records import Channel, Schema
+
+# optional (the ``record`` extra): without them this module imports and reading a recording says what is missing
+mcap_exceptions = optional_module("mcap.exceptions")
+mcap_reader = optional_module("mcap.reader")
+mcap_records = optional_module("mcap.records")
+mcap_stream_reader = optional_module("mcap.stream_reader")
+mcap_ros2_dynamic = optional_module("mcap_ros2._dynamic")
 
 
 @dataclass
@@ -46,6 +51,7 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
     ``complete=[]`` to learn whether the file ended properly (``complete[0]``).
     """
     p = mcap_file(path)
+    kinds = (mcap_records.Schema, mcap_records.Channel, mcap_records.Message, mcap_records.Metadata)  # mcap or a clear error
     if p.exists() and not p.is_file():  # a FIFO or device would block or never end
         raise RecordingError(f"{p}: cannot read recording: not a regular file")
     try:
@@ -54,13 +60,13 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
         raise RecordingError(f"{p}: cannot read recording: {exc.strerror or exc}") from None
     ended = False
     try:
-        reader = StreamReader(stream, record_size_limit=1 << 30)
+        reader = mcap_stream_reader.StreamReader(stream, record_size_limit=1 << 30)
         try:
             for rec in reader.records:
-                if isinstance(rec, (Schema, Channel, Message, Metadata)):
+                if isinstance(rec, kinds):
                     yield rec
             ended = True
-        except InvalidMagic as exc:
+        except mcap_exceptions.InvalidMagic as exc:
             raise RecordingFormatError(f"{p}: not an MCAP file: {exc}") from None
         except Exception:
             ended = False
@@ -79,11 +85,11 @@ def read_recording(path: str | os.PathLike[str], *, complete: list[bool] | None 
     schemas: dict[int, Schema] = {}
     channels: dict[int, Channel] = {}
     for rec in scan(path, complete=complete):
-        if isinstance(rec, Schema):
+        if isinstance(rec, mcap_records.Schema):
             schemas[rec.id] = rec
-        elif isinstance(rec, Channel):
+        elif isinstance(rec, mcap_records.Channel):
             channels[rec.id] = rec
-        elif isinstance(rec, Message):
+        elif isinstance(rec, mcap_records.Message):
             ch = channels.get(rec.channel_id)
             if ch is None:
                 continue
@@ -98,7 +104,7 @@ def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
     p = mcap_file(path)
     try:
         with open(p, "rb") as f:
-            summary = make_reader(f).get_summary()
+            summary = mcap_reader.make_reader(f).get_summary()
     except Exception:
         summary = None
     if summary is not None:
@@ -107,9 +113,9 @@ def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
     schemas: dict[int, str] = {}
     out: dict[str, str] = {}
     for rec in scan(p):
-        if isinstance(rec, Schema):
+        if isinstance(rec, mcap_records.Schema):
             schemas[rec.id] = rec.name
-        elif isinstance(rec, Channel):
+        elif isinstance(rec, mcap_records.Channel):
             out[rec.topic] = schemas.get(rec.schema_id, "")
     return out
 
@@ -131,7 +137,7 @@ def message_summary(path: str | os.PathLike[str], kinds: frozenset[str]) -> Mess
         if not Path(path).is_file():
             return None
         with open(path, "rb") as f:
-            summary = make_reader(f).get_summary()
+            summary = mcap_reader.make_reader(f).get_summary()
     except Exception:
         return None
     if summary is None or summary.statistics is None:
@@ -144,7 +150,7 @@ def message_summary(path: str | os.PathLike[str], kinds: frozenset[str]) -> Mess
 
 def decoder_for(schema: Schema) -> Any:
     """A function decoding CDR bytes of ``schema`` into a message object (mcap_ros2's decoder)."""
-    return generate_dynamic(schema.name, schema.data.decode())[schema.name]
+    return mcap_ros2_dynamic.generate_dynamic(schema.name, schema.data.decode())[schema.name]
 
 
 def decode_all(path: str | os.PathLike[str]) -> list[tuple[str, int, Any]]:

@@ -16,12 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from mcap.records import Channel, Message, Metadata, Schema
 
+from robot_state_format.lazy_modules import optional_module
 from robot_state_format.recording import bagmeta
 from robot_state_format.recording.bagmeta import FileInfo, TopicInfo
 from robot_state_format.recording.reader import scan
 from robot_state_format.recording.writer import RecordingError
+
+mcap_records = optional_module("mcap.records")  # optional (the ``record`` extra)
 
 
 @dataclass
@@ -73,16 +75,16 @@ def reindex(directory: str | os.PathLike[str], *, write: bool = True) -> Reindex
         count = 0
         ended: list[bool] = []
         for rec in scan(path, complete=ended):
-            if isinstance(rec, Schema):
+            if isinstance(rec, mcap_records.Schema):
                 schemas[rec.id] = rec.name
-            elif isinstance(rec, Channel):
+            elif isinstance(rec, mcap_records.Channel):
                 t = topics.get(rec.topic)
                 if t is None:
                     t = topics[rec.topic] = TopicInfo(
                         rec.topic, schemas.get(rec.schema_id, ""), _qos(rec.metadata.get("offered_qos_profiles", "")),
                         rec.metadata.get("topic_type_hash", ""), 0, rec.message_encoding)
                 channels[rec.id] = t
-            elif isinstance(rec, Message):
+            elif isinstance(rec, mcap_records.Message):
                 t = channels.get(rec.channel_id)
                 if t is None:
                     continue
@@ -90,7 +92,7 @@ def reindex(directory: str | os.PathLike[str], *, write: bool = True) -> Reindex
                 count += 1
                 start = rec.log_time if start is None else min(start, rec.log_time)
                 end = max(end, rec.log_time)
-            elif isinstance(rec, Metadata) and rec.name == "rosbag2":
+            elif isinstance(rec, mcap_records.Metadata) and rec.name == "rosbag2":
                 saved = _saved_info(rec.metadata.get("serialized_metadata", ""))
                 custom = {str(k): str(v) for k, v in (saved.get("custom_data") or {}).items()}
                 distro = str(saved.get("ros_distro") or distro)

@@ -19,12 +19,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mcap.writer import CompressionType, Writer
-from mcap_ros2._dynamic import serialize_dynamic
-
 from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.lazy_modules import optional_module
 from robot_state_format.recording import bagmeta, msgdefs
 from robot_state_format.recording.bagmeta import FileInfo, TopicInfo
+
+# optional (the ``record`` extra): without them this module imports and opening a recording says what is missing
+mcap_writer = optional_module("mcap.writer")
+mcap_ros2_dynamic = optional_module("mcap_ros2._dynamic")
 
 LIBRARY = "robot_state_format"
 
@@ -99,8 +101,9 @@ class RecordingWriter:
             self._file = _UnbufferedFile(self.path)
         except OSError as exc:
             raise RecordingError(f"{self.directory}: cannot create recording: {exc.strerror or exc}") from None
-        comp = {"zstd": CompressionType.ZSTD, "lz4": CompressionType.LZ4, "none": CompressionType.NONE}
-        self._writer = Writer(self._file, chunk_size=chunk_size, compression=comp[compression])  # type: ignore[arg-type]
+        kinds = mcap_writer.CompressionType
+        comp = {"zstd": kinds.ZSTD, "lz4": kinds.LZ4, "none": kinds.NONE}
+        self._writer = mcap_writer.Writer(self._file, chunk_size=chunk_size, compression=comp[compression])
         self._writer.start(profile="ros2", library=LIBRARY)
         self._flush_period = flush_period
         self._last_flush = time.monotonic()
@@ -161,7 +164,7 @@ class RecordingWriter:
         t = self._topics[topic]
         encoder = self._decoders.get(t.type)
         if encoder is None:
-            encoder = self._decoders[t.type] = serialize_dynamic(t.type, msgdefs.definition(t.type))[t.type]
+            encoder = self._decoders[t.type] = mcap_ros2_dynamic.serialize_dynamic(t.type, msgdefs.definition(t.type))[t.type]
         self.write(topic, encoder(fields), log_time_ns)
 
     def maybe_flush(self, now: float | None = None) -> None:
@@ -173,7 +176,7 @@ class RecordingWriter:
     def flush(self) -> None:
         """Write the chunk in progress to the file now."""
         if self._pending:
-            self._writer.flush()  # type: ignore[no-untyped-call]  # mcap's Writer is unannotated here
+            self._writer.flush()
             self._pending = False
         self._last_flush = time.monotonic()
         if self._file.removed():
@@ -198,7 +201,7 @@ class RecordingWriter:
         info = self.info()
         try:
             self._writer.add_metadata("rosbag2", {"serialized_metadata": bagmeta.serialized_metadata(info)})
-            self._writer.finish()  # type: ignore[no-untyped-call]  # mcap's Writer is unannotated here
+            self._writer.finish()
             self._file.fsync()
         finally:
             self._file.close()

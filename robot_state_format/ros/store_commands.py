@@ -9,10 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-try:
-    from rclpy.parameter import Parameter
-except ImportError:  # the command line outside the project's .venv
-    raise SystemExit("rclpy is not installed: run through the project's .venv (./run setup)") from None
+from rclpy.parameter import Parameter
 
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import spin

@@ -46,7 +46,7 @@ from robot_state_format.usdf.types import (
 SUPPORTED_MAJOR = "1"
 MAX_SEC_DIGITS = 30
 """The longest ``<stamp sec=...>`` read (and ``--stamp`` taken): beyond any clock, bounded conversion."""
-_INT_RE = re.compile(r"[ \t\r\n]*+[+]?[0-9]++[ \t\r\n]*+")
+_INT_RE = re.compile(r"[ \t\r\n]*[+]?[0-9]+[ \t\r\n]*")
 
 
 def read_root(root: etree._Element, ctx: ReadContext) -> WorldState:

@@ -25,7 +25,7 @@ from lxml import etree
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, UsdfError
-from robot_state_format.model.xml import describe, parse_xml, safe_parser
+from robot_state_format.model.xml import describe, parse_bytes, parse_xml
 from robot_state_format.usdf.read_context import ReadContext
 from robot_state_format.usdf.read_elements import SUPPORTED_MAJOR, parent_lines, read_root
 from robot_state_format.usdf.resolve import parent_diagnostics
@@ -143,7 +143,7 @@ def _fast_parse(data: str | bytes) -> etree._Element | None:
     if raw.find(b"?", after_decl) != -1 and raw.find(b"<?xml", 1) != -1:
         return None
     try:
-        root = etree.fromstring(raw, safe_parser())
+        root = parse_bytes(raw)
     except (etree.LxmlError, ValueError):
         return None
     if root is None or next(root.iter(etree.Entity), None) is not None:

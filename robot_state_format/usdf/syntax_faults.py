@@ -7,7 +7,7 @@ import re
 from lxml import etree
 
 from robot_state_format.errors import Diagnostic
-from robot_state_format.model.xml import safe_parser
+from robot_state_format.model.xml import parse_bytes
 
 _MISMATCH_RE = re.compile(r"Opening and ending tag mismatch: (\S+) line (\d+) and (\S+)")
 
@@ -26,7 +26,7 @@ def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Di
     faults: list[Diagnostic] = []
     for _ in range(limit):
         try:
-            etree.fromstring(raw, safe_parser())
+            parse_bytes(raw)
             return faults
         except etree.XMLSyntaxError as exc:
             line, col = exc.position if exc.position else (exc.lineno, 0)
@@ -62,7 +62,7 @@ def find_syntax_faults(data: str | bytes, file: str, limit: int = 20) -> list[Di
     return faults
 
 
-_DECL_BLANK = re.compile(rb"<\?xml\b[^?]*+\?>")
+_DECL_BLANK = re.compile(rb"<\?xml\b[^?]*\?>")
 
 
 def _offset(raw: bytes, line: int, col: int) -> int:
@@ -84,7 +84,7 @@ def _open_quote_before(raw: bytes, offset: int) -> int | None:
     start = max(0, offset - _QUOTE_WINDOW)
     seg = raw[start:offset]
     m = None
-    for m in re.finditer(rb"=\s*+([\"'])", seg):  # noqa: B007 - the last match is the one wanted
+    for m in re.finditer(rb"=\s*([\"'])", seg):  # noqa: B007 - the last match is the one wanted
         continue
     if m is None or seg.count(m.group(1), m.end()) or raw.rfind(b"<", 0, start + m.start()) == -1:
         return None

@@ -103,7 +103,7 @@ def text_of(el: etree._Element | None) -> str | None:
 def parse_version(text: str | None) -> Version | None:
     if text is None:
         return None
-    m = re.fullmatch(r"\s*+([0-9]{1,9})\.([0-9]{1,9})\s*+", text)
+    m = re.fullmatch(r"\s*([0-9]{1,9})\.([0-9]{1,9})\s*", text)
     if m is None:
         return None
     return (int(m.group(1)), int(m.group(2)))

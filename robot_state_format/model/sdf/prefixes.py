@@ -7,9 +7,9 @@ import re
 from robot_state_format.model.sdf.elements import DRAKE_NS
 
 # Possessive quantifiers and one white-space run per '<': linear on any input (no backtracking).
-_PREFIX_RE = re.compile(rb"<[\s/]*+([A-Za-z_][\w.-]*+):[A-Za-z_]")
-_XMLNS_RE = re.compile(rb"xmlns:([A-Za-z_][\w.-]*+)\s*+=")
-_ATTR_PREFIX_RE = re.compile(rb"\s([A-Za-z_][\w.-]*+):[A-Za-z_][\w.-]*+\s*+=\s*+[\"']")
+_PREFIX_RE = re.compile(rb"<[\s/]*([A-Za-z_][\w.-]*):[A-Za-z_]")
+_XMLNS_RE = re.compile(rb"xmlns:([A-Za-z_][\w.-]*)\s*=")
+_ATTR_PREFIX_RE = re.compile(rb"\s([A-Za-z_][\w.-]*):[A-Za-z_][\w.-]*\s*=\s*[\"']")
 
 
 def declare_prefixes(raw: bytes) -> tuple[bytes, list[str]]:
@@ -20,7 +20,7 @@ def declare_prefixes(raw: bytes) -> tuple[bytes, list[str]]:
     missing = sorted(used - declared)
     if not missing:
         return raw, []
-    m = re.search(rb"<\s*+sdf\b", raw)
+    m = re.search(rb"<\s*sdf\b", raw)
     if m is None:
         return raw, []
     decl = b"".join(
