@@ -25,9 +25,9 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.model.mjcf.document import MAIN, Document
-from robot_state_format.model.mjcf.orient import pose, vector, zaxis_matrix
+from robot_state_format.model.mjcf.orient import pose, vector
 from robot_state_format.model.mjcf.schema import BODY_ATTRS, BODY_CHILDREN, FRAME_ATTRS
-from robot_state_format.model.mjcf.shapes import element_pose, inertial, mesh_files, shape
+from robot_state_format.model.mjcf.shapes import element_pose, fromto_frame, inertial, mesh_files, shape
 from robot_state_format.model.types import WORLD, Frame, Joint, JointType, Limits, Link, Model, Source
 from robot_state_format.model.xml import describe
 from robot_state_format.spatial import Transform, axis_angle_to_matrix
@@ -311,15 +311,9 @@ def _site_pose(w: _Walk, el: etree._Element, get: Callable[[str], str | None]) -
 
     ft = get("fromto")
     if ft is not None and (get("type") or "sphere") in ("capsule", "cylinder", "box", "ellipsoid"):
-        v = vector(ft, 6, "fromto", fail)
-        if v is not None:
-            a, b = np.array(v[:3]), np.array(v[3:])
-            x = np.eye(4)
-            x[:3, 3] = (a + b) / 2.0
-            rot = zaxis_matrix(tuple(a - b))  # MuJoCo: z points from "to" to "from"
-            if rot is not None:
-                x[:3, :3] = rot
-            return x
+        found = fromto_frame(ft, fail)
+        if found is not None:
+            return found[0]
     return pose(get, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq, fail)
 
 

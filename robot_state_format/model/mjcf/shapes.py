@@ -80,16 +80,10 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
     x = x_link_frame @ pose(get, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq, fail)
     length = 2.0 * size[1]
     if fromto_text is not None and gtype in ("capsule", "cylinder", "box", "ellipsoid"):
-        ft = vector(fromto_text, 6, "fromto", fail)
-        if ft is not None:
-            a, b = np.array(ft[:3]), np.array(ft[3:])
-            local = np.eye(4)
-            local[:3, 3] = (a + b) / 2.0
-            rot = zaxis_matrix(tuple(a - b))  # MuJoCo: z points from "to" to "from"
-            if rot is not None:
-                local[:3, :3] = rot
+        found = fromto_frame(fromto_text, fail)
+        if found is not None:
+            local, length = found
             x = x_link_frame @ local
-            length = float(np.linalg.norm(b - a))
             if length < 1e-15:
                 fail("MJCF_BAD_VALUE", "fromto points too close in geom")
             size = (size[0], size[1] if gtype in ("box", "ellipsoid") else length / 2.0, length / 2.0)
@@ -166,3 +160,19 @@ def element_pose(doc: Document, el: etree._Element) -> Transform:
         return None if v is None else str(v)
 
     return pose(own, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq, _reporter(doc, el))
+
+
+def fromto_frame(text: str, fail: Callable[[str, str], None]) -> tuple[Transform, float] | None:
+    """The frame a ``fromto`` gives a capsule, cylinder, box or ellipsoid (at the midpoint, z from "to" to
+    "from", as MuJoCo orients it) and the distance between the points; None when the text is refused
+    (reported through ``fail``)."""
+    ft = vector(text, 6, "fromto", fail)
+    if ft is None:
+        return None
+    a, b = np.array(ft[:3]), np.array(ft[3:])
+    x = np.eye(4)
+    x[:3, 3] = (a + b) / 2.0
+    rot = zaxis_matrix(tuple(a - b))
+    if rot is not None:
+        x[:3, :3] = rot
+    return x, float(np.linalg.norm(b - a))
