@@ -259,7 +259,8 @@ class StatePublisher(Node):
     def _log(self, severity: str, problem: Problem) -> None:
         """At most one line per WARN_PERIOD_S per problem key (log_throttle: never rclpy's per-call-site
         severity check, which raised when one line logged at two severities)."""
-        throttled(self._log_throttle, self.get_logger(), severity, f"{severity}:{problem.key}", problem.text)
+        throttled(self._log_throttle, self.get_logger(), severity, f"{severity}:{problem.key}",
+                  lambda: problem.text)
 
     def destroy_node(self) -> None:
         self._tf_listener.destroy()
