@@ -83,6 +83,7 @@ class StatePublisher(Node):
         self._snapshot_timer: Timer | None = None
         self._snapshot_every = False  # snapshot_frequency -1: a snapshot per JointState
         self._last_model_pose: tuple[float, ...] | None = None
+        self._placed: tuple[tuple[object, ...], Placement] | None = None  # see _placement
         self._tf_seen = -1
 
         self._tf = TfPublisher(self, backend="native")  # the same wire semantics as tf2_ros's, without its import
@@ -339,6 +340,16 @@ class StatePublisher(Node):
         world pose when TF knows it), or in the world; unknown (absent) when TF does not know it."""
         if rt.model.is_world:
             return None
+        # the same while the runtime, model_parent_frame and the TF seen stay (a snapshot per JointState)
+        tree = self._tf_listener.tree
+        key = (rt, self._p.parent_frame, tree, tree.version)
+        if self._placed is not None and self._placed[0] == key:
+            return self._placed[1]
+        placement = self._place(rt)
+        self._placed = (key, placement)
+        return placement
+
+    def _place(self, rt: Runtime) -> Placement:
         pose = self.model_pose()
         if pose is None:
             return Placement(None)
