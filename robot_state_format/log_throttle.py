@@ -40,11 +40,14 @@ class LogThrottle:
         self._seen[key] = (now, 0)
         return True, suppressed
 
-    def text(self, key: str, text: str) -> str | None:
-        """``text`` (with the count of held-back repeats) when it may be logged now, else None."""
+    def text(self, key: str, text: str | Callable[[], str]) -> str | None:
+        """``text`` (with the count of held-back repeats) when it may be logged now, else None; a
+        function giving the text is called only then."""
         ok, suppressed = self.admit(key)
         if not ok:
             return None
+        if not isinstance(text, str):
+            text = text()
         extra = f" ({suppressed} more like this in the last {self.period_s:.0f} s)" if suppressed else ""
         return text + extra
 
@@ -59,13 +62,14 @@ def emit(logger: Any, severity: str, text: str) -> None:
         logger.error(text)
 
 
-def throttled(throttle: LogThrottle, logger: Any, severity: str, key: str, text: str) -> bool:
+def throttled(throttle: LogThrottle, logger: Any, severity: str, key: str, text: str | Callable[[], str]) -> bool:
     """Log ``text`` at ``severity`` unless ``key`` was logged within the throttle period; never raises
-    (a logging failure must not stop a node). True when the line went out."""
-    line = throttle.text(key, text)
-    if line is None:
-        return False
+    (a logging failure must not stop a node). True when the line went out.  ``text`` may be a function
+    writing the line: called only when the line goes out."""
     try:
+        line = throttle.text(key, text)
+        if line is None:
+            return False
         emit(logger, severity, line)
     except Exception:
         return False

@@ -3,6 +3,7 @@ missing joints, snapshot_checks, the log throttle, the joint-state source's mode
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import math
@@ -133,6 +134,24 @@ def test_throttle_per_key_counts_held_back_repeats() -> None:
     throttled(throttle, log, "warning", "a", "bad a")
     assert log.lines == [("warning", "bad a"), ("info", "reset b"),
                          ("warning", "bad a (2 more like this in the last 5 s)")]
+
+
+def test_a_line_given_as_a_function_is_written_only_when_it_goes_out() -> None:
+    """The 1 kHz JointState path hands its warning over unwritten: held-back repeats never call it."""
+    now = [0.0]
+    throttle = LogThrottle(5.0, clock=lambda: now[0])
+    log = _Logger()
+    calls: list[int] = []
+
+    def line(k: int) -> str:
+        calls.append(k)
+        return f"bad a {k}"
+    for k in range(4):
+        throttled(throttle, log, "warning", "a", functools.partial(line, k))
+    now[0] = 6.0
+    throttled(throttle, log, "warning", "a", functools.partial(line, 9))
+    assert calls == [0, 9]
+    assert log.lines == [("warning", "bad a 0"), ("warning", "bad a 9 (3 more like this in the last 5 s)")]
 
 
 def test_rclpy_logger_at_two_severities_through_the_throttle() -> None:

@@ -206,3 +206,12 @@ def test_values_outside_the_limits_are_used_and_named(cache: JointStateCache) ->
     assert [p.key for p in up.problems] == ["limits:jb"] and "'jb' = -3.5" in up.problems[0].text
     up = cache.update(["ja", "jb", "jc", "fl/trans_x"], [2.9, 0.0, 50.0, 1e6], [], [], 3 * S, 3 * S)
     assert not up.problems
+    # the same joints out again: the key is the pattern's, the text this message's own values (written when read,
+    # after the next message has been merged)
+    up1 = cache.update(["ja", "jb"], [4.5, -7.25], [], [], 4 * S, 4 * S)
+    up2 = cache.update(["ja", "jb"], [5.0, -8.0], [], [], 5 * S, 5 * S)
+    assert [p.key for p in up1.problems] == [p.key for p in up2.problems] == ["limits:ja,jb"]
+    assert up1.problems[0].text == ("JointState value(s) outside the joint limits, used as given: "
+                                    "joint 'ja' = 4.5 is outside its limits [-3, 3]; "
+                                    "joint 'jb' = -7.25 is outside its limits [-3, 3]")
+    assert "'ja' = 5 is" in up2.problems[0].text and "'jb' = -8 is" in up2.problems[0].text

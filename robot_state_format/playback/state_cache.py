@@ -22,7 +22,7 @@ Rules (documented in docs/state_publisher.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,12 +42,35 @@ def _short(names: Sequence[str], shown: int = 10) -> str:
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
 
 
-@dataclass(frozen=True)
 class Problem:
-    """Something wrong with one message: ``key`` groups repeats for throttled logging."""
+    """Something wrong with one message: ``key`` groups repeats for throttled logging.
 
-    key: str
-    text: str
+    ``text`` may be given as a function that writes it: it is called once, when the text is first
+    read (a node at 1 kHz reads it only when its throttle lets a line out, so the line is not written
+    a thousand times a second to be thrown away).
+    """
+
+    __slots__ = ("_text", "key")
+
+    def __init__(self, key: str, text: str | Callable[[], str]) -> None:
+        self.key = key
+        self._text = text
+
+    @property
+    def text(self) -> str:
+        t = self._text
+        if not isinstance(t, str):
+            t = self._text = t()
+        return t
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Problem) and (self.key, self.text) == (other.key, other.text)
+
+    def __hash__(self) -> int:
+        return hash((self.key, self.text))
+
+    def __repr__(self) -> str:
+        return f"Problem(key={self.key!r}, text={self.text!r})"
 
 
 @dataclass
@@ -85,6 +108,8 @@ class _Plan:
     lim_lo: NDArray[np.float64]
     lim_hi: NDArray[np.float64]
     epoch: int = -1  # cache epoch in which every joint of ``send`` was known to have a value
+    # out-of-limits pattern (``out.tobytes()``) -> (problem key, the <= 5 entries named, "and n more")
+    limit_lines: dict[bytes, tuple[str, list[int], list[tuple[str, Range]], str]] = field(default_factory=dict)
 
 
 class JointStateCache:
@@ -268,12 +293,24 @@ class JointStateCache:
 
     @staticmethod
     def _limit_problem(names: Sequence[str], plan: _Plan, out: NDArray[np.bool_], v: NDArray[np.float64]) -> Problem:
-        idx = np.flatnonzero(out)
-        lines = [describe(names[int(plan.lim_src[k])], float(v[k]), (float(plan.lim_lo[k]), float(plan.lim_hi[k])))
-                 for k in idx[:5]]
-        more = f" and {len(idx) - 5} more" if len(idx) > 5 else ""
-        key = "limits:" + ",".join(names[int(plan.lim_src[k])] for k in idx[:10])
-        return Problem(key, "JointState value(s) outside the joint limits, used as given: " + "; ".join(lines) + more)
+        pattern = out.tobytes()
+        known = plan.limit_lines.get(pattern)
+        if known is None:  # a repeated pattern (the usual case at 1 kHz) costs one dictionary look-up
+            idx = np.flatnonzero(out).tolist()
+            key = "limits:" + ",".join([names[i] for i in plan.lim_src[idx[:10]].tolist()])
+            shown = idx[:5]
+            known = (key, shown, [(names[i], (lo, hi)) for i, lo, hi in zip(
+                plan.lim_src[shown].tolist(), plan.lim_lo[shown].tolist(), plan.lim_hi[shown].tolist())],
+                f" and {len(idx) - 5} more" if len(idx) > 5 else "")
+            if len(plan.limit_lines) >= _PLAN_CACHE_SIZE:
+                plan.limit_lines.clear()
+            plan.limit_lines[pattern] = known
+        key, shown, named, more = known
+
+        def text() -> str:  # written when read (see Problem); ``v`` is this message's own copy
+            lines = [describe(name, x, bounds) for (name, bounds), x in zip(named, v[shown].tolist())]
+            return "JointState value(s) outside the joint limits, used as given: " + "; ".join(lines) + more
+        return Problem(key, text)
 
     # -- the hot path --------------------------------------------------------------------------
     def update(self, names: Sequence[str], position: Sequence[float] | NDArray[np.float64],

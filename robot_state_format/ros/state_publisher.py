@@ -83,6 +83,7 @@ class StatePublisher(Node):
         self._snapshot_timer: Timer | None = None
         self._snapshot_every = False  # snapshot_frequency -1: a snapshot per JointState
         self._last_model_pose: tuple[float, ...] | None = None
+        self._placed: tuple[tuple[object, ...], Placement] | None = None  # see _placement
         self._tf_seen = -1
 
         self._tf = TfPublisher(self, backend="native")  # the same wire semantics as tf2_ros's, without its import
@@ -260,7 +261,8 @@ class StatePublisher(Node):
     def _log(self, severity: str, problem: Problem) -> None:
         """At most one line per WARN_PERIOD_S per problem key (log_throttle: never rclpy's per-call-site
         severity check, which raised when one line logged at two severities)."""
-        throttled(self._log_throttle, self.get_logger(), severity, f"{severity}:{problem.key}", problem.text)
+        throttled(self._log_throttle, self.get_logger(), severity, f"{severity}:{problem.key}",
+                  lambda: problem.text)
 
     def destroy_node(self) -> None:
         self._tf_listener.destroy()
@@ -339,6 +341,16 @@ class StatePublisher(Node):
         world pose when TF knows it), or in the world; unknown (absent) when TF does not know it."""
         if rt.model.is_world:
             return None
+        # the same while the runtime, model_parent_frame and the TF seen stay (a snapshot per JointState)
+        tree = self._tf_listener.tree
+        key = (rt, self._p.parent_frame, tree, tree.version)
+        if self._placed is not None and self._placed[0] == key:
+            return self._placed[1]
+        placement = self._place(rt)
+        self._placed = (key, placement)
+        return placement
+
+    def _place(self, rt: Runtime) -> Placement:
         pose = self.model_pose()
         if pose is None:
             return Placement(None)

@@ -366,24 +366,23 @@ class SnapshotBuilder:
         template = self._template(has_v, has_e, self.known_masks(known), placement)
         t = self.tree
         k, n = len(self.slot_paths), t.nlinks
-        buf = np.zeros(template.nvalues + 1)
-        o = 0
-        for arr in (vals.model_pose, vals.model_twist, vals.link_pose, vals.link_twist):
-            size = arr.size
-            buf[o:o + size] = arr.reshape(size)
-            o += size
-        assert o == 12 * (k + n)
-        buf[o:o + t.nqa] = vals.qa
-        o += t.nqa
+        # the values in the template's order, copied in one call
+        parts = [vals.model_pose.ravel(), vals.model_twist.ravel(), vals.link_pose.ravel(), vals.link_twist.ravel(),
+                 vals.qa.reshape(t.nqa)]
+        assert parts[0].size + parts[1].size == 12 * k and parts[2].size + parts[3].size == 12 * n
         if vals.va is not None:
-            buf[o:o + t.nva] = vals.va
-            o += t.nva
+            parts.append(vals.va.reshape(t.nva))
         if vals.efforts is not None:
-            buf[o:o + t.nv] = vals.efforts
-            o += t.nv
+            parts.append(vals.efforts.reshape(t.nv))
         if placement is not None:
             extra = placement.numbers()
-            buf[o:o + len(extra)] = extra
+            if extra:
+                parts.append(np.asarray(extra, dtype=np.float64))
+        size = sum(a.size for a in parts)
+        if size > template.nvalues:
+            raise ValueError(f"{size} values for a layout of {template.nvalues}")
+        buf = np.zeros(template.nvalues + 1) if size < template.nvalues else np.empty(template.nvalues + 1)
+        np.concatenate(parts, out=buf[:size])
         check_finite(buf[:template.nvalues])
         return template.render(buf, stamp_text)
 

@@ -172,8 +172,10 @@ class SnapshotTemplate:
         if self.ngroups == 0:
             return head
         if orjson is not None:
-            if len(self.chunks) == 1:
-                groups = orjson.dumps(g, option=_OPTION)[1:-1].decode("ascii").replace(",", " ").split(_SEP)
+            if len(self.chunks) == 1:  # "[a,b,null,c]": the brackets come off the first and last group
+                groups = orjson.dumps(g, option=_OPTION).decode("ascii").replace(",", " ").split(_SEP)
+                groups[0] = groups[0][1:]
+                groups[-1] = groups[-1][:-1]
             else:
                 groups = []
                 for c0, c1 in self.chunks:
