@@ -43,7 +43,8 @@ BENCHES: dict[str, list[str]] = {
     "replay": [],
     "playback_memory": ["--messages", "100000"],
     "restamp": [],
-    "footprint": ["--quick"],  # the full run (3 start-ups, 60 s soak): bench_footprint.py alone
+    "footprint": ["--quick"],
+    "xacro_child": ["--repeat", "5"],  # the full run (3 start-ups, 60 s soak): bench_footprint.py alone
 }
 
 
