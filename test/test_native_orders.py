@@ -5,8 +5,9 @@ Drake's Simulator).
 The product loads its native libraries in these groups: ``ros`` (rclpy, the message types,
 tf2_ros/tf2_py: the nodes), ``numba`` (the compiled kinematics kernels, with scipy: the nodes and
 library users), ``mujoco`` (MuJoCo simulations: CLI, sim_bridge, library) and ``drake`` (Drake
-simulations: in its own process for the CLI and sim_bridge, in any process for library users who
-ask for ``isolate=False``).  Each order of the four groups runs in a fresh process
+simulations: in its own process, as make_sim runs it for the CLI, sim_bridge and library users; a
+library user's ``isolate=False`` puts Drake in the caller's process, where drake 1.51.1 itself
+crashes now and then, with or without other libraries: docs/simulation.md).  Each order of the four groups runs in a fresh process
 (test/helpers/native_orders.py), which uses each library as it loads it, then builds and steps
 Drake and MuJoCo once more with everything loaded; Pinocchio and coal (loaded by the tests, not
 the product) join the set first and last.  A crash is this test's failure, naming the order.
