@@ -234,6 +234,7 @@ class RosHarness:
         self.executor = SingleThreadedExecutor(context=context)
         self.executor.add_node(self.node)
         self.processes: list[NodeProcess] = []
+        self._clients: dict[tuple[str, Any], Any] = {}
 
     # -- spinning ------------------------------------------------------------------------------
     def spin_once(self, timeout: float = 0.05) -> None:
@@ -294,7 +295,11 @@ class RosHarness:
         if srv_type is None:
             self.spin_until(lambda: self.node.count_services(name) >= 1, timeout, f"service {name}")
             return None
-        client: Any = self.node.create_client(srv_type, name)
+        # One client per (service, type): every new client is a new response reader that the server
+        # must match before it can answer (see ``call``), so calls in a loop reuse theirs.
+        client: Any = self._clients.get((name, srv_type))
+        if client is None:
+            client = self._clients[(name, srv_type)] = self.node.create_client(srv_type, name)
         self.spin_until(client.service_is_ready, timeout, f"service {name} ready")
         return client
 
@@ -307,10 +312,34 @@ class RosHarness:
         self.spin_until(lambda: get() >= count, timeout, f"{count} match(es) on {endpoint.topic_name}")
 
     def call(self, client: Any, request: Any, timeout: float = DEFAULT_TIMEOUT) -> Any:
-        """Call a service and spin until the response arrives."""
-        future = client.call_async(request)
-        self.spin_until(future.done, timeout, f"response from {client.srv_name}")
-        return future.result()
+        """Call a service and spin until the response arrives.
+
+        rmw_fastrtps answers only once the server's response writer has matched this client's response
+        reader, which can lag the client's "service is ready" on a loaded machine; past the writer's
+        max_blocking_time it drops the answer and the server prints ``failed to send response``. When
+        one of our node processes prints that during the call and no answer came, the request is sent
+        again (at most three times): the server did run it, the transport lost only the reply.
+        """
+        deadline = time.monotonic() + timeout
+        for _attempt in range(4):
+            dropped_before = self._dropped_responses()
+            future = client.call_async(request)
+
+            def answered_or_dropped(future: Any = future, before: int = dropped_before) -> bool:
+                return bool(future.done()) or self._dropped_responses() > before
+
+            self.spin_until(answered_or_dropped, max(0.0, deadline - time.monotonic()),
+                            f"response from {client.srv_name}")
+            if future.done():
+                return future.result()
+            self.spin_for(0.2)  # the reply may still be on its way
+            if future.done():
+                return future.result()
+            client.remove_pending_request(future)
+        raise HarnessTimeout(f"{client.srv_name}: the server dropped the response four times\n" + self.report())
+
+    def _dropped_responses(self) -> int:
+        return sum(p.output().count("failed to send response") for p in self.processes)
 
     # -- messages ------------------------------------------------------------------------------
     def subscribe(self, topic: str, msg_type: Any, qos: Any = 10) -> Inbox:

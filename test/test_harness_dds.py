@@ -125,3 +125,12 @@ def test_node_that_dies_fails_the_wait_with_its_output(ros: RosHarness) -> None:
 def test_wait_for_absent_service_times_out(ros: RosHarness) -> None:
     with pytest.raises(HarnessTimeout, match="service /no_such_service"):
         ros.wait_for_service("/no_such_service", timeout=0.3)
+
+
+def test_call_resends_when_the_server_reports_a_dropped_reply(ros: RosHarness) -> None:
+    ros.start_node(str(HERE / "helpers" / "dropping_server.py"))
+    client = ros.wait_for_service("/dropping_server/trigger", Trigger, timeout=30)
+    assert ros.wait_for_service("/dropping_server/trigger", Trigger) is client  # one client per service
+    reply = ros.call(client, Trigger.Request(), timeout=30)
+    assert reply.message == "request 2"  # the first ran, its reply was lost, the second came back
+    assert ros.call(client, Trigger.Request(), timeout=30).message == "request 3"
