@@ -98,14 +98,22 @@ class TfEncoder:
         :func:`matrices_to_quaternions`, with fewer numpy calls: this is the 1 kHz path).
         """
         slots = np.asarray(slots, dtype=np.intp)
-        skeleton, size, stamp_words, dbl_words, _ = self._layout(slots)
         k = len(slots)
         if not k:
-            return skeleton[:size]
+            return self.encode_pose7(slots, np.empty((0, 7)), stamp_ns)
         x = np.ascontiguousarray(transforms, dtype=np.float64)
         vals = np.empty((k, 7))
         vals[:, :3] = x[:, :3, 3]
         transforms_to_quaternions(x, out=vals[:, 3:])
+        return self.encode_pose7(slots, vals, stamp_ns)
+
+    def encode_pose7(self, slots: NDArray[np.intp], pose7: NDArray[np.float64], stamp_ns: int) -> bytes:
+        """:meth:`encode` from rows ``x y z qx qy qz qw`` (``(k, 7)``, unit quaternions) instead of matrices."""
+        slots = np.asarray(slots, dtype=np.intp)
+        skeleton, size, stamp_words, dbl_words, _ = self._layout(slots)
+        if not len(slots):
+            return skeleton[:size]
+        vals = np.ascontiguousarray(pose7, dtype=np.float64)
         sec, nsec = divmod(int(stamp_ns), 1_000_000_000)
         stamp = struct.pack("<iI", sec, nsec)
         buf = bytearray(skeleton)

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 from robot_state_format import spatial as tfm
 from robot_state_format.kinematics import compiled
 from robot_state_format.kinematics.fk import joint_transforms
+from robot_state_format.kinematics.joint_quaternions import joint_pose7, left_compose_pose7
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.types import WORLD, JointType
 from robot_state_format.playback.state_cache import JointStateCache, Update
@@ -96,8 +97,14 @@ class Runtime:
         up = self.cache.update(names, position, velocity, effort, stamp_ns, now_ns)
         if not len(up.send):
             return Applied(None, up)
-        x = self.joint_transforms()
-        return Applied(self.encoder.encode(up.send, x[up.send], up.stamp_ns), up)
+        return Applied(self.encoder.encode_pose7(up.send, self.joint_pose7()[up.send], up.stamp_ns), up)
+
+    def joint_pose7(self) -> NDArray[np.float64]:
+        """:meth:`joint_transforms` as rows ``x y z qx qy qz qw`` (TF's numbers, without the matrices)."""
+        rows = joint_pose7(self.tree, self.cache.q)
+        if len(self.world_parent):
+            rows[self.world_parent] = left_compose_pose7(self.world_pose, rows[self.world_parent])
+        return rows
 
     def snapshots(self) -> SnapshotBuilder:
         """The USDF SnapshotBuilder of this model (made on first use, off the joint-state path)."""

@@ -27,13 +27,13 @@ from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, UsdfError
 from robot_state_format.kinematics.fk import link_twists
-from robot_state_format.kinematics.poses_twists import poses_and_twists
+from robot_state_format.kinematics.poses_twists import pose6_and_twists, poses_and_twists
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import Model
 from robot_state_format.spatial import matrices_to_rpy
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.resolve import world_poses
-from robot_state_format.usdf.snapshot_text import SnapshotTemplate, check_finite, derive_template, sentinels
+from robot_state_format.usdf.snapshot_text import SnapshotTemplate, derive_template, sentinels
 from robot_state_format.usdf.types import (
     FrameState,
     JointState,
@@ -208,6 +208,8 @@ class SnapshotBuilder:
         self._templates: dict[tuple[object, ...], SnapshotTemplate] = {}
         self._deps: NDArray[np.bool_] | None = None
         self._trivial_pose6 = poses_to_pose6((self._world_pose @ self.slot_offset[0])[None])
+        self._zero6 = np.zeros((1, 6))
+        self._zero6.flags.writeable = False
 
     # ---- what is known ---------------------------------------------------------------------
 
@@ -277,6 +279,11 @@ class SnapshotBuilder:
         if v is not None:
             v = np.asarray(v, dtype=np.float64)
             va = t.expand_v(v)
+        if self.trivial and link_poses is None and link_twists_ is None:  # the snapshot path: no 4x4 poses
+            pose6, tw = pose6_and_twists(t, q, v, va=va)
+            eff = None if efforts is None else np.asarray(efforts, dtype=np.float64).reshape(t.nv)
+            return _Values(self._trivial_pose6, self._zero6, pose6, tw if tw is not None else np.zeros((t.nlinks, 6)),
+                           t.expand_q(q), va, eff)
         if link_poses is None:
             poses, tw = poses_and_twists(t, q, v if link_twists_ is None else None, va=va)
             if link_twists_ is not None:
@@ -290,7 +297,7 @@ class SnapshotBuilder:
         k = len(self.slot_paths)
         eff = None if efforts is None else np.asarray(efforts, dtype=np.float64).reshape(t.nv)
         if self.trivial:  # one model_state, the model frame is the root frame
-            return _Values(self._trivial_pose6, np.zeros((1, 6)), poses_to_pose6(poses),
+            return _Values(self._trivial_pose6, self._zero6, poses_to_pose6(poses),
                            tw if tw is not None else np.zeros((t.nlinks, 6)), qa, va, eff)
         # model frames in the root frame, and their twists
         xm = np.empty((k, 4, 4))
@@ -383,8 +390,7 @@ class SnapshotBuilder:
             raise ValueError(f"{size} values for a layout of {template.nvalues}")
         buf = np.zeros(template.nvalues + 1) if size < template.nvalues else np.empty(template.nvalues + 1)
         np.concatenate(parts, out=buf[:size])
-        check_finite(buf[:template.nvalues])
-        return template.render(buf, stamp_text)
+        return template.render(buf, stamp_text)  # refuses NaN and infinities (check_finite)
 
     def _template(self, has_v: bool, has_e: bool,
                   masks: tuple[NDArray[np.bool_], NDArray[np.bool_], NDArray[np.bool_]] | None,

@@ -165,7 +165,14 @@ class SnapshotTemplate:
                 p0 = end + 1
 
     def render(self, values: FloatArray, stamp_text: str = "") -> str:
-        """The document for ``values`` (``(nvalues + 1,)``: the last entry is scratch, set to NaN here)."""
+        """The document for ``values`` (``(nvalues + 1,)``: the last entry is scratch, set to NaN here).
+
+        ``UsdfError`` USDF_NON_FINITE when one of the values is NaN or infinite (:func:`check_finite`).
+        """
+        a = np.abs(values[:self.nvalues])
+        top = a.max() if self.nvalues else 0.0
+        if not top < np.inf:  # NaN fails the comparison too
+            check_finite(values[:self.nvalues])
         values[self.nvalues] = np.nan
         g = values[self.index]
         head = self.head[0] + stamp_text + self.head[1]
@@ -180,12 +187,11 @@ class SnapshotTemplate:
                 groups = []
                 for c0, c1 in self.chunks:
                     groups += orjson.dumps(g[c0:c1], option=_OPTION)[1:-1].decode("ascii").replace(",", " ").split(_SEP)
-            a = np.abs(g)
             m = a < 1e-4
             m &= a >= 1e-9
-            m |= a >= 1e16
-            odd = np.flatnonzero(m)
-            if odd.size:
+            if top >= 1e16 or m.any():  # rare: look for them group by group
+                ga = np.abs(g)
+                odd = np.flatnonzero(((ga < 1e-4) & (ga >= 1e-9)) | (ga >= 1e16))
                 for k in set(self.owner[odd].tolist()):
                     s0 = int(self.starts[k])
                     groups[k] = " ".join(map(_frepr, g[s0:s0 + int(self.counts[k])].tolist()))
