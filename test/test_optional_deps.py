@@ -253,3 +253,7 @@ def test_state_publisher_publishes_tf_without_optional_packages(ros: Any, blocke
     ros.node.destroy_subscription(sub)
     assert proc.stop() == 0
     _no_traceback(proc)
+    # its snapshots (10 Hz by default) go through repr: one line says so, once, and how to get orjson
+    log = proc.output()
+    assert len([ln for ln in log.splitlines() if "orjson is not installed" in ln]) == 1, log
+    assert "pip install orjson" in log

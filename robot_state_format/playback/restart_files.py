@@ -11,7 +11,6 @@ name in a message), so :func:`safe_name` keeps only ``[A-Za-z0-9._-]`` and
 from __future__ import annotations
 
 import datetime as _dt
-import hashlib
 import os
 import re
 import unicodedata
@@ -19,6 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.lazy_modules import lazy_module
+
+hashlib = lazy_module("hashlib")  # OpenSSL's libcrypto: ~3.5 MB of a node's memory, loaded when a digest is made
 
 SUFFIX = ".usdf"
 KINDS = ("restart", "checkpoint")

@@ -12,7 +12,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import re
@@ -22,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.lazy_modules import lazy_module
+
+hashlib = lazy_module("hashlib")  # OpenSSL's libcrypto: ~3.5 MB of a node's memory, loaded when a digest is made
 
 STRING_TYPE = "std_msgs/msg/String"
 JOINT_STATE_TYPE = "sensor_msgs/msg/JointState"
@@ -244,4 +246,5 @@ def type_hash(type_name: str, text: str | None = None) -> str:
     """``RIHS01_<sha256 hex>`` of ``type_name`` (``text``: its full ros2msg text, default :func:`definition`)."""
     desc = type_description(type_name, definition(type_name) if text is None else text)
     data = json.dumps(desc, ensure_ascii=True, allow_nan=False, separators=(", ", ": "), sort_keys=False)
-    return "RIHS01_" + hashlib.sha256(data.encode("utf-8")).hexdigest()
+    digest: str = hashlib.sha256(data.encode("utf-8")).hexdigest()
+    return "RIHS01_" + digest

@@ -59,6 +59,7 @@ from robot_state_format.ros.publisher_runtime import Runtime, waiting_text
 from robot_state_format.ros.qos import JOINT_STATES_QOS, LATCHED
 from robot_state_format.ros.tf_publisher import TfPublisher
 from robot_state_format.usdf.build import Placement
+from robot_state_format.usdf.snapshot_text import formatter_note
 
 WARN_PERIOD_S = 5.0
 JOINT_STATE_DRAIN = 100  # JointStates handled per executor callback when a backlog is waiting
@@ -81,6 +82,7 @@ class StatePublisher(Node):
         self._pending: Runtime | None = None
         self._dirty = False
         self._snapshot_timer: Timer | None = None
+        self._told_formatter = False  # the one line about orjson (formatter_note), once per process
         self._snapshot_every = False  # snapshot_frequency -1: a snapshot per JointState
         self._last_model_pose: tuple[float, ...] | None = None
         self._placed: tuple[tuple[object, ...], Placement] | None = None  # see _placement
@@ -290,6 +292,10 @@ class StatePublisher(Node):
             self._snapshot_timer = self.create_timer(1.0 / freq, self._on_snapshot_timer)
         if (freq > 0 or self._snapshot_every) and self._rt is not None:
             self._rt.snapshots()  # built (and the compiled kinematics loaded) now, not in the first snapshot
+        note = formatter_note() if freq > 0 or self._snapshot_every else None
+        if note is not None and not self._told_formatter:
+            self._told_formatter = True
+            self.get_logger().info(note)
 
     def _on_snapshot_timer(self) -> None:
         rt = self._rt
