@@ -9,7 +9,8 @@ child offset), so its quaternion is linear in the half-angle's sine and cosine:
     quat(q) = sin(q/2) P + cos(q/2) Q,   Q = quat(A B),   P = Q (x) (R_B^T a, 0)
 
 (``qA (x) (a, 0) (x) qB = (qA (x) qB) (x) (qB* (x) (a, 0) (x) qB)``), both constant per joint.  The
-translations are ``fk.joint_transforms``' own arithmetic (the same bits); prismatic and fixed joints
+translations are ``fk.joint_transforms``' own arithmetic (the same numbers; a constant where the child
+sits on the axis, as in every URDF); prismatic and fixed joints
 keep a constant rotation (its quaternion computed once); the other types (universal, revolute2,
 planar, ball, floating) are converted from their matrices.  The quaternions agree with
 ``matrices_to_quaternions(joint_transforms(...))`` to rounding (a few 1e-16; the tests check it).
@@ -33,11 +34,15 @@ IntArray = NDArray[np.intp]
 __all__ = ["joint_pose7", "left_compose_pose7"]
 
 
+_Moving = tuple[IntArray, FloatArray, FloatArray, FloatArray, FloatArray | None]
+"""Rows of a rotary group whose translation turns with the joint (the child off the axis: SDFormat), and
+their m02/m1/m2/m3 translation columns ``(k, 3)``; the others' translations are constants."""
+
+
 @dataclass
 class _Pose7Constants:
     template: FloatArray  # (njoints, 7): fixed and prismatic rows' constant quaternions, fixed translations
-    rot: list[tuple[IntArray, IntArray, FloatArray, FloatArray, FloatArray, FloatArray | None, FloatArray,
-                    FloatArray]]  # joints, qa col, m02/m1/m2/m3 translation columns (g, 3), P, Q (g, 4)
+    rot: list[tuple[IntArray, IntArray, _Moving | None, FloatArray, FloatArray]]  # joints, qa col, translations, P, Q
     pri: tuple[IntArray, IntArray, FloatArray, FloatArray] | None  # joints, col, d (g, 3), t0 (g, 3)
     gen: IntArray
 
@@ -69,8 +74,13 @@ def _constants(tree: CompiledTree) -> _Pose7Constants:
         q0 = matrices_to_quaternions((m02 - m2)[:, :3, :3])  # X(0) = A B
         r_b = cons.offset_r[joints, :, :, 0]  # (g, 3, 3)
         u = np.einsum("gji,gj->gi", r_b, axes[:, :, 0])  # R_B^T a
-        rot.append((joints, col[:, 0, 0], m02[:, :, 3].copy(), m1[:, :, 3].copy(), m2[:, :, 3].copy(),
-                    None if m3 is None else m3[:, :, 3].copy(), _quat_mul_axis(q0, u), q0))
+        moves = (m1[:, :, 3] != 0).any(axis=1) | (m2[:, :, 3] != 0).any(axis=1)
+        if m3 is not None:
+            moves |= (m3[:, :, 3] != 0).any(axis=1)
+        template[joints[~moves], :3] = m02[~moves, :, 3]  # the child on the axis (URDF): a constant translation
+        moving = None if not moves.any() else (np.flatnonzero(moves), m02[moves, :, 3].copy(), m1[moves, :, 3].copy(),
+                                               m2[moves, :, 3].copy(), None if m3 is None else m3[moves, :, 3].copy())
+        rot.append((joints, col[:, 0, 0], moving, _quat_mul_axis(q0, u), q0))
     pri = None
     if tf.pri is not None:
         joints, pcol, d, t0 = tf.pri
@@ -87,14 +97,17 @@ def joint_pose7(tree: CompiledTree, q: object) -> FloatArray:
     qa = fk._qa_single(tree, fk._check_single(tree, q))
     c = _constants(tree)
     out = c.template.copy()
-    for joints, col, t02, t1, t2, t3, p, q0 in c.rot:
+    for joints, col, moving, p, q0 in c.rot:
         th = qa[col]  # (g,)
-        t = t1 * np.sin(th)[:, None]  # fk.joint_transforms' translation column, the same operations
-        t += t02
-        t -= t2 * np.cos(th)[:, None]
-        if t3 is not None:
-            t += t3 * th[:, None]
-        out[joints, :3] = t
+        if moving is not None:
+            rows, t02, t1, t2, t3 = moving
+            tm = th[rows]
+            t = t1 * np.sin(tm)[:, None]  # fk.joint_transforms' translation column, the same operations
+            t += t02
+            t -= t2 * np.cos(tm)[:, None]
+            if t3 is not None:
+                t += t3 * tm[:, None]
+            out[joints[rows], :3] = t
         half = 0.5 * th
         quat = p * np.sin(half)[:, None]
         quat += q0 * np.cos(half)[:, None]
