@@ -494,7 +494,7 @@ class Parser(JointParts):
                 self.report.error("SDF_INCLUDE_ERROR", f"included URDF {path}: {exc}", file, el)
                 return None
             self.report.diagnostics.extend(model.warnings)
-            urdf_include.gazebo_refusals(data, path, self.report)
+            urdf_include.refusals(model, path, self.report)
             return urdf_include.scope_from_model(model, path, self.report)
         if fmt == "xacro":
             self.report.error("SDF_INCLUDE_UNSUPPORTED", f"cannot include a xacro file ({path})", file, el)
