@@ -145,6 +145,16 @@ SPEC_SNIPPETS: dict[str, tuple[str, ...]] = {
         '<collision name="spec_c"><geometry><box><size>1 1 1</size></box></geometry>'
         "<surface><friction><ode><fdir1>1 0</fdir1></ode></friction></surface></collision>",
         '<audio_source><uri>a.wav</uri></audio_source>',
+        # libsdformat's Material::Load (model/sdf/dom_rules.py): script without uri, shader type, normal map
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry>'
+        "<material><script><name>n</name></script></material></visual>",
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry>'
+        '<material><shader type="Vertex"/></material></visual>',
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry>'
+        '<material><shader type="normal_map_object_space"/></material></visual>',
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry><material>'
+        '<script><uri>file://a.material</uri><name>n</name></script>'
+        '<shader type="normal_map_tangent_space"><normal_map>n.png</normal_map></shader></material></visual>',
         "<spec_unknown>1</spec_unknown>",
         '<pose rotation_format="quat_xyzw">0 0 0 0 0 0</pose>',
     ),
