@@ -9,6 +9,7 @@ from pathlib import Path
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.lazy_modules import lazy_module
 from robot_state_format.limits import read_input_file
+from robot_state_format.model import urdf_gazebo
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import (
     TAG_RE,
@@ -17,7 +18,6 @@ from robot_state_format.model.detect import (
     looks_like_xacro,
     prolog_end,
 )
-from robot_state_format.model import urdf_gazebo
 from robot_state_format.model.types import Model
 from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.xacro import expand_xacro_mapped
