@@ -69,6 +69,33 @@ def test_invalid_inertia_is_a_warning_with_line_and_link() -> None:
                          "ixx ixy ixz iyy iyz izz 0.1 0.2 0.3 0.4 0.5 0.6)")
 
 
+@pytest.mark.parametrize("text,refused", [
+    # an invalid inertia lumped into a link with a heavy valid one by a fixed joint: valid after lumping
+    (_robot('<link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/>'
+            '</inertial></link>', '<link name="b"><inertial><mass value="100"/><origin xyz="1 0 0"/>'
+            '<inertia ixx="10" ixy="0" ixz="0" iyy="10" iyz="0" izz="10"/></inertial></link>',
+            _joint("j", "fixed", "a", "b")), False),
+    # ... and with a light one: still invalid
+    (_robot('<link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/>'
+            '</inertial></link>', '<link name="b"><inertial><mass value="0.001"/>'
+            '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>',
+            _joint("j", "fixed", "a", "b")), True),
+    # an invalid inertia below a link without mass: dropped with it, never checked
+    (_robot(f'<link name="a">{MASS}</link>', '<link name="b"/>', '<link name="c"><inertial><mass value="1"/>'
+            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/></inertial></link>',
+            _joint("j", "revolute", "a", "b"), _joint("j2", "revolute", "b", "c")), False),
+])
+def test_inertia_checked_after_the_conversion_lumps_and_drops(text: str, refused: bool) -> None:
+    assert _gazebo_codes(text) == (["SDF_INVALID_INERTIA"] if refused else [])
+
+
+@pytest.mark.parametrize("joint,refused", [("revolute", True), ("fixed", False)])
+def test_a_joint_named_like_a_link(joint: str, refused: bool) -> None:
+    """SDFormat links and joints share one namespace; a fixed joint is lumped away (no clash)."""
+    text = _robot(f'<link name="a">{MASS}</link>', f'<link name="b">{MASS}</link>', _joint("b", joint, "a", "b"))
+    assert _gazebo_codes(text) == (["SDF_NAME_CLASH"] if refused else [])
+
+
 def test_duplicate_sensor_names_from_gazebo_extensions() -> None:
     sensor = '<sensor name="s" type="imu"/>'
     text = _robot(f'<link name="a">{MASS}</link>', f'<gazebo reference="a">{sensor}</gazebo>',

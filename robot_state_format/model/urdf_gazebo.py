@@ -10,6 +10,7 @@ The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
 * ``SDF_INVALID_INERTIA``: a link whose mass matrix is invalid (:func:`valid_mass_matrix`);
 * ``SDF_DUPLICATE_SENSOR``: ``<gazebo reference="R">`` extensions adding two ``<sensor>``s of one
   name to R ("sensor with name[s] already exists");
+* ``SDF_NAME_CLASH``: a joint named like a link (SDFormat links and joints share one namespace);
 * ``SDF_URDF_NO_LINK``: every link dropped. The conversion drops a link without mass (no
   ``<inertial>`` or mass 0, after the masses of the links lumped into it by fixed joints are added)
   together with everything below it; when that leaves no link, libsdformat refuses the model
@@ -95,44 +96,113 @@ def _unlumped_joints(model: Model) -> set[str]:
             and (c.text or "").strip().lower() in _TRUE}
 
 
-def _no_link_left(model: Model) -> list[Refusal]:
-    kids: dict[str, list[tuple[str, bool]]] = {}
+@dataclass
+class _Mass:
+    """A lumped mass in one link's frame: mass, centre of mass, inertia about the origin."""
+
+    mass: float
+    com: np.ndarray
+    about_origin: np.ndarray
+
+    def moved(self, x: np.ndarray) -> _Mass:  # the same body seen from the parent frame (x = X_parent_link)
+        r, p = x[:3, :3], x[:3, 3]
+        c = r @ self.com + p
+        about_com = r @ (self.about_origin - _steiner(self.mass, self.com)) @ r.T
+        return _Mass(self.mass, c, about_com + _steiner(self.mass, c))
+
+    def __add__(self, other: _Mass) -> _Mass:
+        m = self.mass + other.mass
+        c = (self.mass * self.com + other.mass * other.com) / m if m else self.com
+        return _Mass(m, c, self.about_origin + other.about_origin)
+
+    def six(self) -> tuple[float, float, float, float, float, float]:
+        i = self.about_origin - _steiner(self.mass, self.com)  # about the centre of mass
+        return (float(i[0, 0]), float(i[0, 1]), float(i[0, 2]), float(i[1, 1]), float(i[1, 2]), float(i[2, 2]))
+
+
+def _steiner(m: float, c: np.ndarray) -> np.ndarray:
+    return np.asarray(m * (float(c @ c) * np.eye(3) - np.outer(c, c)))
+
+
+def _own(model: Model, name: str) -> _Mass:
+    link = model.links.get(name)
+    if link is None or link.inertial is None:
+        return _Mass(0.0, np.zeros(3), np.zeros((3, 3)))
+    ine = link.inertial
+    ixx, ixy, ixz, iyy, iyz, izz = ine.inertia
+    moi = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    return _Mass(ine.mass, np.zeros(3), moi).moved(ine.origin)
+
+
+def _converted_links(model: Model) -> list[tuple[str, _Mass]]:
+    """The links libsdformat's URDF conversion creates, each with the mass matrix it checks: a fixed
+    joint (not to the world, not kept by an extension) lumps its child into the parent, bottom-up; a
+    link whose lumped mass is 0 (within 1e-6) is dropped with everything below it."""
+    kids: dict[str, list[tuple[str, bool, np.ndarray]]] = {}
     has_parent = set()
     keep = _unlumped_joints(model) if any(e.tag == "gazebo" for e in model.extensions) else set()
     for j in model.joints.values():
         lumped = j.type is JointType.FIXED and j.parent != WORLD and j.name not in keep
-        kids.setdefault(j.parent, []).append((j.child, lumped))
+        kids.setdefault(j.parent, []).append((j.child, lumped, j.origin @ j.child_offset))
         has_parent.add(j.child)
+    limit = len(model.links)
 
-    def own(name: str) -> float:
-        inertial = model.links[name].inertial if name in model.links else None
-        return inertial.mass if inertial is not None else 0.0
+    def lumped_mass(name: str, depth: int = 0) -> _Mass:  # own plus what fixed joints lump into it
+        total = _own(model, name)
+        if depth <= limit:  # a cycle: urdfdom refuses it before this runs
+            for c, lumped, x in kids.get(name, []):
+                if lumped:
+                    total = total + lumped_mass(c, depth + 1).moved(x)
+        return total
 
-    def mass(name: str, depth: int = 0) -> float:  # own mass plus what fixed joints lump into it
-        if depth > len(model.links):  # a cycle: urdfdom refuses it before this runs
-            return 0.0
-        return own(name) + sum(mass(c, depth + 1) for c, lumped in kids.get(name, []) if lumped)
+    out: list[tuple[str, _Mass]] = []
+    todo = [(n, False) for n in model.links if n not in has_parent]
+    seen: set[str] = set()
+    while todo:
+        name, merged = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name != WORLD:
+            mass = lumped_mass(name)
+            if abs(mass.mass) <= _MASS_EPS:
+                continue  # dropped, with its subtree
+            if not merged:
+                out.append((name, mass))
+        todo.extend((c, lumped) for c, lumped, _ in reversed(kids.get(name, [])))
+    return out
 
-    roots = [n for n in model.links if n not in has_parent]
-    tops = [c for r in roots for c, _ in kids.get(r, [])] if roots == [WORLD] else roots
-    if not roots or any(abs(mass(t)) > _MASS_EPS for t in tops):
+
+def _no_link_left(model: Model, links: list[tuple[str, _Mass]]) -> list[Refusal]:
+    roots = [n for n in model.links if n not in {j.child for j in model.joints.values()}]
+    if links or not roots:
         return []
-    root = model.links[roots[0]]
     return [Refusal("SDF_URDF_NO_LINK", "no link has a mass: the URDF conversion drops every link without one "
                     "(no <inertial> or mass 0, after fixed joints lump their child links into it) with the links "
-                    "below it, and a model without links is invalid", root.source)]
+                    "below it, and a model without links is invalid", model.links[roots[0]].source)]
 
 
 def refusals(model: Model) -> list[Refusal]:
     """Everything libsdformat's URDF conversion refuses in ``model`` (a URDF urdfdom loaded)."""
-    out = [Refusal("SDF_INVALID_INERTIA", f"link {link.name!r} has an invalid inertia (mass "
-                   f"{link.inertial.mass:g}, ixx ixy ixz iyy iyz izz "
-                   f"{' '.join(f'{v:g}' for v in link.inertial.inertia)})", link.source)
-           for link in model.links.values()
-           if link.inertial is not None and not valid_mass_matrix(link.inertial.mass, link.inertial.inertia)]
+    links = _converted_links(model)
+    out = []
+    for name, mass in links:
+        six = mass.six()
+        if not valid_mass_matrix(mass.mass, six):
+            link = model.links[name]
+            own = link.inertial is not None and mass.mass == link.inertial.mass  # nothing lumped into it
+            what, shown = ("", link.inertial.inertia) if own and link.inertial is not None else (
+                ", with the links fixed joints lump into it", six)
+            out.append(Refusal("SDF_INVALID_INERTIA", f"link {name!r} has an invalid inertia{what} (mass "
+                               f"{mass.mass:g}, ixx ixy ixz iyy iyz izz {' '.join(f'{v:g}' for v in shown)})",
+                               link.source))
+    created = {name for name, _ in links}
+    out += [Refusal("SDF_NAME_CLASH", f"joint {j.name!r} has the name of a link: SDFormat links and joints share "
+                    "one namespace", j.source)
+            for j in model.joints.values() if j.child in created and j.name in created]
     if any(e.tag == "gazebo" and "sensor" in e.xml for e in model.extensions):
         out += _duplicate_sensors(model)
-    return out + _no_link_left(model)
+    return out + _no_link_left(model, links)
 
 
 __all__ = ["Refusal", "refusals", "valid_mass_matrix"]
