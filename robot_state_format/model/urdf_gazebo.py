@@ -27,6 +27,7 @@ from lxml import etree
 from robot_state_format.model.types import WORLD, JointType, Model, Source
 from robot_state_format.model.xml import safe_parser
 
+_DBL_EPS = float(np.finfo(float).eps)
 _MASS_EPS = 1e-6  # ignition::math::equal's default tolerance, libsdformat's "has no mass" test
 _TRUE = ("true", "1")
 
@@ -44,8 +45,20 @@ def valid_mass_matrix(mass: float, six: tuple[float, float, float, float, float,
     the inertia matrix and its principal moments non-negative, the moments obeying the triangle
     inequality, each within ``tolerance * DBL_EPSILON * trace / 2``."""
     ixx, ixy, ixz, iyy, iyz, izz = six
+    eps = tolerance * _DBL_EPS * 0.5 * abs(ixx + iyy + izz)
+    if ixy == ixz == iyz == 0.0:  # diagonal (most links): the moments are the principal moments
+        return (mass >= 0 and ixx + eps >= 0 and iyy + eps >= 0 and izz + eps >= 0 and ixx + iyy + eps >= izz
+                and iyy + izz + eps >= ixx and izz + ixx + eps >= iyy and ixx * iyy + eps >= 0
+                and ixx * iyy * izz + eps >= 0)
+    # Gershgorin: every eigenvalue lies within [I_ii - r_i, I_ii + r_i]; when those bounds alone prove
+    # the moments positive and the triangle inequality (with a margin for rounding), no eigenvalues needed
+    r0, r1, r2 = abs(ixy) + abs(ixz), abs(ixy) + abs(iyz), abs(ixz) + abs(iyz)
+    trace = ixx + iyy + izz
+    margin = 1e-9 * abs(trace)
+    if mass >= 0 and min(ixx - r0, iyy - r1, izz - r2) > margin and trace - 2 * max(
+            ixx + r0, iyy + r1, izz + r2) > margin:
+        return True
     moi = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    eps = tolerance * np.finfo(float).eps * 0.5 * abs(ixx + iyy + izz)
     if not (mass >= 0 and ixx + eps >= 0 and ixx * iyy - ixy * ixy + eps >= 0 and np.linalg.det(moi) + eps >= 0):
         return False
     m = np.linalg.eigvalsh(moi)
@@ -54,11 +67,12 @@ def valid_mass_matrix(mass: float, six: tuple[float, float, float, float, float,
                 and m[2] + m[0] + eps >= m[1])
 
 
-def _gazebo_children(model: Model) -> list[tuple[str, etree._Element, Source]]:
-    """(reference, child element, its source) of every ``<gazebo>`` extension's children."""
+def _gazebo_children(model: Model, word: str) -> list[tuple[str, etree._Element, Source]]:
+    """(reference, child element, its source) of the children of the ``<gazebo>`` extensions whose text
+    holds ``word`` (the others are not parsed)."""
     out: list[tuple[str, etree._Element, Source]] = []
     for ext in model.extensions:
-        if ext.tag != "gazebo":
+        if ext.tag != "gazebo" or word not in ext.xml:
             continue
         try:
             root = etree.fromstring(ext.xml.encode("utf-8"), safe_parser())
@@ -74,9 +88,15 @@ def _gazebo_children(model: Model) -> list[tuple[str, etree._Element, Source]]:
 
 
 def _duplicate_sensors(model: Model) -> list[Refusal]:
+    count: dict[str, int] = {}
+    for e in model.extensions:  # parse only the references with two sensors or more
+        if e.tag == "gazebo":
+            count[(e.owner or "").strip()] = count.get((e.owner or "").strip(), 0) + e.xml.count("<sensor")
+    if all(n < 2 for n in count.values()):
+        return []
     out: list[Refusal] = []
     seen: dict[str, set[str]] = {}
-    for ref, c, src in _gazebo_children(model):
+    for ref, c, src in _gazebo_children(model, "<sensor"):
         if etree.QName(c).localname != "sensor":
             continue
         name = c.get("name") or ""
@@ -91,7 +111,7 @@ def _duplicate_sensors(model: Model) -> list[Refusal]:
 def _unlumped_joints(model: Model) -> set[str]:
     """Fixed joints a ``<gazebo reference>`` extension keeps (``disableFixedJointLumping``,
     ``preserveFixedJoint``)."""
-    return {ref for ref, c, _ in _gazebo_children(model)
+    return {ref for ref, c, _ in _gazebo_children(model, "FixedJoint")
             if etree.QName(c).localname in ("disableFixedJointLumping", "preserveFixedJoint")
             and (c.text or "").strip().lower() in _TRUE}
 
@@ -121,7 +141,11 @@ class _Mass:
 
 
 def _steiner(m: float, c: np.ndarray) -> np.ndarray:
-    return np.asarray(m * (float(c @ c) * np.eye(3) - np.outer(c, c)))
+    """The parallel-axis term: m (|c|^2 E - c c^T)."""
+    x, y, z = float(c[0]), float(c[1]), float(c[2])
+    return np.array([[m * (y * y + z * z), -m * x * y, -m * x * z],
+                     [-m * x * y, m * (x * x + z * z), -m * y * z],
+                     [-m * x * z, -m * y * z, m * (x * x + y * y)]])
 
 
 def _own(model: Model, name: str) -> _Mass:
@@ -134,28 +158,36 @@ def _own(model: Model, name: str) -> _Mass:
     return _Mass(ine.mass, np.zeros(3), moi).moved(ine.origin)
 
 
-def _converted_links(model: Model) -> list[tuple[str, _Mass]]:
+def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
     """The links libsdformat's URDF conversion creates, each with the mass matrix it checks: a fixed
     joint (not to the world, not kept by an extension) lumps its child into the parent, bottom-up; a
     link whose lumped mass is 0 (within 1e-6) is dropped with everything below it."""
     kids: dict[str, list[tuple[str, bool, np.ndarray]]] = {}
     has_parent = set()
-    keep = _unlumped_joints(model) if any(e.tag == "gazebo" for e in model.extensions) else set()
+    keep = _unlumped_joints(model)
     for j in model.joints.values():
         lumped = j.type is JointType.FIXED and j.parent != WORLD and j.name not in keep
         kids.setdefault(j.parent, []).append((j.child, lumped, j.origin @ j.child_offset))
         has_parent.add(j.child)
     limit = len(model.links)
+    cache: dict[str, _Mass | None] = {}
 
-    def lumped_mass(name: str, depth: int = 0) -> _Mass:  # own plus what fixed joints lump into it
-        total = _own(model, name)
+    def lumped_mass(name: str, depth: int = 0) -> _Mass | None:
+        """Own plus what fixed joints lump into it; None: the link's own inertial alone."""
+        if name in cache:
+            return cache[name]
+        total: _Mass | None = None
         if depth <= limit:  # a cycle: urdfdom refuses it before this runs
             for c, lumped, x in kids.get(name, []):
                 if lumped:
-                    total = total + lumped_mass(c, depth + 1).moved(x)
+                    sub = lumped_mass(c, depth + 1)
+                    sub = _own(model, c) if sub is None else sub
+                    if sub.mass != 0.0:
+                        total = (_own(model, name) if total is None else total) + sub.moved(x)
+        cache[name] = total
         return total
 
-    out: list[tuple[str, _Mass]] = []
+    out: list[tuple[str, _Mass | None]] = []
     todo = [(n, False) for n in model.links if n not in has_parent]
     seen: set[str] = set()
     while todo:
@@ -165,7 +197,9 @@ def _converted_links(model: Model) -> list[tuple[str, _Mass]]:
         seen.add(name)
         if name != WORLD:
             mass = lumped_mass(name)
-            if abs(mass.mass) <= _MASS_EPS:
+            inertial = model.links[name].inertial if name in model.links else None
+            m = mass.mass if mass is not None else inertial.mass if inertial is not None else 0.0
+            if abs(m) <= _MASS_EPS:
                 continue  # dropped, with its subtree
             if not merged:
                 out.append((name, mass))
@@ -173,8 +207,9 @@ def _converted_links(model: Model) -> list[tuple[str, _Mass]]:
     return out
 
 
-def _no_link_left(model: Model, links: list[tuple[str, _Mass]]) -> list[Refusal]:
-    roots = [n for n in model.links if n not in {j.child for j in model.joints.values()}]
+def _no_link_left(model: Model, links: list[tuple[str, _Mass | None]]) -> list[Refusal]:
+    children = {j.child for j in model.joints.values()}
+    roots = [n for n in model.links if n not in children]
     if links or not roots:
         return []
     return [Refusal("SDF_URDF_NO_LINK", "no link has a mass: the URDF conversion drops every link without one "
@@ -187,21 +222,23 @@ def refusals(model: Model) -> list[Refusal]:
     links = _converted_links(model)
     out = []
     for name, mass in links:
-        six = mass.six()
-        if not valid_mass_matrix(mass.mass, six):
-            link = model.links[name]
-            own = link.inertial is not None and mass.mass == link.inertial.mass  # nothing lumped into it
-            what, shown = ("", link.inertial.inertia) if own and link.inertial is not None else (
-                ", with the links fixed joints lump into it", six)
-            out.append(Refusal("SDF_INVALID_INERTIA", f"link {name!r} has an invalid inertia{what} (mass "
-                               f"{mass.mass:g}, ixx ixy ixz iyy iyz izz {' '.join(f'{v:g}' for v in shown)})",
-                               link.source))
+        link = model.links[name]
+        if mass is None:  # its own inertial, as written (libsdformat checks it in the inertial frame)
+            if link.inertial is None or valid_mass_matrix(link.inertial.mass, link.inertial.inertia):
+                continue
+            what, m, six = "", link.inertial.mass, link.inertial.inertia
+        else:
+            m, six = mass.mass, mass.six()
+            if valid_mass_matrix(m, six):
+                continue
+            what = ", with the links fixed joints lump into it"
+        out.append(Refusal("SDF_INVALID_INERTIA", f"link {name!r} has an invalid inertia{what} (mass {m:g}, "
+                           f"ixx ixy ixz iyy iyz izz {' '.join(f'{v:g}' for v in six)})", link.source))
     created = {name for name, _ in links}
     out += [Refusal("SDF_NAME_CLASH", f"joint {j.name!r} has the name of a link: SDFormat links and joints share "
                     "one namespace", j.source)
             for j in model.joints.values() if j.child in created and j.name in created]
-    if any(e.tag == "gazebo" and "sensor" in e.xml for e in model.extensions):
-        out += _duplicate_sensors(model)
+    out += _duplicate_sensors(model)
     return out + _no_link_left(model, links)
 
 
