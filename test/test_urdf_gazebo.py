@@ -12,10 +12,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from robot_state_format.errors import Severity
 from robot_state_format.model.loader import load_model, load_model_file
+from robot_state_format.model.urdf_gazebo import valid_mass_matrix
 
 ROOT = Path(__file__).resolve().parent.parent
 MASS = '<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
@@ -120,3 +122,19 @@ def test_samples_libsdformat_loads_get_no_such_warning() -> None:
     for name in ("arm7_gripper.urdf", "double_pendulum.urdf"):
         model = load_model_file(ROOT / "robot_state_format" / "samples" / name)
         assert [d.code for d in model.warnings if d.code.startswith("SDF_")] == []
+
+
+def test_the_mass_matrix_test_is_the_eigenvalue_test() -> None:
+    """valid_mass_matrix's shortcuts (diagonal, Gershgorin bounds) decide as the principal moments do:
+    non-negative, triangle inequality, within libsdformat's tolerance (computed here with numpy)."""
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        d = rng.uniform(-0.1, 2.0, 3)
+        o = rng.uniform(-0.5, 0.5, 3) * (rng.uniform(size=3) < 0.6)
+        six = (d[0], o[0], o[1], d[1], o[2], d[2])
+        moi = np.array([[d[0], o[0], o[1]], [o[0], d[1], o[2]], [o[1], o[2], d[2]]])
+        m = np.linalg.eigvalsh(moi)
+        eps = 10 * np.finfo(float).eps * 0.5 * abs(m.sum())
+        minors = d[0] >= -eps and d[0] * d[1] - o[0] ** 2 >= -eps and np.linalg.det(moi) >= -eps
+        expected = bool(minors and m[0] >= -eps and m[0] + m[1] + eps >= m[2])
+        assert valid_mass_matrix(1.0, six) == expected, six
