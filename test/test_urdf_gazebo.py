@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from robot_state_format.errors import Severity
+from robot_state_format.model import urdf_gazebo
 from robot_state_format.model.loader import load_model, load_model_file
 from robot_state_format.model.urdf_gazebo import valid_mass_matrix
 
@@ -138,3 +139,18 @@ def test_the_mass_matrix_test_is_the_eigenvalue_test() -> None:
         minors = d[0] >= -eps and d[0] * d[1] - o[0] ** 2 >= -eps and np.linalg.det(moi) >= -eps
         expected = bool(minors and m[0] >= -eps and m[0] + m[1] + eps >= m[2])
         assert valid_mass_matrix(1.0, six) == expected, six
+
+
+def test_lumped_mass_matrix_of_two_half_cubes_is_the_cube() -> None:
+    """Two half cubes (1 x 1 x 0.5, 6 kg each) joined by a fixed joint, the upper one turned 90 deg about x:
+    the lumped link is the unit cube of 12 kg, centre 0.5 above the base, moments m (1 + 1) / 12 = 2."""
+    half = '<inertia ixx="0.625" ixy="0" ixz="0" iyy="{}" iyz="0" izz="{}"/>'
+    text = _robot(f'<link name="base"><inertial><mass value="6"/><origin xyz="0 0 0.25"/>{half.format(0.625, 1.0)}'
+                  "</inertial></link>",
+                  f'<link name="top"><inertial><mass value="6"/>{half.format(1.0, 0.625)}</inertial></link>',
+                  '<joint name="j" type="fixed"><origin rpy="1.5707963267948966 0 0" xyz="0 0 0.75"/>'
+                  '<parent link="base"/><child link="top"/></joint>')
+    (name, lumped), = urdf_gazebo._converted_links(load_model(text, file="r.urdf"))
+    assert name == "base" and lumped is not None and lumped.mass == 12.0
+    np.testing.assert_allclose(lumped.com, [0, 0, 0.5], atol=1e-12)
+    np.testing.assert_allclose(lumped.six(), [2, 0, 0, 2, 0, 2], atol=1e-12)
