@@ -56,6 +56,8 @@ def _gazebo_codes(text: str) -> list[str]:
     (_robot('<link name="world"/>', '<link name="c"/>', f'<link name="d">{MASS}</link>',
             _joint("j", "revolute", "world", "c"), _joint("j2", "fixed", "c", "d")), False),
     (_robot(f'<link name="b">{MASS}</link>', '<link name="c"/>', _joint("j", "revolute", "b", "c")), False),
+    # urdfdom 6 ignores an <inertial> without <inertia> (URDF_MISSING_INERTIA); libsdformat 12 keeps its mass
+    (_robot('<link name="b"><inertial><mass value="0.5"/></inertial></link>'), False),
 ])
 def test_no_link_with_a_mass_is_what_libsdformat_refuses(text: str, refused: bool) -> None:
     assert _gazebo_codes(text) == (["SDF_URDF_NO_LINK"] if refused else [])

@@ -148,8 +148,25 @@ def _steiner(m: float, c: np.ndarray) -> np.ndarray:
                      [-m * x * z, -m * y * z, m * (x * x + y * y)]])
 
 
-def _own(model: Model, name: str) -> _Mass:
+def _massive_without_inertial(model: Model) -> set[str]:
+    """Links whose ``<inertial>`` without ``<inertia>`` urdfdom 6 ignored (``URDF_MISSING_INERTIA``):
+    libsdformat 12's urdfdom keeps its mass, so the link is not dropped (found by the warning's line)."""
+    lines = [d.line for d in model.warnings if d.code == "URDF_MISSING_INERTIA" and d.line is not None]
+    if not lines:
+        return set()
+    starts = sorted((link.source.line, name) for name, link in model.links.items() if link.source.line is not None)
+    out = set()
+    for line in lines:
+        before = [name for start, name in starts if start <= line]
+        if before:
+            out.add(before[-1])
+    return out
+
+
+def _own(model: Model, name: str, massive: set[str] | frozenset[str] = frozenset()) -> _Mass:
     link = model.links.get(name)
+    if name in massive:  # a mass of unknown value: just above "no mass", a point
+        return _Mass(2 * _MASS_EPS, np.zeros(3), np.zeros((3, 3)))
     if link is None or link.inertial is None:
         return _Mass(0.0, np.zeros(3), np.zeros((3, 3)))
     ine = link.inertial
@@ -171,6 +188,7 @@ def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
         has_parent.add(j.child)
     limit = len(model.links)
     cache: dict[str, _Mass | None] = {}
+    massive = _massive_without_inertial(model)
 
     def lumped_mass(name: str, depth: int = 0) -> _Mass | None:
         """Own plus what fixed joints lump into it; None: the link's own inertial alone."""
@@ -181,9 +199,9 @@ def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
             for c, lumped, x in kids.get(name, []):
                 if lumped:
                     sub = lumped_mass(c, depth + 1)
-                    sub = _own(model, c) if sub is None else sub
+                    sub = _own(model, c, massive) if sub is None else sub
                     if sub.mass != 0.0:
-                        total = (_own(model, name) if total is None else total) + sub.moved(x)
+                        total = (_own(model, name, massive) if total is None else total) + sub.moved(x)
         cache[name] = total
         return total
 
@@ -197,8 +215,7 @@ def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
         seen.add(name)
         if name != WORLD:
             mass = lumped_mass(name)
-            inertial = model.links[name].inertial if name in model.links else None
-            m = mass.mass if mass is not None else inertial.mass if inertial is not None else 0.0
+            m = mass.mass if mass is not None else _own(model, name, massive).mass
             if abs(m) <= _MASS_EPS:
                 continue  # dropped, with its subtree
             if not merged:
