@@ -145,6 +145,22 @@ SPEC_SNIPPETS: dict[str, tuple[str, ...]] = {
         '<collision name="spec_c"><geometry><box><size>1 1 1</size></box></geometry>'
         "<surface><friction><ode><fdir1>1 0</fdir1></ode></friction></surface></collision>",
         '<audio_source><uri>a.wav</uri></audio_source>',
+        # libsdformat's Material::Load (model/sdf/dom_rules.py): script without uri, shader type, normal map
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry>'
+        "<material><script><name>n</name></script></material></visual>",
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry>'
+        '<material><shader type="Vertex"/></material></visual>',
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry>'
+        '<material><shader type="normal_map_object_space"/></material></visual>',
+        '<visual name="spec_m"><geometry><box><size>1 1 1</size></box></geometry><material>'
+        '<script><uri>file://a.material</uri><name>n</name></script>'
+        '<shader type="normal_map_tangent_space"><normal_map>n.png</normal_map></shader></material></visual>',
+        # values libsdformat's DOM reads as one of a fixed set (dom_rules.ONE_OF), a submesh without name
+        '<sensor name="spec_s" type="air_speed"/>',
+        '<sensor name="spec_s" type="navsat"/>',
+        '<sensor name="spec_ft" type="force_torque"><force_torque><frame>Child</frame></force_torque></sensor>',
+        '<particle_emitter name="spec_e" type="Box"/>',
+        '<visual name="spec_m"><geometry><mesh><uri>a.dae</uri><submesh/></mesh></geometry></visual>',
         "<spec_unknown>1</spec_unknown>",
         '<pose rotation_format="quat_xyzw">0 0 0 0 0 0</pose>',
     ),
@@ -161,6 +177,8 @@ SPEC_SNIPPETS: dict[str, tuple[str, ...]] = {
         '<actor name="spec_actor"><skin><filename>x</filename><scale>bad</scale></skin></actor>',
         '<physics type="ode"><max_step_size>bad</max_step_size></physics>',
         "<gravity>0 0</gravity>",
+        '<physics name="spec_p" type="ode"/><physics name="spec_p" type="ode"/>',
+        '<light name="spec_lamp" type="POINT"/>',
     ),
 }
 SPEC_VERSIONS = ("1.0", "1.2", "1.3", "1.5", "1.7", "100")

@@ -190,7 +190,8 @@ def test_descriptions_load_once_and_never_for_urdf() -> None:
 
 # ----------------------------------------------------------------------------- URDF read as part of SDFormat
 @pytest.mark.parametrize("model,code", [("urdf_bad_inertia_m", "SDF_INVALID_INERTIA"),
-                                        ("urdf_gazebo_dup_m", "SDF_DUPLICATE_SENSOR")])
+                                        ("urdf_gazebo_dup_m", "SDF_DUPLICATE_SENSOR"),
+                                        ("urdf_no_mass_m", "SDF_URDF_NO_LINK")])
 def test_included_urdf_refused_as_libsdformats_conversion_refuses_it(model: str, code: str) -> None:
     doc = (f'<sdf version="1.9">\n<world name="w">\n<include><uri>model://{model}</uri></include>\n'
            "</world>\n</sdf>")
@@ -200,6 +201,75 @@ def test_included_urdf_refused_as_libsdformats_conversion_refuses_it(model: str,
     assert err.code == code and err.file.endswith("r.urdf") and err.line is not None
     # on its own the URDF is judged by urdfdom, which loads it (check_urdf: test_urdf_reference_rule's rule)
     load_model_file(REF / "models" / model / "r.urdf")
+
+
+# ----------------------------------------------------------------------------- libsdformat's DOM (dom_rules.py)
+@pytest.mark.parametrize("name,code,line,words", [
+    ("dom_material_script_no_uri", "SDF_MATERIAL_SCRIPT", 10, "<script> has no <uri>"),
+    ("dom_material_shader_type", "SDF_UNSUPPORTED_VALUE", 10, "<shader type='Pixel'> is none of pixel, vertex"),
+    ("dom_material_normal_map_missing", "SDF_MATERIAL_NORMAL_MAP", 10,
+     "<shader type='normal_map_tangent_space'> has no <normal_map>"),
+])
+def test_material_refusals_of_libsdformats_dom(name: str, code: str, line: int, words: str) -> None:
+    path = REF / "refused" / f"{name}.sdf"
+    with pytest.raises(ModelError) as info:
+        load_model_file(path)
+    (err,) = info.value.errors
+    assert (err.code, err.file, err.line) == (code, str(path), line)
+    assert err.message.startswith(words) and "libsdformat refuses it" in err.message
+
+
+@pytest.mark.parametrize("material,code", [
+    ("<script><uri>u</uri></script>", "SDF_MATERIAL_SCRIPT"),  # no <name>
+    ("<script><uri>__default__</uri><name>n</name></script>", "SDF_MATERIAL_SCRIPT"),  # the default is no uri
+    ('<shader type="normal_map_object_space"><normal_map>__default__</normal_map></shader>',
+     "SDF_MATERIAL_NORMAL_MAP"),
+    ('<shader type="invalid"><normal_map>n.png</normal_map></shader>', "SDF_UNSUPPORTED_VALUE"),
+])
+def test_material_variants_as_sdf_ref_measured_them(material: str, code: str) -> None:
+    body = f'<visual name="v"><geometry><box><size>1 1 1</size></box></geometry><material>{material}</material></visual>'
+    assert _codes(_doc(body, "1.6")) == [code]
+
+
+@pytest.mark.parametrize("name,code,line,words", [
+    ("dom_sensor_type", "SDF_UNSUPPORTED_VALUE", 7, "<sensor type='air_speed'> is none of altimeter, camera"),
+    ("dom_force_torque_frame", "SDF_UNSUPPORTED_VALUE", 12, "<frame> 'Child' is none of child, parent, sensor"),
+    ("dom_physics_duplicate", "SDF_DUPLICATE_PHYSICS", 6, "two <physics> named 'fast' in <world>"),
+    ("dom_submesh_no_name", "SDF_SUBMESH_NAME", 7, "<submesh> has no <name>"),
+])
+def test_values_and_names_libsdformats_dom_refuses(name: str, code: str, line: int, words: str) -> None:
+    path = REF / "refused" / f"{name}.sdf"
+    with pytest.raises(ModelError) as info:
+        load_model_file(path)
+    (err,) = info.value.errors
+    assert (err.code, err.file, err.line) == (code, str(path), line)
+    assert err.message.startswith(words) and err.message.endswith("(libsdformat refuses it)")
+
+
+@pytest.mark.parametrize("body", [  # each measured with sdf_ref: refused by libsdformat 12.3
+    '<light name="x" type="Point"/>', '<sensor name="s" type="none"/>', '<particle_emitter name="e" type="Box"/>',
+    '<sensor name="s" type="force_torque"><force_torque><measure_direction>Child_to_parent</measure_direction>'
+    "</force_torque></sensor>",
+    '<sensor name="s" type="camera"><camera><image><format>RGB8</format></image></camera></sensor>',
+])
+def test_one_of_a_fixed_set_as_libsdformat_reads_it(body: str) -> None:
+    assert _codes(_doc(body)) == ["SDF_UNSUPPORTED_VALUE"]
+
+
+def test_world_values_of_a_fixed_set() -> None:
+    for body in ('<atmosphere type="Adiabatic"/>', "<spherical_coordinates><world_frame_orientation>NED"
+                 "</world_frame_orientation></spherical_coordinates>"):
+        assert _codes(f'<sdf version="1.9"><world name="w">{body}</world></sdf>') == ["SDF_UNSUPPORTED_VALUE"]
+
+
+def test_accepted_values_and_plugin_content_load() -> None:
+    m = load_model_file(REF / "loads" / "dom_values_accepted.sdf")
+    assert m.is_world and list(m.links) == ["m::l"]
+
+
+def test_a_complete_material_loads() -> None:
+    m = load_model_file(REF / "loads" / "dom_material_complete.sdf")
+    assert list(m.links) == ["l"] and len(m.links["l"].visuals) == 2 and m.warnings == []
 
 
 # ----------------------------------------------------------------------------- the <sdf> root (libsdformat's Root)

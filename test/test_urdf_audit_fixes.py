@@ -209,7 +209,9 @@ def test_lone_surrogate_in_xacro_text_is_a_model_error() -> None:
 
 # -- 5. xacro keeps the tolerance warnings ----------------------------------------------------------
 
-XACRO_BODY = f'<robot name="r" {XACRO_NS}><xacro:property name="n" value="a"/><link name="${{n}}"/></robot>\n'
+# the link has a mass: libsdformat (Gazebo) would refuse a URDF without one (SDF_URDF_NO_LINK warning)
+MASS = '<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
+XACRO_BODY = f'<robot name="r" {XACRO_NS}><xacro:property name="n" value="a"/><link name="${{n}}">{MASS}</link></robot>\n'
 
 
 def test_xacro_version_zero_warns(tmp_path: Path) -> None:
@@ -234,7 +236,7 @@ def test_xacro_included_file_warnings_name_that_file(tmp_path: Path) -> None:
     part.write_text(f'<?xml version="0.0"?>\n<robot {XACRO_NS}><link name="b"/></robot>\n')
     main_file = tmp_path / "main.xacro"
     main_file.write_text(f'<robot name="r" {XACRO_NS}>\n<xacro:include filename="part.xacro"/>\n'
-                         '<link name="a"/><joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>\n'
+                         f'<link name="a">{MASS}</link><joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>\n'
                          '</robot>\n')
     model = load_model_file(main_file)
     assert sorted(model.links) == ["a", "b"]

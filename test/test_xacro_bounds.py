@@ -172,7 +172,7 @@ ROBOT = """<?xml version="1.0"?>
 <robot name="r" {ns}>
   <!-- an old version: <xacro:property name="w" value="${{2*pi}}"/>
        <joint soft_lower_limit="${{-15 * deg}}"/> $(find pkg) -->
-  <link name="a"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>
 {extra}</robot>
 """
 
@@ -208,7 +208,9 @@ def test_generated_urdfs_with_xacro_in_comments_read_clean(rel: str) -> None:
 def test_comments_kept_by_a_real_expansion_are_not_xacro_either(tmp_path: Path) -> None:
     path = tmp_path / "r.urdf.xacro"
     path.write_text(f'<robot name="r" {NS}>\n  <xacro:property name="n" value="a"/>\n'
-                    '  <!-- was: <xacro:leg side="${side}"/> $(arg x) -->\n  <link name="${n}"/>\n'
+                    '  <!-- was: <xacro:leg side="${side}"/> $(arg x) -->\n  <link name="${n}">'
+                    '<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
+                    '</link>\n'
                     '  <link name="b"/>\n  <joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>\n'
                     '</robot>\n')
     model = load_model_file(path)

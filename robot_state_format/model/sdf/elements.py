@@ -11,6 +11,7 @@ from lxml import etree
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.model.types import Geometry, Inertial, Material, Source
+from robot_state_format.model.urdf_gazebo import valid_mass_matrix
 from robot_state_format.model.xml import describe
 from robot_state_format.spatial import (
     Transform,
@@ -295,19 +296,3 @@ class ValueParser:
                               "must be positive semi-definite and satisfy the triangle inequality (libsdformat "
                               "refuses it)", self.file, el)
         return Inertial(mass=mass, origin=self.pose(child(el, "pose")), inertia=six)
-
-
-def valid_mass_matrix(mass: float, six: tuple[float, float, float, float, float, float],
-                      tolerance: float = 10.0) -> bool:
-    """libsdformat's (ignition-math ``MassMatrix3::IsValid``) test: mass >= 0, the leading minors of
-    the inertia matrix and its principal moments non-negative, the moments obeying the triangle
-    inequality, each within ``tolerance * DBL_EPSILON * trace / 2``."""
-    ixx, ixy, ixz, iyy, iyz, izz = six
-    moi = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    eps = tolerance * np.finfo(float).eps * 0.5 * abs(ixx + iyy + izz)
-    if not (mass >= 0 and ixx + eps >= 0 and ixx * iyy - ixy * ixy + eps >= 0 and np.linalg.det(moi) + eps >= 0):
-        return False
-    m = np.linalg.eigvalsh(moi)
-    eps = tolerance * np.finfo(float).eps * 0.5 * abs(float(m.sum()))
-    return bool(m.min() + eps >= 0 and m[0] + m[1] + eps >= m[2] and m[1] + m[2] + eps >= m[0]
-                and m[2] + m[0] + eps >= m[1])

@@ -21,7 +21,7 @@ from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.lazy_modules import lazy_package
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.detect import detect_format
-from robot_state_format.model.sdf import drake, include, urdf_include
+from robot_state_format.model.sdf import dom_rules, drake, include, urdf_include
 from robot_state_format.model.sdf.elements import (
     Report,
     ValueParser,
@@ -106,6 +106,7 @@ class Parser(JointParts):
         # the specification's element descriptions, as libsdformat reads the document (it stops at an error)
         if spec_check.check_document(root, self.report, file, own):
             return None
+        dom_rules.check(root, self.report, file)  # libsdformat's DOM refusals: reported, the reading goes on
         tops = [c for c in children(root) if tag(c) in ("model", "light", "actor", "include")]
         if not children(root, "world"):  # libsdformat's Root: one model, light or actor (an include is one)
             for extra in tops[1:]:
@@ -494,7 +495,7 @@ class Parser(JointParts):
                 self.report.error("SDF_INCLUDE_ERROR", f"included URDF {path}: {exc}", file, el)
                 return None
             self.report.diagnostics.extend(model.warnings)
-            urdf_include.gazebo_refusals(data, path, self.report)
+            urdf_include.refusals(model, path, self.report)
             return urdf_include.scope_from_model(model, path, self.report)
         if fmt == "xacro":
             self.report.error("SDF_INCLUDE_UNSUPPORTED", f"cannot include a xacro file ({path})", file, el)

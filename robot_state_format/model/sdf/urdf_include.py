@@ -1,20 +1,18 @@
 """What libsdformat's URDF conversion refuses in a URDF included by an SDFormat document.
 
-A plain URDF file is judged by urdfdom (the project's rule for URDF, docs/models.md); a URDF an
-SDFormat ``<include>`` pulls in is read by libsdformat, through its URDF-to-SDFormat conversion, and
-refused where that conversion's result is invalid SDFormat (checked with ``conformance/sdf_ref``):
-
-* ``<gazebo reference="L">`` extensions adding two ``<sensor>``s of one name to a link or joint
-  (``SDF_DUPLICATE_SENSOR``: "sensor with name[s] already exists");
-* an invalid inertia (``SDF_INVALID_INERTIA``, :func:`scope_from_model`).
+A plain URDF file is judged by urdfdom (the project's rule for URDF, docs/models.md), with what
+libsdformat would refuse as warnings; a URDF an SDFormat ``<include>`` pulls in is read by
+libsdformat, through its URDF-to-SDFormat conversion, so there the same refusals
+(:mod:`robot_state_format.model.urdf_gazebo`: invalid inertia, duplicate sensor names from
+``<gazebo>`` extensions, no link with a mass) are errors (checked with ``conformance/sdf_ref``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.model.sdf.elements import Report, children, tag, valid_mass_matrix
+from robot_state_format.model import urdf_gazebo
+from robot_state_format.model.sdf.elements import Report
 from robot_state_format.model.sdf.ir import (
     MODEL_FRAME,
     AxisIR,
@@ -26,32 +24,15 @@ from robot_state_format.model.sdf.ir import (
     ShapeIR,
 )
 from robot_state_format.model.types import WORLD, Extension, JointType, Model, Source
-from robot_state_format.model.xml import parse_xml
 from robot_state_format.spatial import inverse
 
 SCOPE_VERSION = (1, 11)  # an included URDF's scope follows the newest conventions (axes in the joint frame)
 
 
-def gazebo_refusals(data: bytes, path: str, report: Report) -> None:
-    """Report the duplicate names the ``<gazebo>`` extensions of the URDF ``data`` create."""
-    try:
-        root, _ = parse_xml(data, path)
-    except RobotStateFormatError:
-        return  # the URDF reader has reported it
-    seen: dict[tuple[str, str], set[str]] = {}
-    for ext in children(root, "gazebo"):
-        ref = (ext.get("reference") or "").strip()
-        for c in children(ext):
-            kind = tag(c)
-            if kind != "sensor":
-                continue
-            name = c.get("name") or ""
-            names = seen.setdefault((ref, kind), set())
-            if name in names:
-                report.error("SDF_DUPLICATE_SENSOR", f"the <gazebo reference={ref!r}> extensions of included URDF "
-                             f"{path} add two sensors named {name!r} (libsdformat's URDF conversion refuses it)",
-                             path, c)
-            names.add(name)
+def refusals(model: Model, path: str, report: Report) -> None:
+    """Report, as errors, what libsdformat's URDF conversion refuses in the included URDF ``model``."""
+    for r in urdf_gazebo.refusals(model):
+        report.error_at(r.code, f"included URDF {path}: {r.message} (libsdformat refuses it)", r.source)
 
 
 def scope_from_model(model: Model, file: str, report: Report | None = None) -> Scope:
@@ -65,11 +46,6 @@ def scope_from_model(model: Model, file: str, report: Report | None = None) -> S
     for link in model.links.values():
         if drop_world and link.name == WORLD:
             continue
-        inertial = link.inertial
-        if report is not None and inertial is not None and not valid_mass_matrix(inertial.mass, inertial.inertia):
-            # urdfdom loads it; libsdformat, which reads the URDF as part of this document, refuses it
-            report.error_at("SDF_INVALID_INERTIA", f"included URDF link {link.name!r} has an invalid inertia (mass "
-                            f"{inertial.mass:g}; libsdformat refuses it)", link.source)
         scope.items.append(LinkIR(name=link.name, source=link.source, pose=np.array(link.pose),
                                   rel=MODEL_FRAME, inertial=link.inertial,
                                   visuals=[ShapeIR(s) for s in link.visuals],
@@ -101,4 +77,4 @@ def scope_from_model(model: Model, file: str, report: Report | None = None) -> S
     return scope
 
 
-__all__ = ["gazebo_refusals", "scope_from_model"]
+__all__ = ["refusals", "scope_from_model"]

@@ -1,0 +1,262 @@
+"""What libsdformat 12's URDF conversion (the one Gazebo uses) refuses in a URDF urdfdom loads.
+
+One rule, two uses (docs/sdformat.md "URDF read as part of SDFormat"): a URDF an SDFormat
+``<include>`` pulls in is read by libsdformat, so there each refusal is an error
+(``model/sdf/urdf_include.py``); a plain URDF is judged by urdfdom, so there each is a warning naming
+libsdformat (``model/loader.py``), which ``check --strict`` turns into libsdformat's verdict.
+
+The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
+
+* ``SDF_INVALID_INERTIA``: a link whose mass matrix is invalid (:func:`valid_mass_matrix`);
+* ``SDF_DUPLICATE_SENSOR``: ``<gazebo reference="R">`` extensions adding two ``<sensor>``s of one
+  name to R ("sensor with name[s] already exists");
+* ``SDF_NAME_CLASH``: a joint named like a link (SDFormat links and joints share one namespace);
+* ``SDF_URDF_NO_LINK``: every link dropped. The conversion drops a link without mass (no
+  ``<inertial>`` or mass 0, after the masses of the links lumped into it by fixed joints are added)
+  together with everything below it; when that leaves no link, libsdformat refuses the model
+  ("A model must have at least one link").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from lxml import etree
+
+from robot_state_format.model.types import WORLD, JointType, Model, Source
+from robot_state_format.model.xml import safe_parser
+
+_DBL_EPS = float(np.finfo(float).eps)
+_MASS_EPS = 1e-6  # ignition::math::equal's default tolerance, libsdformat's "has no mass" test
+_TRUE = ("true", "1")
+
+
+@dataclass(frozen=True)
+class Refusal:
+    code: str
+    message: str
+    source: Source
+
+
+def valid_mass_matrix(mass: float, six: tuple[float, float, float, float, float, float],
+                      tolerance: float = 10.0) -> bool:
+    """libsdformat's (ignition-math ``MassMatrix3::IsValid``) test: mass >= 0, the leading minors of
+    the inertia matrix and its principal moments non-negative, the moments obeying the triangle
+    inequality, each within ``tolerance * DBL_EPSILON * trace / 2``."""
+    ixx, ixy, ixz, iyy, iyz, izz = six
+    eps = tolerance * _DBL_EPS * 0.5 * abs(ixx + iyy + izz)
+    if ixy == ixz == iyz == 0.0:  # diagonal (most links): the moments are the principal moments
+        return (mass >= 0 and ixx + eps >= 0 and iyy + eps >= 0 and izz + eps >= 0 and ixx + iyy + eps >= izz
+                and iyy + izz + eps >= ixx and izz + ixx + eps >= iyy and ixx * iyy + eps >= 0
+                and ixx * iyy * izz + eps >= 0)
+    # Gershgorin: every eigenvalue lies within [I_ii - r_i, I_ii + r_i]; when those bounds alone prove
+    # the moments positive and the triangle inequality (with a margin for rounding), no eigenvalues needed
+    r0, r1, r2 = abs(ixy) + abs(ixz), abs(ixy) + abs(iyz), abs(ixz) + abs(iyz)
+    trace = ixx + iyy + izz
+    margin = 1e-9 * abs(trace)
+    if mass >= 0 and min(ixx - r0, iyy - r1, izz - r2) > margin and trace - 2 * max(
+            ixx + r0, iyy + r1, izz + r2) > margin:
+        return True
+    moi = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    if not (mass >= 0 and ixx + eps >= 0 and ixx * iyy - ixy * ixy + eps >= 0 and np.linalg.det(moi) + eps >= 0):
+        return False
+    m = np.linalg.eigvalsh(moi)
+    eps = tolerance * np.finfo(float).eps * 0.5 * abs(float(m.sum()))
+    return bool(m.min() + eps >= 0 and m[0] + m[1] + eps >= m[2] and m[1] + m[2] + eps >= m[0]
+                and m[2] + m[0] + eps >= m[1])
+
+
+def _gazebo_children(model: Model, word: str) -> list[tuple[str, etree._Element, Source]]:
+    """(reference, child element, its source) of the children of the ``<gazebo>`` extensions whose text
+    holds ``word`` (the others are not parsed)."""
+    out: list[tuple[str, etree._Element, Source]] = []
+    for ext in model.extensions:
+        if ext.tag != "gazebo" or word not in ext.xml:
+            continue
+        try:
+            root = etree.fromstring(ext.xml.encode("utf-8"), safe_parser())
+        except etree.XMLSyntaxError:  # kept verbatim from a document that parsed: not expected
+            continue
+        for c in root:
+            if isinstance(c.tag, str):
+                line = ext.source.line + c.sourceline - 1 if ext.source.line and c.sourceline else ext.source.line
+                name = c.get("name")
+                elem = f"{etree.QName(c).localname}[name={name}]" if name is not None else etree.QName(c).localname
+                out.append(((ext.owner or "").strip(), c, Source(ext.source.file, line, elem)))
+    return out
+
+
+def _duplicate_sensors(model: Model) -> list[Refusal]:
+    count: dict[str, int] = {}
+    for e in model.extensions:  # parse only the references with two sensors or more
+        if e.tag == "gazebo":
+            count[(e.owner or "").strip()] = count.get((e.owner or "").strip(), 0) + e.xml.count("<sensor")
+    if all(n < 2 for n in count.values()):
+        return []
+    out: list[Refusal] = []
+    seen: dict[str, set[str]] = {}
+    for ref, c, src in _gazebo_children(model, "<sensor"):
+        if etree.QName(c).localname != "sensor":
+            continue
+        name = c.get("name") or ""
+        names = seen.setdefault(ref, set())
+        if name in names:
+            out.append(Refusal("SDF_DUPLICATE_SENSOR", f"the <gazebo reference={ref!r}> extensions add two sensors "
+                               f"named {name!r}", src))
+        names.add(name)
+    return out
+
+
+def _unlumped_joints(model: Model) -> set[str]:
+    """Fixed joints a ``<gazebo reference>`` extension keeps (``disableFixedJointLumping``,
+    ``preserveFixedJoint``)."""
+    return {ref for ref, c, _ in _gazebo_children(model, "FixedJoint")
+            if etree.QName(c).localname in ("disableFixedJointLumping", "preserveFixedJoint")
+            and (c.text or "").strip().lower() in _TRUE}
+
+
+@dataclass
+class _Mass:
+    """A lumped mass in one link's frame: mass, centre of mass, inertia about the origin."""
+
+    mass: float
+    com: np.ndarray
+    about_origin: np.ndarray
+
+    def moved(self, x: np.ndarray) -> _Mass:  # the same body seen from the parent frame (x = X_parent_link)
+        r, p = x[:3, :3], x[:3, 3]
+        c = r @ self.com + p
+        about_com = r @ (self.about_origin - _steiner(self.mass, self.com)) @ r.T
+        return _Mass(self.mass, c, about_com + _steiner(self.mass, c))
+
+    def __add__(self, other: _Mass) -> _Mass:
+        m = self.mass + other.mass
+        c = (self.mass * self.com + other.mass * other.com) / m if m else self.com
+        return _Mass(m, c, self.about_origin + other.about_origin)
+
+    def six(self) -> tuple[float, float, float, float, float, float]:
+        i = self.about_origin - _steiner(self.mass, self.com)  # about the centre of mass
+        return (float(i[0, 0]), float(i[0, 1]), float(i[0, 2]), float(i[1, 1]), float(i[1, 2]), float(i[2, 2]))
+
+
+def _steiner(m: float, c: np.ndarray) -> np.ndarray:
+    """The parallel-axis term: m (|c|^2 E - c c^T)."""
+    x, y, z = float(c[0]), float(c[1]), float(c[2])
+    return np.array([[m * (y * y + z * z), -m * x * y, -m * x * z],
+                     [-m * x * y, m * (x * x + z * z), -m * y * z],
+                     [-m * x * z, -m * y * z, m * (x * x + y * y)]])
+
+
+def _massive_without_inertial(model: Model) -> set[str]:
+    """Links whose ``<inertial>`` without ``<inertia>`` urdfdom 6 ignored (``URDF_MISSING_INERTIA``):
+    libsdformat 12's urdfdom keeps its mass, so the link is not dropped (found by the warning's line)."""
+    lines = [d.line for d in model.warnings if d.code == "URDF_MISSING_INERTIA" and d.line is not None]
+    if not lines:
+        return set()
+    starts = sorted((link.source.line, name) for name, link in model.links.items() if link.source.line is not None)
+    out = set()
+    for line in lines:
+        before = [name for start, name in starts if start <= line]
+        if before:
+            out.add(before[-1])
+    return out
+
+
+def _own(model: Model, name: str, massive: set[str] | frozenset[str] = frozenset()) -> _Mass:
+    link = model.links.get(name)
+    if name in massive:  # a mass of unknown value: just above "no mass", a point
+        return _Mass(2 * _MASS_EPS, np.zeros(3), np.zeros((3, 3)))
+    if link is None or link.inertial is None:
+        return _Mass(0.0, np.zeros(3), np.zeros((3, 3)))
+    ine = link.inertial
+    ixx, ixy, ixz, iyy, iyz, izz = ine.inertia
+    moi = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    return _Mass(ine.mass, np.zeros(3), moi).moved(ine.origin)
+
+
+def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
+    """The links libsdformat's URDF conversion creates, each with the mass matrix it checks: a fixed
+    joint (not to the world, not kept by an extension) lumps its child into the parent, bottom-up; a
+    link whose lumped mass is 0 (within 1e-6) is dropped with everything below it."""
+    kids: dict[str, list[tuple[str, bool, np.ndarray]]] = {}
+    has_parent = set()
+    keep = _unlumped_joints(model)
+    for j in model.joints.values():
+        lumped = j.type is JointType.FIXED and j.parent != WORLD and j.name not in keep
+        kids.setdefault(j.parent, []).append((j.child, lumped, j.origin @ j.child_offset))
+        has_parent.add(j.child)
+    limit = len(model.links)
+    cache: dict[str, _Mass | None] = {}
+    massive = _massive_without_inertial(model)
+
+    def lumped_mass(name: str, depth: int = 0) -> _Mass | None:
+        """Own plus what fixed joints lump into it; None: the link's own inertial alone."""
+        if name in cache:
+            return cache[name]
+        total: _Mass | None = None
+        if depth <= limit:  # a cycle: urdfdom refuses it before this runs
+            for c, lumped, x in kids.get(name, []):
+                if lumped:
+                    sub = lumped_mass(c, depth + 1)
+                    sub = _own(model, c, massive) if sub is None else sub
+                    if sub.mass != 0.0:
+                        total = (_own(model, name, massive) if total is None else total) + sub.moved(x)
+        cache[name] = total
+        return total
+
+    out: list[tuple[str, _Mass | None]] = []
+    todo = [(n, False) for n in model.links if n not in has_parent]
+    seen: set[str] = set()
+    while todo:
+        name, merged = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if name != WORLD:
+            mass = lumped_mass(name)
+            m = mass.mass if mass is not None else _own(model, name, massive).mass
+            if abs(m) <= _MASS_EPS:
+                continue  # dropped, with its subtree
+            if not merged:
+                out.append((name, mass))
+        todo.extend((c, lumped) for c, lumped, _ in reversed(kids.get(name, [])))
+    return out
+
+
+def _no_link_left(model: Model, links: list[tuple[str, _Mass | None]]) -> list[Refusal]:
+    children = {j.child for j in model.joints.values()}
+    roots = [n for n in model.links if n not in children]
+    if links or not roots:
+        return []
+    return [Refusal("SDF_URDF_NO_LINK", "no link has a mass: the URDF conversion drops every link without one "
+                    "(no <inertial> or mass 0, after fixed joints lump their child links into it) with the links "
+                    "below it, and a model without links is invalid", model.links[roots[0]].source)]
+
+
+def refusals(model: Model) -> list[Refusal]:
+    """Everything libsdformat's URDF conversion refuses in ``model`` (a URDF urdfdom loaded)."""
+    links = _converted_links(model)
+    out = []
+    for name, mass in links:
+        link = model.links[name]
+        if mass is None:  # its own inertial, as written (libsdformat checks it in the inertial frame)
+            if link.inertial is None or valid_mass_matrix(link.inertial.mass, link.inertial.inertia):
+                continue
+            what, m, six = "", link.inertial.mass, link.inertial.inertia
+        else:
+            m, six = mass.mass, mass.six()
+            if valid_mass_matrix(m, six):
+                continue
+            what = ", with the links fixed joints lump into it"
+        out.append(Refusal("SDF_INVALID_INERTIA", f"link {name!r} has an invalid inertia{what} (mass {m:g}, "
+                           f"ixx ixy ixz iyy iyz izz {' '.join(f'{v:g}' for v in six)})", link.source))
+    created = {name for name, _ in links}
+    out += [Refusal("SDF_NAME_CLASH", f"joint {j.name!r} has the name of a link: SDFormat links and joints share "
+                    "one namespace", j.source)
+            for j in model.joints.values() if j.child in created and j.name in created]
+    out += _duplicate_sensors(model)
+    return out + _no_link_left(model, links)
+
+
+__all__ = ["Refusal", "refusals", "valid_mass_matrix"]

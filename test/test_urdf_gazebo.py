@@ -1,0 +1,158 @@
+"""A plain URDF keeps urdfdom's verdict; what libsdformat 12's URDF conversion (Gazebo) refuses is a
+warning naming it, and ``check --strict`` turns it into libsdformat's verdict (model/urdf_gazebo.py).
+
+Every expectation below was measured with conformance/sdf_ref (libsdformat 12.3): the documents it
+refuses ("A model must have at least one link", "A link named ... has invalid inertia", "sensor with
+name[s] already exists") and those it loads.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robot_state_format.errors import Severity
+from robot_state_format.model import urdf_gazebo
+from robot_state_format.model.loader import load_model, load_model_file
+from robot_state_format.model.urdf_gazebo import valid_mass_matrix
+
+ROOT = Path(__file__).resolve().parent.parent
+MASS = '<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
+REV = '<axis xyz="0 0 1"/><limit effort="1" velocity="1" lower="-1" upper="1"/>'
+
+
+def _joint(name: str, kind: str, parent: str, child: str) -> str:
+    extra = REV if kind == "revolute" else ""
+    return f'<joint name="{name}" type="{kind}"><parent link="{parent}"/><child link="{child}"/>{extra}</joint>'
+
+
+def _robot(*parts: str) -> str:
+    return '<robot name="r">\n' + "\n".join(parts) + "\n</robot>\n"
+
+
+def _gazebo_codes(text: str) -> list[str]:
+    model = load_model(text, file="r.urdf")
+    out = [d.code for d in model.warnings if d.message.startswith("libsdformat 12 (Gazebo) refuses this URDF: ")]
+    assert all(d.severity is Severity.WARNING for d in model.warnings)
+    return out
+
+
+# libsdformat drops a link without mass with everything below it; a fixed joint lumps its child's mass
+# into the parent first (not to the world, not with disableFixedJointLumping)
+@pytest.mark.parametrize("text,refused", [
+    (_robot('<link name="b"/>'), True),
+    (_robot('<link name="b"><inertial><mass value="0"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/>'
+            "</inertial></link>"), True),
+    (_robot('<link name="b"/>', f'<link name="c">{MASS}</link>', _joint("j", "revolute", "b", "c")), True),
+    (_robot('<link name="b"/>', f'<link name="c">{MASS}</link>', _joint("j", "fixed", "b", "c")), False),
+    (_robot('<link name="b"/>', f'<link name="c">{MASS}</link>', _joint("j", "fixed", "b", "c"),
+            '<gazebo reference="j"><disableFixedJointLumping>true</disableFixedJointLumping></gazebo>'), True),
+    (_robot('<link name="world"/>', '<link name="c"/>', _joint("j", "revolute", "world", "c")), True),
+    (_robot('<link name="world"/>', f'<link name="c">{MASS}</link>', _joint("j", "fixed", "world", "c")), False),
+    (_robot('<link name="world"/>', '<link name="c"/>', f'<link name="d">{MASS}</link>',
+            _joint("j", "revolute", "world", "c"), _joint("j2", "fixed", "c", "d")), False),
+    (_robot(f'<link name="b">{MASS}</link>', '<link name="c"/>', _joint("j", "revolute", "b", "c")), False),
+    # urdfdom 6 ignores an <inertial> without <inertia> (URDF_MISSING_INERTIA); libsdformat 12 keeps its mass
+    (_robot('<link name="b"><inertial><mass value="0.5"/></inertial></link>'), False),
+])
+def test_no_link_with_a_mass_is_what_libsdformat_refuses(text: str, refused: bool) -> None:
+    assert _gazebo_codes(text) == (["SDF_URDF_NO_LINK"] if refused else [])
+
+
+def test_invalid_inertia_is_a_warning_with_line_and_link() -> None:
+    text = _robot('<link name="a">\n<inertial><mass value="2"/><inertia ixx="0.1" ixy="0.2" ixz="0.3" iyy="0.4" '
+                  'iyz="0.5" izz="0.6"/></inertial></link>')
+    model = load_model(text, file="r.urdf")
+    (d,) = model.warnings
+    assert (d.code, d.severity, d.file, d.line, d.element) == ("SDF_INVALID_INERTIA", Severity.WARNING, "r.urdf", 2,
+                                                               "link[name=a]")
+    assert d.message == ("libsdformat 12 (Gazebo) refuses this URDF: link 'a' has an invalid inertia (mass 2, "
+                         "ixx ixy ixz iyy iyz izz 0.1 0.2 0.3 0.4 0.5 0.6)")
+
+
+@pytest.mark.parametrize("text,refused", [
+    # an invalid inertia lumped into a link with a heavy valid one by a fixed joint: valid after lumping
+    (_robot('<link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/>'
+            '</inertial></link>', '<link name="b"><inertial><mass value="100"/><origin xyz="1 0 0"/>'
+            '<inertia ixx="10" ixy="0" ixz="0" iyy="10" iyz="0" izz="10"/></inertial></link>',
+            _joint("j", "fixed", "a", "b")), False),
+    # ... and with a light one: still invalid
+    (_robot('<link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/>'
+            '</inertial></link>', '<link name="b"><inertial><mass value="0.001"/>'
+            '<inertia ixx="0.001" ixy="0" ixz="0" iyy="0.001" iyz="0" izz="0.001"/></inertial></link>',
+            _joint("j", "fixed", "a", "b")), True),
+    # an invalid inertia below a link without mass: dropped with it, never checked
+    (_robot(f'<link name="a">{MASS}</link>', '<link name="b"/>', '<link name="c"><inertial><mass value="1"/>'
+            '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="5"/></inertial></link>',
+            _joint("j", "revolute", "a", "b"), _joint("j2", "revolute", "b", "c")), False),
+])
+def test_inertia_checked_after_the_conversion_lumps_and_drops(text: str, refused: bool) -> None:
+    assert _gazebo_codes(text) == (["SDF_INVALID_INERTIA"] if refused else [])
+
+
+@pytest.mark.parametrize("joint,refused", [("revolute", True), ("fixed", False)])
+def test_a_joint_named_like_a_link(joint: str, refused: bool) -> None:
+    """SDFormat links and joints share one namespace; a fixed joint is lumped away (no clash)."""
+    text = _robot(f'<link name="a">{MASS}</link>', f'<link name="b">{MASS}</link>', _joint("b", joint, "a", "b"))
+    assert _gazebo_codes(text) == (["SDF_NAME_CLASH"] if refused else [])
+
+
+def test_duplicate_sensor_names_from_gazebo_extensions() -> None:
+    sensor = '<sensor name="s" type="imu"/>'
+    text = _robot(f'<link name="a">{MASS}</link>', f'<gazebo reference="a">{sensor}</gazebo>',
+                  f'<gazebo reference="a">\n{sensor}</gazebo>', f'<gazebo reference="b">{sensor}</gazebo>')
+    model = load_model(text, file="r.urdf")
+    (d,) = model.warnings
+    assert (d.code, d.line, d.element) == ("SDF_DUPLICATE_SENSOR", 5, "sensor[name=s]")
+
+
+def test_check_keeps_urdfdoms_verdict_and_strict_gives_libsdformats(tmp_path: Path) -> None:
+    path = tmp_path / "no_mass.urdf"
+    path.write_text(_robot('<link name="b"/>'))
+    cmd = [sys.executable, "-m", "robot_state_format", "check"]
+    plain = subprocess.run([*cmd, str(path)], capture_output=True, text=True, timeout=120)
+    strict = subprocess.run([*cmd, "--strict", str(path)], capture_output=True, text=True, timeout=120)
+    assert plain.returncode == 0 and strict.returncode == 1
+    assert f"{path}:2: warning: [SDF_URDF_NO_LINK] libsdformat 12 (Gazebo) refuses this URDF: " in plain.stdout
+
+
+def test_samples_libsdformat_loads_get_no_such_warning() -> None:
+    """The URDF samples libsdformat loads (conformance/sdf_ref) get none of these warnings."""
+    for name in ("arm7_gripper.urdf", "double_pendulum.urdf"):
+        model = load_model_file(ROOT / "robot_state_format" / "samples" / name)
+        assert [d.code for d in model.warnings if d.code.startswith("SDF_")] == []
+
+
+def test_the_mass_matrix_test_is_the_eigenvalue_test() -> None:
+    """valid_mass_matrix's shortcuts (diagonal, Gershgorin bounds) decide as the principal moments do:
+    non-negative, triangle inequality, within libsdformat's tolerance (computed here with numpy)."""
+    rng = np.random.default_rng(7)
+    for _ in range(3000):
+        d = rng.uniform(-0.1, 2.0, 3)
+        o = rng.uniform(-0.5, 0.5, 3) * (rng.uniform(size=3) < 0.6)
+        six = (d[0], o[0], o[1], d[1], o[2], d[2])
+        moi = np.array([[d[0], o[0], o[1]], [o[0], d[1], o[2]], [o[1], o[2], d[2]]])
+        m = np.linalg.eigvalsh(moi)
+        eps = 10 * np.finfo(float).eps * 0.5 * abs(m.sum())
+        minors = d[0] >= -eps and d[0] * d[1] - o[0] ** 2 >= -eps and np.linalg.det(moi) >= -eps
+        expected = bool(minors and m[0] >= -eps and m[0] + m[1] + eps >= m[2])
+        assert valid_mass_matrix(1.0, six) == expected, six
+
+
+def test_lumped_mass_matrix_of_two_half_cubes_is_the_cube() -> None:
+    """Two half cubes (1 x 1 x 0.5, 6 kg each) joined by a fixed joint, the upper one turned 90 deg about x:
+    the lumped link is the unit cube of 12 kg, centre 0.5 above the base, moments m (1 + 1) / 12 = 2."""
+    half = '<inertia ixx="0.625" ixy="0" ixz="0" iyy="{}" iyz="0" izz="{}"/>'
+    text = _robot(f'<link name="base"><inertial><mass value="6"/><origin xyz="0 0 0.25"/>{half.format(0.625, 1.0)}'
+                  "</inertial></link>",
+                  f'<link name="top"><inertial><mass value="6"/>{half.format(1.0, 0.625)}</inertial></link>',
+                  '<joint name="j" type="fixed"><origin rpy="1.5707963267948966 0 0" xyz="0 0 0.75"/>'
+                  '<parent link="base"/><child link="top"/></joint>')
+    (name, lumped), = urdf_gazebo._converted_links(load_model(text, file="r.urdf"))
+    assert name == "base" and lumped is not None and lumped.mass == 12.0
+    np.testing.assert_allclose(lumped.com, [0, 0, 0.5], atol=1e-12)
+    np.testing.assert_allclose(lumped.six(), [2, 0, 0, 2, 0, 2], atol=1e-12)
