@@ -175,6 +175,14 @@ def _own(model: Model, name: str, massive: set[str] | frozenset[str] = frozenset
     return _Mass(ine.mass, np.zeros(3), moi).moved(ine.origin)
 
 
+def _own_mass(model: Model, name: str, massive: set[str] | frozenset[str] = frozenset()) -> float:
+    """``_own(model, name, massive).mass`` without building the mass matrix."""
+    if name in massive:
+        return 2 * _MASS_EPS
+    link = model.links.get(name)
+    return 0.0 if link is None or link.inertial is None else float(link.inertial.mass)
+
+
 def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
     """The links libsdformat's URDF conversion creates, each with the mass matrix it checks: a fixed
     joint (not to the world, not kept by an extension) lumps its child into the parent, bottom-up; a
@@ -215,7 +223,7 @@ def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
         seen.add(name)
         if name != WORLD:
             mass = lumped_mass(name)
-            m = mass.mass if mass is not None else _own(model, name, massive).mass
+            m = mass.mass if mass is not None else _own_mass(model, name, massive)
             if abs(m) <= _MASS_EPS:
                 continue  # dropped, with its subtree
             if not merged:
