@@ -11,13 +11,13 @@ import math
 
 import numpy as np
 import pytest
-from real_robots import romeo_urdf
-from test_kinematics import every_type_model, mimic_chain_model, random_q
+from test_kinematics import every_type_model, random_q
+from test_pose6_twists import sample_models
 
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.joint_quaternions import joint_pose7, left_compose_pose7
 from robot_state_format.kinematics.tree import compile_model
-from robot_state_format.model.loader import load_model, load_model_file
+from robot_state_format.model.loader import load_model
 from robot_state_format.spatial import matrices_to_quaternions, rpy_to_matrix
 
 ONE_JOINT = """<robot name="r">
@@ -43,16 +43,7 @@ def test_a_revolute_joint_by_hand(yaw: float, q: float) -> None:
     assert np.allclose(row[3:], expected, rtol=0, atol=4e-16)
 
 
-def _models() -> list[tuple[str, object]]:
-    rng = np.random.default_rng(17)
-    out: list[tuple[str, object]] = [("every_type", every_type_model(rng)), ("mimic_chain", mimic_chain_model())]
-    path = romeo_urdf()  # example-robot-data: absent on the ROS-free distro venvs
-    if path is not None:
-        out.append(("romeo", load_model_file(path)))
-    return out
-
-
-@pytest.mark.parametrize("name_model", _models(), ids=lambda nm: nm[0])
+@pytest.mark.parametrize("name_model", sample_models(17), ids=lambda nm: nm[0])
 def test_the_matrix_path_to_rounding(name_model: tuple[str, object]) -> None:
     tree = compile_model(name_model[1])  # type: ignore[arg-type]
     rng = np.random.default_rng(2)

@@ -19,8 +19,9 @@ from robot_state_format.model.loader import load_model_file
 from robot_state_format.usdf.build import poses_to_pose6
 
 
-def _models() -> list[tuple[str, object]]:
-    rng = np.random.default_rng(11)
+def sample_models(seed: int) -> list[tuple[str, object]]:
+    """Every joint type (random offsets from ``seed``), a mimic chain and romeo when example-robot-data is there."""
+    rng = np.random.default_rng(seed)
     out: list[tuple[str, object]] = [("every_type", every_type_model(rng)), ("mimic_chain", mimic_chain_model())]
     path = romeo_urdf()  # example-robot-data: absent on the ROS-free distro venvs
     if path is not None:
@@ -37,7 +38,7 @@ def kernel(request: pytest.FixtureRequest) -> object:
     compiled.use_kernel(None)
 
 
-@pytest.mark.parametrize("name_model", _models(), ids=lambda nm: nm[0])
+@pytest.mark.parametrize("name_model", sample_models(11), ids=lambda nm: nm[0])
 def test_pose6_and_twists_are_the_public_numbers(name_model: tuple[str, object], kernel: object) -> None:
     _, model = name_model
     tree = compile_model(model)  # type: ignore[arg-type]
