@@ -110,6 +110,18 @@ def test_duplicate_sensor_names_from_gazebo_extensions() -> None:
     assert (d.code, d.line, d.element) == ("SDF_DUPLICATE_SENSOR", 5, "sensor[name=s]")
 
 
+@pytest.mark.parametrize("lumping,refused", [("fixed", True), ("revolute", False)])
+def test_gazebo_joint_to_a_link_fixed_joint_reduction_removes(lumping: str, refused: bool) -> None:
+    """A ``<gazebo><joint>`` naming a link the conversion lumps into its parent: libsdformat refuses it
+    ("parent frame with name[c] ... not found"); when the joint to c moves, c stays and it loads."""
+    ball = '<gazebo>\n<joint name="g" type="ball"><parent>c</parent><child>d</child></joint></gazebo>'
+    text = _robot(f'<link name="b">{MASS}</link>', f'<link name="c">{MASS}</link>', f'<link name="d">{MASS}</link>',
+                  _joint("j1", lumping, "b", "c"), _joint("j2", "revolute", "c", "d"), ball)
+    model = load_model(text, file="r.urdf")
+    got = [(d.code, d.line, d.element) for d in model.warnings if d.code == "SDF_JOINT_FRAME_NOT_FOUND"]
+    assert got == ([("SDF_JOINT_FRAME_NOT_FOUND", 8, "joint[name=g]")] if refused else [])
+
+
 def test_check_keeps_urdfdoms_verdict_and_strict_gives_libsdformats(tmp_path: Path) -> None:
     path = tmp_path / "no_mass.urdf"
     path.write_text(_robot('<link name="b"/>'))

@@ -14,7 +14,10 @@ The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
 * ``SDF_URDF_NO_LINK``: every link dropped. The conversion drops a link without mass (no
   ``<inertial>`` or mass 0, after the masses of the links lumped into it by fixed joints are added)
   together with everything below it; when that leaves no link, libsdformat refuses the model
-  ("A model must have at least one link").
+  ("A model must have at least one link");
+* ``SDF_JOINT_FRAME_NOT_FOUND``: an SDFormat ``<joint>`` added by a ``<gazebo>`` extension whose
+  ``<parent>`` or ``<child>`` names a URDF link the conversion lumped into its parent by a fixed joint
+  (or dropped): that link no longer exists ("parent frame with name[L] ... not found").
 """
 
 from __future__ import annotations
@@ -105,6 +108,24 @@ def _duplicate_sensors(model: Model) -> list[Refusal]:
             out.append(Refusal("SDF_DUPLICATE_SENSOR", f"the <gazebo reference={ref!r}> extensions add two sensors "
                                f"named {name!r}", src))
         names.add(name)
+    return out
+
+
+def _joints_to_lost_links(model: Model, created: set[str]) -> list[Refusal]:
+    lost = set(model.links) - created - {WORLD}
+    if not lost:
+        return []
+    out: list[Refusal] = []
+    for _, c, src in _gazebo_children(model, "<joint"):
+        if etree.QName(c).localname != "joint":
+            continue
+        for end in ("parent", "child"):
+            e = c.find(end)
+            name = (e.text or "").strip() if e is not None else ""
+            if name in lost:
+                out.append(Refusal("SDF_JOINT_FRAME_NOT_FOUND", f"the <gazebo> joint {c.get('name')!r} has {end} "
+                                   f"{name!r}, a link the URDF conversion lumps into its parent by a fixed joint (or "
+                                   "drops): no such frame is left", src))
     return out
 
 
@@ -256,6 +277,7 @@ def refusals(model: Model) -> list[Refusal]:
                     "one namespace", j.source)
             for j in model.joints.values() if j.child in created and j.name in created]
     out += _duplicate_sensors(model)
+    out += _joints_to_lost_links(model, created)
     return out + _no_link_left(model, links)
 
 
