@@ -122,6 +122,18 @@ def test_gazebo_joint_to_a_link_fixed_joint_reduction_removes(lumping: str, refu
     assert got == ([("SDF_JOINT_FRAME_NOT_FOUND", 8, "joint[name=g]")] if refused else [])
 
 
+@pytest.mark.parametrize("version,refused", [(None, False), ("1.0", False), ("1.00", False), ("1.1", True),
+                                             ("1.2", True)])
+def test_urdf_version_libsdformats_urdfdom_reads(version: str | None, refused: bool) -> None:
+    """libsdformat 12.3's urdfdom reads version 1.0 only ("only version 1.0 is currently supported");
+    urdfdom here reads 1.0 to 1.2, so 1.1 and 1.2 load with the warning."""
+    attr = f' version="{version}"' if version is not None else ""
+    text = f'<robot name="r"{attr}>\n<link name="b">{MASS}</link>\n</robot>\n'
+    model = load_model(text, file="r.urdf")
+    got = [(d.code, d.line, d.element) for d in model.warnings if d.code == "SDF_URDF_VERSION"]
+    assert got == ([("SDF_URDF_VERSION", 1, "robot")] if refused else [])
+
+
 def test_check_keeps_urdfdoms_verdict_and_strict_gives_libsdformats(tmp_path: Path) -> None:
     path = tmp_path / "no_mass.urdf"
     path.write_text(_robot('<link name="b"/>'))

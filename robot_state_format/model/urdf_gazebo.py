@@ -15,6 +15,8 @@ The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
   ``<inertial>`` or mass 0, after the masses of the links lumped into it by fixed joints are added)
   together with everything below it; when that leaves no link, libsdformat refuses the model
   ("A model must have at least one link");
+* ``SDF_URDF_VERSION``: a ``<robot version>`` other than 1.0: the urdfdom libsdformat 12.3 is built
+  with reads 1.0 only ("only version 1.0 is currently supported"), the one here 1.0 to 1.2;
 * ``SDF_JOINT_FRAME_NOT_FOUND``: an SDFormat ``<joint>`` added by a ``<gazebo>`` extension whose
   ``<parent>`` or ``<child>`` names a URDF link the conversion lumped into its parent by a fixed joint
   (or dropped): that link no longer exists ("parent frame with name[L] ... not found").
@@ -257,6 +259,12 @@ def _no_link_left(model: Model, links: list[tuple[str, _Mass | None]]) -> list[R
 
 def refusals(model: Model) -> list[Refusal]:
     """Everything libsdformat's URDF conversion refuses in ``model`` (a URDF urdfdom loaded)."""
+    if model.urdf_version not in (None, (1, 0)):
+        assert model.urdf_version is not None
+        major, minor = model.urdf_version
+        src = model.root_source or Source(model.source_file)
+        return [Refusal("SDF_URDF_VERSION", f"URDF version {major}.{minor}: the URDF parser libsdformat 12 is built "
+                        "with reads version 1.0 only", src)]
     links = _converted_links(model)
     out = []
     for name, mass in links:
