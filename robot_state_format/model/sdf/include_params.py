@@ -29,7 +29,7 @@ def is_params(el: etree._Element) -> bool:
     if not isinstance(el.tag, str):
         return False
     q = etree.QName(el)
-    return q.localname == "params" and (q.namespace == NAMESPACE or el.prefix == "experimental")
+    return bool(q.localname == "params" and (q.namespace == NAMESPACE or el.prefix == "experimental"))
 
 
 def check_params(params: etree._Element, children: dict[str, set[str]], report: Report, file: str) -> int:

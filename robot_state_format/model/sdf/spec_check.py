@@ -32,8 +32,8 @@ from pathlib import Path
 from lxml import etree
 
 from robot_state_format.model.sdf import spec_values
-from robot_state_format.model.sdf.include_params import check_params, is_params
 from robot_state_format.model.sdf.elements import Report, Version
+from robot_state_format.model.sdf.include_params import check_params, is_params
 
 CHECK_VERSION: Version = (1, 9)  # libsdformat 12 converts every document to it
 SPEC_DIR = Path(__file__).resolve().parent / "spec"
