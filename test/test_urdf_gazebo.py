@@ -110,6 +110,30 @@ def test_duplicate_sensor_names_from_gazebo_extensions() -> None:
     assert (d.code, d.line, d.element) == ("SDF_DUPLICATE_SENSOR", 5, "sensor[name=s]")
 
 
+@pytest.mark.parametrize("lumping,refused", [("fixed", True), ("revolute", False)])
+def test_gazebo_joint_to_a_link_fixed_joint_reduction_removes(lumping: str, refused: bool) -> None:
+    """A ``<gazebo><joint>`` naming a link the conversion lumps into its parent: libsdformat refuses it
+    ("parent frame with name[c] ... not found"); when the joint to c moves, c stays and it loads."""
+    ball = '<gazebo>\n<joint name="g" type="ball"><parent>c</parent><child>d</child></joint></gazebo>'
+    text = _robot(f'<link name="b">{MASS}</link>', f'<link name="c">{MASS}</link>', f'<link name="d">{MASS}</link>',
+                  _joint("j1", lumping, "b", "c"), _joint("j2", "revolute", "c", "d"), ball)
+    model = load_model(text, file="r.urdf")
+    got = [(d.code, d.line, d.element) for d in model.warnings if d.code == "SDF_JOINT_FRAME_NOT_FOUND"]
+    assert got == ([("SDF_JOINT_FRAME_NOT_FOUND", 8, "joint[name=g]")] if refused else [])
+
+
+@pytest.mark.parametrize("version,refused", [(None, False), ("1.0", False), ("1.00", False), ("1.1", True),
+                                             ("1.2", True)])
+def test_urdf_version_libsdformats_urdfdom_reads(version: str | None, refused: bool) -> None:
+    """libsdformat 12.3's urdfdom reads version 1.0 only ("only version 1.0 is currently supported");
+    urdfdom here reads 1.0 to 1.2, so 1.1 and 1.2 load with the warning."""
+    attr = f' version="{version}"' if version is not None else ""
+    text = f'<robot name="r"{attr}>\n<link name="b">{MASS}</link>\n</robot>\n'
+    model = load_model(text, file="r.urdf")
+    got = [(d.code, d.line, d.element) for d in model.warnings if d.code == "SDF_URDF_VERSION"]
+    assert got == ([("SDF_URDF_VERSION", 1, "robot")] if refused else [])
+
+
 def test_check_keeps_urdfdoms_verdict_and_strict_gives_libsdformats(tmp_path: Path) -> None:
     path = tmp_path / "no_mass.urdf"
     path.write_text(_robot('<link name="b"/>'))

@@ -287,6 +287,8 @@ class Model:
     warnings: list[Diagnostic] = field(default_factory=list)
     source_file: str = "<string>"
     version: str | None = None  # SDFormat version, or None for URDF
+    urdf_version: tuple[int, int] | None = None  # a URDF's declared <robot version>, None: not declared
+    root_source: Source | None = None  # the root element (<robot>)
     # joint -> positions of the model's default configuration where it is not zero (Drake model
     # directives' default_joint_positions); the zero configuration stays the kinematic reference
     default_positions: dict[str, list[float]] = field(default_factory=dict)

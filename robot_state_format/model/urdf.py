@@ -33,6 +33,7 @@ from robot_state_format.model.types import (
     Model,
     SafetyController,
     Shape,
+    Source,
 )
 from robot_state_format.model.urdf_fast import FastReader
 from robot_state_format.model.urdf_parts import (
@@ -375,7 +376,8 @@ class _Reader(FastReader):
             elif (int(m.group(1)), int(m.group(2))) not in ((1, 0), (1, 1), (1, 2)):
                 self.error("URDF_VERSION", f"URDF version {version!r} is not supported (1.0 up to 1.2)", root)
             else:
-                self.version = (int(m.group(1)), int(m.group(2)))
+                self.version = model.urdf_version = (int(m.group(1)), int(m.group(2)))
+        model.root_source = Source(self.file, root.sourceline, "robot")
         material_els: list[etree._Element] = []
         fast = not self.drake  # the fast path reads no Drake extension
         for el in root[:]:

@@ -14,7 +14,12 @@ The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
 * ``SDF_URDF_NO_LINK``: every link dropped. The conversion drops a link without mass (no
   ``<inertial>`` or mass 0, after the masses of the links lumped into it by fixed joints are added)
   together with everything below it; when that leaves no link, libsdformat refuses the model
-  ("A model must have at least one link").
+  ("A model must have at least one link");
+* ``SDF_URDF_VERSION``: a ``<robot version>`` other than 1.0: the urdfdom libsdformat 12.3 is built
+  with reads 1.0 only ("only version 1.0 is currently supported"), the one here 1.0 to 1.2;
+* ``SDF_JOINT_FRAME_NOT_FOUND``: an SDFormat ``<joint>`` added by a ``<gazebo>`` extension whose
+  ``<parent>`` or ``<child>`` names a URDF link the conversion lumped into its parent by a fixed joint
+  (or dropped): that link no longer exists ("parent frame with name[L] ... not found").
 """
 
 from __future__ import annotations
@@ -105,6 +110,24 @@ def _duplicate_sensors(model: Model) -> list[Refusal]:
             out.append(Refusal("SDF_DUPLICATE_SENSOR", f"the <gazebo reference={ref!r}> extensions add two sensors "
                                f"named {name!r}", src))
         names.add(name)
+    return out
+
+
+def _joints_to_lost_links(model: Model, created: set[str]) -> list[Refusal]:
+    lost = set(model.links) - created - {WORLD}
+    if not lost:
+        return []
+    out: list[Refusal] = []
+    for _, c, src in _gazebo_children(model, "<joint"):
+        if etree.QName(c).localname != "joint":
+            continue
+        for end in ("parent", "child"):
+            e = c.find(end)
+            name = (e.text or "").strip() if e is not None else ""
+            if name in lost:
+                out.append(Refusal("SDF_JOINT_FRAME_NOT_FOUND", f"the <gazebo> joint {c.get('name')!r} has {end} "
+                                   f"{name!r}, a link the URDF conversion lumps into its parent by a fixed joint (or "
+                                   "drops): no such frame is left", src))
     return out
 
 
@@ -244,6 +267,12 @@ def _no_link_left(model: Model, links: list[tuple[str, _Mass | None]]) -> list[R
 
 def refusals(model: Model) -> list[Refusal]:
     """Everything libsdformat's URDF conversion refuses in ``model`` (a URDF urdfdom loaded)."""
+    if model.urdf_version not in (None, (1, 0)):
+        assert model.urdf_version is not None
+        major, minor = model.urdf_version
+        src = model.root_source or Source(model.source_file)
+        return [Refusal("SDF_URDF_VERSION", f"URDF version {major}.{minor}: the URDF parser libsdformat 12 is built "
+                        "with reads version 1.0 only", src)]
     links = _converted_links(model)
     out = []
     for name, mass in links:
@@ -264,6 +293,7 @@ def refusals(model: Model) -> list[Refusal]:
                     "one namespace", j.source)
             for j in model.joints.values() if j.child in created and j.name in created]
     out += _duplicate_sensors(model)
+    out += _joints_to_lost_links(model, created)
     return out + _no_link_left(model, links)
 
 

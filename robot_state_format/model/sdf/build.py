@@ -110,8 +110,9 @@ def _check_links_exist(graph: FrameGraph, scopes: list[Scope], report: Report) -
 
 
 def _declares_link(s: Scope) -> bool:
-    """Whether a link is declared at all (rejected names are reported on their own)."""
-    return any(isinstance(i, LinkIR) or (isinstance(i, Scope) and _declares_link(i)) for i in s.items)
+    """Whether a link is declared at all (rejected names are reported on their own), or a nested static model
+    (libsdformat attaches the model to the static model's frame, which needs no link)."""
+    return any(isinstance(i, LinkIR) or (isinstance(i, Scope) and (i.static or _declares_link(i))) for i in s.items)
 
 
 def _shape(graph: FrameGraph, scope: Scope, link_key: str, x_rl: Transform | None, shape: Shape,

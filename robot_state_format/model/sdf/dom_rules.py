@@ -25,7 +25,9 @@ from lxml import etree
 
 from robot_state_format.model.sdf.elements import Report
 
-SHADER_TYPES = ("pixel", "vertex", "normal_map_object_space", "normal_map_tangent_space")  # material.sdf
+# material.sdf's values, and the spellings libsdformat 12.3's Material.cc accepts too (measured)
+SHADER_TYPES = ("pixel", "vertex", "normal_map_object_space", "normal_map_tangent_space", "normal_map_objectspace",
+                "normal_map_tangentspace")
 _UNSET = ("", "__default__")  # libsdformat reads a missing element as its description's default
 _OUTSIDE_PLUGINS = "[not(ancestor::plugin)]"
 

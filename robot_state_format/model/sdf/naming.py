@@ -10,6 +10,9 @@
 The top-level model's and the world's own names follow the same rules (libsdformat's
 ``Model::Load``/``World::Load`` reject reserved names, its parser ``::`` in any name from 1.8);
 a reserved one is a warning before 1.7, like the other pre-1.7 naming rules.
+
+In a world, a frame named like a model is not an error: libsdformat 12's ``World::Load``
+renames the frame ``<name>_frame`` (a warning), in every version.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ def check_names(scope: Scope, report: Report) -> None:
     seen: dict[str, str] = {}
     scope.local = {}
     scope.accepted = []
+    world_models = {i.name for i in scope.items if i.kind == "model"} if scope.is_world else set()
     for item in scope.items:
         name, kind = item.name, item.kind
         src = item.source
@@ -55,6 +59,11 @@ def check_names(scope: Scope, report: Report) -> None:
             continue
         if version >= (1, 8) and "::" in name:
             report.error_at("SDF_NAME_WITH_DELIMITER", f"{kind} name {name!r} contains the '::' delimiter", src)
+        if kind == "frame" and name in world_models:
+            renamed = name + "_frame"
+            report.warn_at("SDF_NAME_CLASH", f"world frame name {name!r} is also a model's name; the frame is "
+                           f"renamed {renamed!r}, as libsdformat does", src)
+            name = item.name = renamed
         names = by_kind.setdefault(kind, set())
         if name in names:
             report.error_at(f"SDF_DUPLICATE_{_KIND_CODE[kind]}",

@@ -16,6 +16,7 @@ descriptions of 1.9 (``spec/sdf_1_9.json``, generated from libsdformat's ``sdf/1
   when the document declares 1.9 itself, where no conversion could have moved or renamed them, and
   where the declared version's descriptions (``spec/sdf_<version>.json``) do not know them either;
   a deprecated element (``required="-1"``) is a warning ``SDF_DEPRECATED_ELEMENT``;
+* ``<include><experimental:params>``, libsdformat 12's edits of an included model (:mod:`.include_params`);
 * and one refusal the conversion of older documents creates (:func:`_conversion_refusals`).
 
 The descriptions are read once per process, on the first SDFormat document (never for URDF).
@@ -32,6 +33,7 @@ from lxml import etree
 
 from robot_state_format.model.sdf import spec_values
 from robot_state_format.model.sdf.elements import Report, Version
+from robot_state_format.model.sdf.include_params import check_params, is_params
 
 CHECK_VERSION: Version = (1, 9)  # libsdformat 12 converts every document to it
 SPEC_DIR = Path(__file__).resolve().parent / "spec"
@@ -71,6 +73,9 @@ class Description:
         root = data["root"]
         assert isinstance(root, int)
         self.root = root
+        self.children_by_name: dict[str, set[str]] = {}
+        for node in self.nodes:
+            self.children_by_name.setdefault(node.name, set()).update(node.children)
 
 
 @functools.cache
@@ -123,6 +128,8 @@ class Checker:
             return
         seen: set[str] = set()
         for c in el:
+            if el.tag == "include" and is_params(c):
+                self.errors += check_params(c, self.spec.children_by_name, self.report, self.file)
             if not isinstance(c.tag, str) or _custom(c):
                 continue
             name = c.tag
