@@ -70,22 +70,26 @@ def matrices_to_rpy(rot: NDArray[np.float64]) -> NDArray[np.float64]:
     from pitch = +-pi/2 (where ``asin`` would lose half the digits). At exact lock yaw is 0.
     """
     r0, r1, r2 = rot[..., 0, :], rot[..., 1, :], rot[..., 2, :]
-    yaw = np.arctan2(r1[..., 0], r0[..., 0])
+    # arctan2 on contiguous operands only: numpy may compute strided ones in another loop (libm rather than
+    # its SIMD one on AVX-512), whose last bit differs, so a batch and a batch of one would disagree
+    yaw = np.arctan2(np.ascontiguousarray(r1[..., 0]), np.ascontiguousarray(r0[..., 0]))
     cy, sy = np.cos(yaw), np.sin(yaw)
     m00 = cy * r0[..., 0] + sy * r1[..., 0]  # cos(pitch) >= 0
     m11 = cy * r1[..., 1] - sy * r0[..., 1]
     m12 = cy * r1[..., 2] - sy * r0[..., 2]
     out = np.empty(rot.shape[:-2] + (3,))
     out[..., 0] = np.arctan2(-m12, m11)
-    out[..., 1] = np.arctan2(-r2[..., 0], m00)
+    out[..., 1] = np.arctan2(np.negative(r2[..., 0]), m00)  # a new, contiguous array
     out[..., 2] = yaw
     return out
 
 
 def matrix_to_rpy(rot: NDArray[np.float64]) -> tuple[float, float, float]:
     """One rotation matrix → ``(roll, pitch, yaw)``; the same numbers as :func:`matrices_to_rpy`."""
-    r, p, y = matrices_to_rpy(np.asarray(rot, dtype=np.float64)[:3, :3])
-    return (float(r), float(p), float(y))
+    # a batch of one, laid out as a batch: numpy may take another loop for 0-d operands (a SIMD one on
+    # AVX-512 machines), whose last bit can differ from the batch's
+    r, p, y = matrices_to_rpy(np.ascontiguousarray(np.asarray(rot, dtype=np.float64)[None, :3, :3]))[0].tolist()
+    return (r, p, y)
 
 
 def pose_to_transform(xyz: Sequence[float], rpy: Sequence[float]) -> Transform:
