@@ -32,6 +32,7 @@ from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from robot_state_format.model.bounded_child import add_interrupt
+from robot_state_format.ros import log_sites
 from robot_state_format.ros.memory import release_free_memory
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
@@ -149,6 +150,7 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
     the node is destroyed (when it was made). ``until(node)``: a monotonic time to stop at (None: never).
     """
     stop = init(args if args is not None else sys.argv)
+    log_sites.prime()  # the node's first log line without inspect's walk over every module (~13 ms)
     node: N | None = None
     code = 0
     try:
