@@ -68,6 +68,7 @@ def test_left_composition_is_the_matrix_product() -> None:
     left[:3, :3] = rpy_to_matrix(0.3, -0.7, 2.0)
     left[:3, 3] = [0.5, -1.0, 2.0]
     got = left_compose_pose7(left, joint_pose7(tree, q))
+    assert np.array_equal(left_compose_pose7(left, joint_pose7(tree, q), matrices_to_quaternions(left[None, :3, :3])[0]), got)
     want = left @ x
     assert np.allclose(got[:, :3], want[:, :3, 3], rtol=0, atol=1e-14)
     assert np.allclose(got[:, 3:], matrices_to_quaternions(want[:, :3, :3]), rtol=0, atol=1e-14)

@@ -125,9 +125,13 @@ def joint_pose7(tree: CompiledTree, q: object) -> FloatArray:
     return out
 
 
-def left_compose_pose7(x: FloatArray, rows: FloatArray) -> FloatArray:
-    """Rows ``x y z qx qy qz qw`` of ``X o T`` for a 4x4 ``x`` and rows of ``T`` (``(k, 7)``), ``w >= 0``."""
-    (qx, qy, qz, qw), = matrices_to_quaternions(np.asarray(x, dtype=np.float64)[None, :3, :3]).tolist()
+def left_compose_pose7(x: FloatArray, rows: FloatArray, quat: FloatArray | None = None) -> FloatArray:
+    """Rows ``x y z qx qy qz qw`` of ``X o T`` for a 4x4 ``x`` and rows of ``T`` (``(k, 7)``), ``w >= 0``.
+
+    ``quat``: ``x``'s rotation as a quaternion when the caller keeps it (computed here otherwise)."""
+    if quat is None:
+        quat = matrices_to_quaternions(np.asarray(x, dtype=np.float64)[None, :3, :3])[0]
+    qx, qy, qz, qw = quat.tolist()
     out = np.empty_like(rows)
     out[:, :3] = rows[:, :3] @ x[:3, :3].T + x[:3, 3]
     v, w = rows[:, 3:6], rows[:, 6]

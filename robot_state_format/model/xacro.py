@@ -402,23 +402,20 @@ def _limit_values() -> dict[str, int]:
 
 def _limit_message(exc: ChildFailed) -> tuple[str, str]:
     what = "expanding the xacro document"
-    if exc.limit == "cpu":
-        return "XACRO_LIMIT", (f"{what} used more than the CPU-time limit of {limits.MAX_XACRO_CPU_SECONDS} s "
-                               "(RSF_MAX_XACRO_CPU_SECONDS)")
-    if exc.limit == "memory":
-        return "XACRO_LIMIT", (f"{what} needed more than the memory limit of {limits.MAX_XACRO_MEMORY_BYTES >> 20} "
-                               "MiB (RSF_MAX_XACRO_MEMORY_BYTES)")
-    if exc.limit == "wall":
-        return "XACRO_LIMIT", (f"{what} took longer than the time limit of {limits.MAX_XACRO_SECONDS:g} s "
-                               "(RSF_MAX_XACRO_SECONDS)")
-    if exc.limit == "output":
-        return "XACRO_LIMIT", (f"{what} gave more than the output-size limit of {limits.MAX_DOCUMENT_BYTES} bytes "
-                               "(RSF_MAX_DOCUMENT_BYTES)")
-    if exc.limit == "interrupted":
-        return "XACRO_ERROR", f"{what} was stopped: the process is stopping"
-    if exc.limit == "recursion":
-        return "XACRO_TOO_LARGE", f"{what} nests deeper than Python's recursion limit (a macro calling itself?)"
-    return "XACRO_ERROR", f"{what} failed: {exc.detail or exc.limit}"
+    bounds = {  # the bound a child hit: its code and what it says, the variable that sets it named
+        "cpu": ("XACRO_LIMIT", f"used more than the CPU-time limit of {limits.MAX_XACRO_CPU_SECONDS} s "
+                "(RSF_MAX_XACRO_CPU_SECONDS)"),
+        "memory": ("XACRO_LIMIT", f"needed more than the memory limit of {limits.MAX_XACRO_MEMORY_BYTES >> 20} MiB "
+                   "(RSF_MAX_XACRO_MEMORY_BYTES)"),
+        "wall": ("XACRO_LIMIT", f"took longer than the time limit of {limits.MAX_XACRO_SECONDS:g} s "
+                 "(RSF_MAX_XACRO_SECONDS)"),
+        "output": ("XACRO_LIMIT", f"gave more than the output-size limit of {limits.MAX_DOCUMENT_BYTES} bytes "
+                   "(RSF_MAX_DOCUMENT_BYTES)"),
+        "interrupted": ("XACRO_ERROR", "was stopped: the process is stopping"),
+        "recursion": ("XACRO_TOO_LARGE", "nests deeper than Python's recursion limit (a macro calling itself?)"),
+    }
+    code, text = bounds.get(exc.limit or "", ("XACRO_ERROR", f"failed: {exc.detail or exc.limit}"))
+    return code, f"{what} {text}"
 
 
 def prepare_child() -> None:

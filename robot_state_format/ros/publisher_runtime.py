@@ -70,6 +70,7 @@ class Runtime:
         self.child_frames = frozenset(child for _, child in frames)
         self.world_parent = np.array(world_parent, dtype=np.intp)
         self.world_pose: NDArray[np.float64] = np.asarray(model.pose, dtype=np.float64)
+        self._world_quat = tfm.matrices_to_quaternions(self.world_pose[None, :3, :3])[0]  # for joint_pose7
         self.fixed = np.array(fixed, dtype=np.intp)
         self.encoder = TfEncoder(frames)
         self.root_link = tree.link_names[0] if tree.link_names else ""
@@ -103,7 +104,7 @@ class Runtime:
         """:meth:`joint_transforms` as rows ``x y z qx qy qz qw`` (TF's numbers, without the matrices)."""
         rows = joint_pose7(self.tree, self.cache.q)
         if len(self.world_parent):
-            rows[self.world_parent] = left_compose_pose7(self.world_pose, rows[self.world_parent])
+            rows[self.world_parent] = left_compose_pose7(self.world_pose, rows[self.world_parent], self._world_quat)
         return rows
 
     def snapshots(self) -> SnapshotBuilder:
