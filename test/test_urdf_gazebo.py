@@ -1,5 +1,5 @@
 """A plain URDF keeps urdfdom's verdict; what libsdformat 12's URDF conversion (Gazebo) refuses is a
-warning naming it, and ``check --strict`` turns it into libsdformat's verdict (model/urdf_gazebo.py).
+warning naming it, and ``check --gazebo`` gives libsdformat's verdict (model/urdf_gazebo.py).
 
 Every expectation below was measured with conformance/sdf_ref (libsdformat 12.3): the documents it
 refuses ("A model must have at least one link", "A link named ... has invalid inertia", "sensor with
@@ -21,6 +21,9 @@ from robot_state_format.model.loader import load_model, load_model_file
 from robot_state_format.model.urdf_gazebo import valid_mass_matrix
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "conformance"))
+from references import run_sdf_ref, sdf_ref_path  # noqa: E402
+
 MASS = '<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
 REV = '<axis xyz="0 0 1"/><limit effort="1" velocity="1" lower="-1" upper="1"/>'
 
@@ -134,14 +137,86 @@ def test_urdf_version_libsdformats_urdfdom_reads(version: str | None, refused: b
     assert got == ([("SDF_URDF_VERSION", 1, "robot")] if refused else [])
 
 
+def _check(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "robot_state_format", "check", *args], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+
+
 def test_check_keeps_urdfdoms_verdict_and_strict_gives_libsdformats(tmp_path: Path) -> None:
     path = tmp_path / "no_mass.urdf"
     path.write_text(_robot('<link name="b"/>'))
-    cmd = [sys.executable, "-m", "robot_state_format", "check"]
-    plain = subprocess.run([*cmd, str(path)], capture_output=True, text=True, timeout=120)
-    strict = subprocess.run([*cmd, "--strict", str(path)], capture_output=True, text=True, timeout=120)
+    plain = _check(str(path))
+    strict = _check("--strict", str(path))
     assert plain.returncode == 0 and strict.returncode == 1
     assert f"{path}:2: warning: [SDF_URDF_NO_LINK] libsdformat 12 (Gazebo) refuses this URDF: " in plain.stdout
+
+
+def test_check_gazebo_gives_libsdformats_verdict_and_keeps_its_warnings(tmp_path: Path) -> None:
+    """``--gazebo``: what libsdformat refuses is an error (stderr, exit 1) listed before the file's other
+    warnings; what it loads passes even with warnings (unlike ``--strict``): a joint whose limits are equal
+    is a lint warning here and loads in libsdformat."""
+    refused = tmp_path / "inertia.urdf"
+    refused.write_text(_robot('<link name="b"><inertial><mass value="1"/>'
+                              '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial></link>',
+                              f'<link name="c">{MASS}</link>',
+                              '<joint name="j" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/>'
+                              '<limit effort="1" velocity="1" lower="0" upper="0"/></joint>'))
+    loads = tmp_path / "zero_range.urdf"
+    loads.write_text(_robot(f'<link name="b">{MASS}</link>', f'<link name="c">{MASS}</link>',
+                            '<joint name="j" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/>'
+                            '<limit effort="1" velocity="1" lower="0" upper="0"/></joint>'))
+    out = _check("--gazebo", str(refused))
+    assert out.returncode == 1 and out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert lines[0].startswith(f"{refused}:2: error: [SDF_INVALID_INERTIA] libsdformat 12 (Gazebo) refuses this URDF: "
+                               "link 'b' has an invalid inertia")
+    assert [ln.split(": ")[1:3] for ln in lines[1:]] == [["warning", "[URDF_ZERO_RANGE_LIMIT] joint 'j' has lower == "
+                                                          "upper limit; it cannot move (limit)"]]
+    assert _check(str(refused)).returncode == 0  # urdfdom's verdict, as robot_state_publisher loads it
+    ok = _check("--gazebo", str(loads))
+    assert ok.returncode == 0 and ": warning: [URDF_ZERO_RANGE_LIMIT]" in ok.stdout
+    assert _check("--strict", str(loads)).returncode == 1
+    both = _check("--gazebo", "-q", str(loads), str(refused))  # one exit code for the set: the worst
+    assert both.returncode == 1 and "valid" not in both.stdout
+
+
+def test_check_gazebo_keeps_sdformat_verdicts() -> None:
+    """SDFormat is judged by libsdformat with or without ``--gazebo``."""
+    for name in ("nested_world.sdf", "table.sdf"):
+        sample = str(ROOT / "robot_state_format" / "samples" / name)
+        assert _check("--gazebo", sample).returncode == _check(sample).returncode == 0
+
+
+@pytest.mark.parametrize("case", ["no_link", "inertia", "sensor", "clash", "version", "joint_frame", "loads"])
+def test_check_gazebo_equals_libsdformat_on_each_class(case: str, tmp_path: Path) -> None:
+    """The verdict of ``check --gazebo`` on one URDF of each refusal class (and one that loads) is the
+    verdict of libsdformat 12.3 itself (conformance/sdf_ref, skipped when not built)."""
+    exe = sdf_ref_path()
+    if exe is None:
+        pytest.skip("libsdformat's reference program needs libsdformat-dev (12.x), pkg-config and g++")
+    sensor = '<sensor name="s" type="imu"/>'
+    texts = {
+        "no_link": _robot('<link name="b"/>'),
+        "inertia": _robot('<link name="b"><inertial><mass value="1"/>'
+                          '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="3"/></inertial></link>'),
+        "sensor": _robot(f'<link name="a">{MASS}</link>', f'<gazebo reference="a">{sensor}</gazebo>',
+                         f'<gazebo reference="a">{sensor}</gazebo>'),
+        "clash": _robot(f'<link name="a">{MASS}</link>', f'<link name="b">{MASS}</link>',
+                        _joint("b", "revolute", "a", "b")),
+        "version": f'<robot name="r" version="1.1">\n<link name="b">{MASS}</link>\n</robot>\n',
+        "joint_frame": _robot(f'<link name="b">{MASS}</link>', f'<link name="c">{MASS}</link>',
+                              f'<link name="d">{MASS}</link>', _joint("j1", "fixed", "b", "c"),
+                              _joint("j2", "revolute", "c", "d"),
+                              '<gazebo><joint name="g" type="ball"><parent>c</parent><child>d</child></joint></gazebo>'),
+        "loads": _robot(f'<link name="b">{MASS}</link>', f'<link name="c">{MASS}</link>',
+                        _joint("j", "revolute", "b", "c")),
+    }
+    path = tmp_path / f"{case}.urdf"
+    path.write_text(texts[case])
+    ref = run_sdf_ref(exe, path, [str(tmp_path)])
+    assert ref.loads == (case == "loads"), ref.errors
+    assert (_check("--gazebo", str(path)).returncode == 0) == ref.loads
+    assert _check(str(path)).returncode == 0  # urdfdom loads every one of them
 
 
 def test_samples_libsdformat_loads_get_no_such_warning() -> None:
@@ -180,3 +255,20 @@ def test_lumped_mass_matrix_of_two_half_cubes_is_the_cube() -> None:
     assert name == "base" and lumped is not None and lumped.mass == 12.0
     np.testing.assert_allclose(lumped.com, [0, 0, 0.5], atol=1e-12)
     np.testing.assert_allclose(lumped.six(), [2, 0, 0, 2, 0, 2], atol=1e-12)
+
+
+def test_readme_fixture_has_both_verdicts() -> None:
+    """test/fixtures/urdf/gazebo/invalid_inertia.urdf (the README's example): urdfdom loads it, libsdformat
+    refuses it (both measured when their programs are here); ``check`` and ``check --gazebo`` say so."""
+    path = ROOT / "test" / "fixtures" / "urdf" / "gazebo" / "invalid_inertia.urdf"
+    check_urdf = Path(sys.executable).parent / "check_urdf"
+    if check_urdf.is_file():
+        assert subprocess.run([str(check_urdf), str(path)], capture_output=True, timeout=60).returncode == 0
+    exe = sdf_ref_path()
+    if exe is not None:
+        assert run_sdf_ref(exe, path, [str(path.parent)]).errors[0]["message"] == "A link named arm has invalid inertia."
+    assert _check(str(path)).returncode == 0
+    out = _check("--gazebo", str(path))
+    assert out.returncode == 1
+    assert out.stderr.startswith(f"{path}:11: error: [SDF_INVALID_INERTIA] libsdformat 12 (Gazebo) refuses this URDF: "
+                                 "link 'arm' has an invalid inertia")

@@ -4,6 +4,7 @@ SDFormat). ``NAME:=VALUE`` items are xacro arguments, as on the ``xacro`` comman
 
 Exit codes: 0 every file valid (warnings printed on stdout as ``FILE:LINE: warning: [CODE] text``),
 1 some file invalid (its errors, then its warnings, on stderr as ``FILE:LINE: error: [CODE] text``),
+or, with ``--gazebo``, some URDF is refused by libsdformat 12 (Gazebo's URDF conversion),
 or, with ``--strict``, some file has warnings,
 2 usage or I/O error (unreadable file, malformed xacro argument, no MODEL).
 """
@@ -12,10 +13,11 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 
 from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
-from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.model.loader import load_model_file
+from robot_state_format.errors import RobotStateFormatError, Severity
+from robot_state_format.model.loader import gazebo_refusals, load_model_file
 
 PROG = "robot-state-format check"
 
@@ -28,6 +30,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("-q", "--quiet", action="store_true", help="print no summary line for valid files")
     p.add_argument("--strict", action="store_true",
                    help="lint: a file with warnings fails too (exit 1); without it only errors fail")
+    p.add_argument("--gazebo", action="store_true",
+                   help="judge URDF (and xacro) as Gazebo loads it, by libsdformat 12's URDF conversion: what it "
+                        "refuses fails (exit 1); without it a URDF is judged by urdfdom, as robot_state_publisher "
+                        "loads it, and those refusals are warnings. SDFormat is always judged by libsdformat")
     add_model_options(p)
     p.set_defaults(func=run)
 
@@ -48,6 +54,15 @@ def run(args: argparse.Namespace) -> int:
                                     xacro=args.xacro)
         except RobotStateFormatError as exc:
             status = max(status, report_error(PROG, exc, path))
+            continue
+        refused = gazebo_refusals(model) if args.gazebo else []
+        if refused:  # libsdformat's verdict: its refusals are errors, printed as an invalid file's are
+            for d in refused:
+                print(replace(d, severity=Severity.ERROR).format(), file=sys.stderr)
+            for d in model.warnings:
+                if d not in refused:
+                    print(d.format(), file=sys.stderr)
+            status = max(status, 1)
             continue
         for d in model.warnings:
             print(d.format())

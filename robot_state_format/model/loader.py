@@ -26,7 +26,7 @@ _SDF = lazy_module("robot_state_format.model.sdf")  # imported by the first SDFo
 _MJCF = lazy_module("robot_state_format.model.mjcf")  # by the first MJCF document
 _DMD = lazy_module("robot_state_format.model.directives")  # by the first Model Directives scene
 
-__all__ = ["detect_format", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
+__all__ = ["GAZEBO_REFUSES", "detect_format", "gazebo_refusals", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
 
 _XACRO_HINT = ("expand it first (`xacro FILE > out.urdf`), name it .xacro, declare xmlns:xacro on its root "
                "element, or pass --xacro (load_model_file(..., xacro=True))")
@@ -75,13 +75,22 @@ def load_model(
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT", f"unknown format {kind!r}", file, None))
 
 
+GAZEBO_REFUSES = "libsdformat 12 (Gazebo) refuses this URDF: "
+
+
 def _gazebo_warnings(model: Model) -> Model:
     """A plain URDF keeps urdfdom's verdict; what libsdformat's URDF conversion (Gazebo) refuses is a
-    warning naming it (``check --strict`` then gives libsdformat's verdict; docs/sdformat.md)."""
-    model.warnings.extend(Diagnostic(r.code, f"libsdformat 12 (Gazebo) refuses this URDF: {r.message}",
+    warning naming it (``check --gazebo`` then gives libsdformat's verdict; docs/sdformat.md)."""
+    model.warnings.extend(Diagnostic(r.code, GAZEBO_REFUSES + r.message,
                                      r.source.file, r.source.line, r.source.element, Severity.WARNING)
                           for r in urdf_gazebo.refusals(model))
     return model
+
+
+def gazebo_refusals(model: Model) -> list[Diagnostic]:
+    """The warnings of a URDF (or expanded xacro) model that say libsdformat 12 (Gazebo) refuses it:
+    libsdformat's verdict on the file is "refused" exactly when this list is not empty."""
+    return [d for d in model.warnings if d.message.startswith(GAZEBO_REFUSES)]
 
 
 def _declare_xacro(text: str | bytes) -> str | bytes:

@@ -3,7 +3,7 @@
 One rule, two uses (docs/sdformat.md "URDF read as part of SDFormat"): a URDF an SDFormat
 ``<include>`` pulls in is read by libsdformat, so there each refusal is an error
 (``model/sdf/urdf_include.py``); a plain URDF is judged by urdfdom, so there each is a warning naming
-libsdformat (``model/loader.py``), which ``check --strict`` turns into libsdformat's verdict.
+libsdformat (``model/loader.py``), which ``check --gazebo`` turns into libsdformat's verdict.
 
 The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
 
