@@ -36,12 +36,20 @@ OWN_PROCESS = frozenset({
 })
 """Test modules that load native engines and libraries (Drake, MuJoCo, Pinocchio) and run them."""
 
+RETRY_DRAKE_CRASH = frozenset({"test_sim_drake.py", "test_directives_drake.py"})
+"""Modules whose test, when its process dies with SIGSEGV inside Drake (the faulthandler's traceback of the
+crashing thread in ``pydrake`` or ``sim/drake_sim.py``), runs once more in a fresh child: drake 1.51.1
+crashes now and then when one process builds many simulations (docs/simulation.md), which the product
+never does (one per engine process). The first crash is printed in the summary; a second one fails."""
+
+RETRY_SECTION = "first run: Drake crashed"
 CHILD = "RSF_TEST_CHILD_REPORTS"  # set in the child: where it writes its reports
 PER_TEST_BOUND = 200.0  # s: above pytest.ini's per-test timeout (the child enforces that one)
 TAIL = 60  # lines of the child's output shown with a crash
 
 _RESULTS = pytest.StashKey[dict[str, list[TestReport]]]()  # nodeid -> reports, for the items still to report
 _STARTED = pytest.StashKey[set[str]]()
+_RETRIED = pytest.StashKey[dict[str, str]]()  # nodeid -> the first crash's text, for a test run again
 
 
 def wanted(item: pytest.Item) -> bool:
@@ -97,14 +105,28 @@ def _run_child(item: pytest.Item) -> None:
                     rep.longrepr = tuple(rep.longrepr)
                 results.setdefault(rep.nodeid, []).append(rep)
     crashed = [i for i in module if i.nodeid in started and not _finished(results.get(i.nodeid, []))]
+    retried = session.stash.setdefault(_RETRIED, {})
     for i in crashed:  # the test running when the child died
         tail = "\n".join(output.splitlines()[-TAIL:])
+        if _drake_crash(i, returncode, tail) and i.nodeid not in retried:
+            retried[i.nodeid] = f"the test's process {_describe(returncode)}\n--- its last output ---\n{tail}"
+            started.discard(i.nodeid)  # runtest_protocol runs it (and the module's rest) in a new child
+            results.pop(i.nodeid, None)
+            continue
         results[i.nodeid].append(_crash_report(i, results[i.nodeid], f"the test's process {_describe(returncode)}\n"
                                                f"--- its last output ---\n{tail}"))
     if not crashed and returncode not in (0, 1, 5) and not any(i.nodeid in started for i in module):
         results.setdefault(item.nodeid, []).append(  # the child failed before any test (usage, collection)
             _crash_report(item, [], f"pytest in a child process {_describe(returncode)}\n{output[-4000:]}"))
         started.add(item.nodeid)
+
+
+def _drake_crash(item: pytest.Item, returncode: int, tail: str) -> bool:
+    """A SIGSEGV whose crashing thread (faulthandler's "Current thread" block) was in Drake."""
+    if item.path.name not in RETRY_DRAKE_CRASH or returncode != -int(signal.SIGSEGV):
+        return False
+    current = tail.partition("Current thread")[2].split("\n\n", 1)[0]
+    return "pydrake" in current or "drake_sim.py" in current
 
 
 def _finished(reports: list[TestReport]) -> bool:
@@ -121,14 +143,19 @@ def runtest_protocol(item: pytest.Item) -> bool:
     """conftest's ``pytest_runtest_protocol`` for an own-process item: report its child's results."""
     results = item.session.stash.setdefault(_RESULTS, {})
     started = item.session.stash.setdefault(_STARTED, set())
-    if item.nodeid not in started:  # not yet run (the first of its module, or after a crash)
+    for _ in range(2):  # not yet run (the first of its module, or after a crash), or run again (a Drake crash)
+        if item.nodeid in started:
+            break
         _run_child(item)
     ihook: Any = item.ihook
     ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
     reports = results.pop(item.nodeid, None)
     if reports is None:  # the child did not reach it (a deselection the child ignored?)
         reports = [_crash_report(item, [], "the test did not run in its child process")]
+    first = item.session.stash.get(_RETRIED, {}).get(item.nodeid)
     for rep in reports:
+        if first is not None and rep.when == "teardown":  # shown by the summary (and with -rA)
+            rep.sections.append((RETRY_SECTION, first))
         ihook.pytest_runtest_logreport(report=rep)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
     return True
@@ -145,6 +172,20 @@ class _Parent:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> bool | None:
         return runtest_protocol(item) if wanted(item) else None
+
+    def __init__(self) -> None:
+        self.retried: dict[str, str] = {}
+
+    def pytest_runtest_logreport(self, report: TestReport) -> None:  # here, or in xdist's controller
+        for title, text in report.sections:
+            if title == RETRY_SECTION:
+                self.retried[report.nodeid] = text.splitlines()[0]
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.retried:
+            terminalreporter.section("Drake crashes, each test run again in a new process (test/own_process.py)")
+            for nodeid, first in self.retried.items():
+                terminalreporter.line(f"{nodeid}: first run: {first}")
 
 
 class _Child:
