@@ -5,7 +5,7 @@
 * 1.5/1.6: ``<pose frame="F">`` (empty: the 1.4 default); axis in the joint frame unless
   ``use_parent_model_frame`` is true.
 * 1.7+: ``relative_to``, ``<frame attached_to>``, ``//axis/xyz/@expressed_in``,
-  ``canonical_link``; 1.8+: ``placement_frame``; 1.9+: ``<include merge>``;
+  ``canonical_link``; 1.8+: ``placement_frame`` (libsdformat 12 applies it in every version); 1.9+: ``<include merge>``;
   1.10+: ``screw_thread_pitch``; 1.11: ``//axis/mimic``.
 """
 
@@ -230,9 +230,8 @@ class Parser(JointParts):
         if version >= (1, 7):
             canon = el.get("canonical_link")
             scope.canonical = canon.strip() if canon else None
-        if version >= (1, 8):
-            pf = el.get("placement_frame")
-            scope.placement = pf.strip() if pf else None
+        pf = el.get("placement_frame")  # a 1.8 attribute libsdformat 12 applies in files of every version
+        scope.placement = pf.strip() if pf else None
         scope.static = vp.bool_child(el, "static", False)
         for c in children(el):
             t = tag(c)
@@ -462,8 +461,12 @@ class Parser(JointParts):
         else:
             inc.rel = None
         inc.rel = inc.rel or (WORLD if scope.is_world else MODEL_FRAME)
-        pf = text_of(child(el, "placement_frame"))
-        if pf and version >= (1, 8):
+        pf_el = child(el, "placement_frame")  # 1.8, applied by libsdformat 12 in files of every version
+        if pf_el is not None and child(el, "pose") is None:
+            self.report.error("SDF_PLACEMENT_WITHOUT_POSE", "an <include> with a <placement_frame> needs a <pose> "
+                              "(where to put that frame)", file, pf_el)
+        pf = text_of(pf_el)
+        if pf:
             inc.placement = pf
         if child(el, "static") is not None:
             inc.static = vp.bool_child(el, "static", False)
