@@ -12,7 +12,7 @@ from sdf_helpers import T, assert_pose
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.sdf import read_sdf
-from robot_state_format.model.types import WORLD, JointType
+from robot_state_format.model.types import WORLD, JointType, Model
 
 HERE = Path(__file__).resolve().parent
 FIX = HERE / "fixtures" / "sdf"
@@ -181,12 +181,16 @@ def test_include_in_world_scopes_names_at_the_model() -> None:
     assert_pose(m.links["arm2::lower"].pose, T(1, 0, 0.4))
 
 
-def test_merge_needs_1_9_and_a_model() -> None:
-    text = f"""<sdf version="1.8"><model name="m"><link name="l"/>
-      <include merge="true"><uri>{MODELS / 'arm'}</uri></include></model></sdf>"""
-    with pytest.raises(ModelError) as info:
-        read_sdf(text)
-    assert info.value.code == "SDF_INCLUDE_MERGE_VERSION"
+def test_merge_in_every_version_and_only_in_a_model() -> None:
+    """``merge`` is SDFormat 1.9's; libsdformat 12.3 merges in files of older versions too (measured with
+    conformance/sdf_ref: test/fixtures/sdf/reference/loads/include_merge_in_1_8.sdf)."""
+    def merged(version: str) -> Model:
+        return read_sdf(f"""<sdf version="{version}"><model name="m"><link name="l"/>
+          <include merge="true"><uri>{MODELS / 'arm'}</uri></include></model></sdf>""")
+    m18, m19 = merged("1.8"), merged("1.9")
+    assert sorted(m18.links) == sorted(m19.links) and "l" in m18.links
+    for name, link in m19.links.items():
+        assert_pose(m18.links[name].pose, link.pose)
     text = f"""<sdf version="1.9"><world name="w">
       <include merge="true"><uri>{MODELS / 'arm'}</uri></include></world></sdf>"""
     with pytest.raises(ModelError) as info:

@@ -335,7 +335,8 @@ class Parser(JointParts):
             pose, rel = self.pose_rel(el, version, file, None)
         elif version >= (1, 5):  # 1.5/1.6: //frame/pose/@frame names both the pose frame and the frame attached to
             pose, rel = self.pose_rel(el, version, file, None)
-            attached = rel or default_attached
+            att = el.get("attached_to")  # 1.7's, honoured by libsdformat 12 (a pose without a frame is then its)
+            attached = att.strip() if att else rel or default_attached
         else:  # no <frame> before 1.5: libsdformat 12 reads it as converted (@frame -> @relative_to)
             att = el.get("attached_to")
             attached = att.strip() if att else default_attached
@@ -472,10 +473,7 @@ class Parser(JointParts):
             inc.static = vp.bool_child(el, "static", False)
         merge = el.get("merge")
         if merge is not None and vp.boolean(el, merge, False, "merge"):
-            if version < (1, 9):
-                self.report.error("SDF_INCLUDE_MERGE_VERSION", "<include merge> needs SDFormat 1.9 or later",
-                                  file, el)
-            elif scope.is_world:
+            if scope.is_world:  # (a 1.9 attribute libsdformat 12 applies in files of every version)
                 self.report.error("SDF_INCLUDE_MERGE_IN_WORLD", "<include merge> is only allowed in a <model>",
                                   file, el)
             else:
