@@ -181,7 +181,7 @@ SPEC_SNIPPETS: dict[str, tuple[str, ...]] = {
         '<light name="spec_lamp" type="POINT"/>',
     ),
 }
-SPEC_VERSIONS = ("1.0", "1.2", "1.3", "1.5", "1.7", "100")
+SPEC_VERSIONS = ("1.0", "1.2", "1.3", "1.4", "1.5", "1.6", "1.7", "1.8", "100")
 
 
 def spec_mutations(data: bytes) -> Iterator[Mutation]:

@@ -267,7 +267,7 @@ class FrameGraph:
         result: str | None = None
         if scope.canonical:
             k = self.resolve(scope, scope.canonical)
-            if k is None or self.vertices[k].kind != "link" or (scope.version < (1, 8) and "::" in scope.canonical):
+            if k is None or self.vertices[k].kind != "link":  # a nested "n::l" in any version, as libsdformat 12
                 self._error("SDF_CANONICAL_LINK_NOT_FOUND",
                             f"canonical_link {scope.canonical!r} names no link of model {scope.name!r}",
                             scope.source, scope.key)
