@@ -173,10 +173,6 @@ def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, repo
         report.error_at(f"SDF_JOINT_{which.upper()}_{code}", msg, j.source)
         return None
     v = graph.vertices[k]
-    if scope.version < (1, 7) and v.kind != "link":
-        report.error_at(f"SDF_JOINT_{which.upper()}_NOT_FOUND",
-                        f"joint {key!r}: {which} {ref!r} is not a link (frames need SDFormat 1.7)", j.source)
-        return None
     if v.kind == "joint" and v.item is j:
         report.error_at("SDF_ATTACHED_TO_CYCLE", f"joint {key!r} names itself as its {which}", j.source)
         return None

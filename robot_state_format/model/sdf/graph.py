@@ -174,7 +174,9 @@ class FrameGraph:
             rel = item.rel or (WORLD if scope.is_world else MODEL_FRAME)
         parent = self.resolve(scope, rel)
         if parent is None:
-            if rel == WORLD and not scope.is_world and (scope.version < (1, 7) or what == "child"):
+            # (a 1.5/1.6 //pose/@frame="world" in a model is refused too: libsdformat 12 reads it as
+            # relative_to="world", which no model can name)
+            if rel == WORLD and not scope.is_world and what == "child":
                 parent = self.world_key
             else:
                 if what == "relative_to":
@@ -345,7 +347,7 @@ class FrameGraph:
         assert isinstance(item, FrameIR)
         k = self.resolve(scope, item.attached_to)
         if k is None:
-            if item.attached_to == WORLD and (scope.is_world or scope.version < (1, 7)):
+            if item.attached_to == WORLD and scope.is_world:  # in a model: refused in every version, as libsdformat 12
                 return None, WORLD
             self._error("SDF_ATTACHED_TO_NOT_FOUND",
                         f"attached_to {item.attached_to!r} of frame {v.key!r} names no frame in its model",

@@ -333,10 +333,12 @@ class Parser(JointParts):
             att = el.get("attached_to")
             attached = att.strip() if att else default_attached
             pose, rel = self.pose_rel(el, version, file, None)
-        elif version >= (1, 5):  # 1.5/1.6: //frame/pose/@frame names both the pose frame and the frame attached to
+        elif version >= (1, 5):  # 1.5/1.6: //frame/pose/@frame is the pose's frame; libsdformat 12 attaches the
+            # frame to the model (as 1.7's default) or to a 1.7 attached_to given anyway, a pose without @frame
+            # then being relative to it
             pose, rel = self.pose_rel(el, version, file, None)
-            att = el.get("attached_to")  # 1.7's, honoured by libsdformat 12 (a pose without a frame is then its)
-            attached = att.strip() if att else rel or default_attached
+            att = el.get("attached_to")
+            attached = att.strip() if att else default_attached
         else:  # no <frame> before 1.5: libsdformat 12 reads it as converted (@frame -> @relative_to)
             att = el.get("attached_to")
             attached = att.strip() if att else default_attached
