@@ -38,7 +38,7 @@ def build(root: Scope, report: Report, file: str) -> Model:
     model_pose = np.eye(4)
     if not root.is_world:
         model_pose = np.array(root.pose)
-        if root.rel and root.rel != WORLD and root.version >= (1, 7):
+        if root.rel:  # (libsdformat 12: "must be left empty", in every version, even "world")
             report.error_at("SDF_RELATIVE_TO_NOT_FOUND",
                             f"the top-level model's pose cannot be relative to {root.rel!r}", root.source)
         if root.placement:

@@ -227,9 +227,8 @@ class Parser(JointParts):
         vp = self.vp(file)
         pose, rel = self.pose_rel(el, version, file, None if top else default_rel)
         scope = Scope(name=name, version=version, file=file, source=source(el, file), pose=pose, rel=rel)
-        if version >= (1, 7):
-            canon = el.get("canonical_link")
-            scope.canonical = canon.strip() if canon else None
+        canon = el.get("canonical_link")  # 1.7's; libsdformat 12 checks and uses it in every version
+        scope.canonical = canon.strip() if canon else None
         pf = el.get("placement_frame")  # a 1.8 attribute libsdformat 12 applies in files of every version
         scope.placement = pf.strip() if pf else None
         scope.static = vp.bool_child(el, "static", False)
