@@ -224,3 +224,27 @@ def spec_sample(data: bytes, limit: int, seed: int = 1) -> list[Mutation]:
     rng = random.Random(seed)
     room = max(0, limit - len(fixed))
     return fixed[:limit] + rng.sample(values, min(room, len(values)))
+
+
+SWAP_VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8")
+_VERSION_RE = re.compile(rb"""(<sdf\s[^>]*?version\s*=\s*["'])([^"']*)(["'])""")
+
+
+def version_swaps(data: bytes) -> Iterator[Mutation]:
+    """A 1.7-or-later document declared as each older version of :data:`SWAP_VERSIONS` (``version-swap``):
+    libsdformat 12 converts it and reads it with its 1.9 classes, so features newer than the declared
+    version still count there (placement_frame, merge, attached_to, canonical_link, ...). The text is
+    otherwise unchanged."""
+    m = _VERSION_RE.search(data)
+    if m is None:
+        return
+    try:
+        declared = tuple(int(x) for x in m.group(2).decode().split("."))
+    except ValueError:
+        return
+    if declared < (1, 7):
+        return
+    for version in SWAP_VERSIONS:
+        if tuple(int(x) for x in version.split(".")) < declared:
+            yield Mutation("version-swap", f"version={version}",
+                           data[:m.start(2)] + version.encode() + data[m.end(2):])

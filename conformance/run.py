@@ -38,7 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path[:0] = [str(ROOT), str(HERE), str(ROOT / "test")]
 
-from mutate import sample, spec_sample  # noqa: E402
+from mutate import sample, spec_sample, version_swaps  # noqa: E402
 from references import check_urdf_path, run_check_urdf, run_sdf_ref, sdf_ref_path  # noqa: E402
 
 from robot_state_format.errors import RobotStateFormatError  # noqa: E402
@@ -263,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="as root, apt-get install libsdformat-dev g++ pkg-config when the libsdformat reference "
                          "cannot be built (default: install nothing, skip the SDFormat half)")
     ap.add_argument("--no-install", action="store_true", help=argparse.SUPPRESS)  # the old default, kept
+    ap.add_argument("--versions", action="store_true",
+                    help="also every SDFormat file of 1.7 or later (without <include>) declared as each older "
+                         "version from 1.4 (version-swap cases)")
     ap.add_argument("--show", type=int, default=40, help="disagreements listed per group")
     ap.add_argument("--json", metavar="OUT", help="write every outcome to OUT")
     args = ap.parse_args(argv)
@@ -289,6 +292,15 @@ def main(argv: list[str] | None = None) -> int:
                     f = tmp / f"{base.stem}.m{k}.{fmt}"
                     f.write_bytes(m.text)
                     cases.append(Case(fmt, f, f"{base.name} {m.kind} {m.where}", "mutation:" + m.kind))
+    if args.versions:
+        for c in [c for c in cases if c.fmt == "sdf" and c.kind == "file"]:
+            data = c.path.read_bytes()
+            if b"<include" in data:
+                continue
+            for k, m in enumerate(version_swaps(data)):
+                f = tmp / f"{c.path.stem}.v{k}.sdf"
+                f.write_bytes(m.text)
+                cases.append(Case("sdf", f, f"{c.path.name} {m.kind} {m.where}", "mutation:" + m.kind))
     t0 = time.perf_counter()
     outcomes = [o for c in cases if (o := run_case(c, check_urdf, sdf_ref, not args.no_fk)) is not None]
     elapsed = time.perf_counter() - t0
