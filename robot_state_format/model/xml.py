@@ -4,7 +4,9 @@ Entities, DTD loading and network access are off; sizes are bounded.  Real-world
 descriptions that urdfdom/libsdformat accept are tolerated with a warning (:func:`tolerate`):
 ``<?xml version="0.0"?>`` (or any version other than 1.0), a NUL byte (the document ends there, as
 urdfdom reads it), an XML declaration that is not at the very start (leading blank lines, a BOM, or a
-comment before it), a second XML declaration and, in robot descriptions, bytes that are not UTF-8
+comment before it), a second XML declaration and, in robot descriptions, markup after the root
+element that TinyXML2 reads (:mod:`~robot_state_format.model.xml_trailing`; a ``<?...?>`` inside or after
+the root is refused, as TinyXML2 refuses it) and bytes that are not UTF-8
 (TinyXML2, under urdfdom and libsdformat, does not check UTF-8: a name holding byte 0xFF loads there).
 Each such byte is read as the Latin-1 character of the same value (0xFF is U+00FF ``ÿ``), a defined,
 one-to-one reading of each byte: the name then goes to TF and USDF as that character, in UTF-8
@@ -24,6 +26,7 @@ from lxml import etree
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, Severity
+from robot_state_format.model.xml_trailing import tail_loads
 
 __all__ = [
     "MAX_DOCUMENT_BYTES", "SAFE_PARSER_OPTIONS", "check_element_count", "check_entities", "check_size", "describe",
@@ -176,7 +179,12 @@ def parse_xml(
     raw, warnings = tolerate(raw, file, error_type=error_type, code_prefix=code_prefix, decoded=is_text)
     try:
         check_element_count(raw, file, error_type=error_type, code_prefix=code_prefix)
-        root = parse_bytes(raw)
+        try:
+            root = parse_bytes(raw)
+        except etree.XMLSyntaxError as exc:
+            root = _root_before_trailing_markup(raw, exc, file, code_prefix, warnings)
+            if root is None:
+                raise
     except etree.XMLSyntaxError as exc:
         err_line: int | None = exc.position[0] if exc.position else getattr(exc, "lineno", None)
         msg = exc.msg if getattr(exc, "msg", None) else str(exc)
@@ -187,7 +195,48 @@ def parse_xml(
     if root is None:
         raise error_type(Diagnostic(f"{code_prefix}_EMPTY", "empty document", file, None))
     check_entities(root, raw, file, error_type=error_type, code_prefix=code_prefix)
+    if code_prefix == "XML" and b"<?" in raw:
+        _refuse_late_instructions(root, file, error_type)
     return root, warnings
+
+
+def _refuse_late_instructions(root: etree._Element, file: str, error_type: type[DiagnosticError]) -> None:
+    """TinyXML2 reads ``<?...?>`` as a declaration, allowed only before the first element: urdfdom and
+    libsdformat refuse one inside or after the root element (measured), so a robot description does too."""
+    for node in root.iter(etree.PI):
+        raise error_type(Diagnostic("XML_SYNTAX", f"malformed XML: <?{node.target} ...?> inside the root element "
+                                    "(urdfdom and libsdformat, through TinyXML2, accept one only before it)",
+                                    file, node.sourceline))
+    for node in root.itersiblings(etree.PI):
+        raise error_type(Diagnostic("XML_SYNTAX", f"malformed XML: <?{node.target} ...?> after the root element "
+                                    "(urdfdom and libsdformat, through TinyXML2, accept one only before it)",
+                                    file, node.sourceline))
+
+
+def _root_before_trailing_markup(raw: bytes, exc: etree.XMLSyntaxError, file: str, code_prefix: str,
+                                 warnings: list[Diagnostic]) -> etree._Element | None:
+    """A robot description whose root element is followed by markup TinyXML2 loads (urdfdom and
+    libsdformat then read the first root; :mod:`xml_trailing`): the root, with an ``XML_TRAILING_CONTENT``
+    warning; ``None`` when the error is another one or TinyXML2 would refuse the rest too."""
+    if code_prefix != "XML" or not str(exc.msg).startswith("Extra content at the end of the document") \
+            or not exc.position:
+        return None
+    line, column = exc.position
+    start = 0
+    for _ in range(line - 1):
+        start = raw.find(b"\n", start) + 1
+        if start == 0:
+            return None
+    cut = start + column - 1
+    if not 0 < cut <= len(raw) or not tail_loads(raw[cut:]):
+        return None
+    try:
+        root = parse_bytes(raw[:cut])
+    except etree.XMLSyntaxError:
+        return None
+    warnings.append(Diagnostic(f"{code_prefix}_TRAILING_CONTENT", "markup after the root element is ignored, as "
+                               "urdfdom and libsdformat (TinyXML2) ignore it", file, line, None, Severity.WARNING))
+    return root
 
 
 def check_entities(root: etree._Element, raw: bytes, file: str = "<string>", *,
