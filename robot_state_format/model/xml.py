@@ -203,14 +203,12 @@ def parse_xml(
 def _refuse_late_instructions(root: etree._Element, file: str, error_type: type[DiagnosticError]) -> None:
     """TinyXML2 reads ``<?...?>`` as a declaration, allowed only before the first element: urdfdom and
     libsdformat refuse one inside or after the root element (measured), so a robot description does too."""
-    for node in root.iter(etree.PI):
-        raise error_type(Diagnostic("XML_SYNTAX", f"malformed XML: <?{node.target} ...?> inside the root element "
-                                    "(urdfdom and libsdformat, through TinyXML2, accept one only before it)",
-                                    file, node.sourceline))
-    for node in root.itersiblings(etree.PI):
-        raise error_type(Diagnostic("XML_SYNTAX", f"malformed XML: <?{node.target} ...?> after the root element "
-                                    "(urdfdom and libsdformat, through TinyXML2, accept one only before it)",
-                                    file, node.sourceline))
+    for where, nodes in (("inside", root.iter(etree.PI)), ("after", root.itersiblings(etree.PI))):
+        node = next(nodes, None)
+        if node is not None:
+            raise error_type(Diagnostic("XML_SYNTAX", f"malformed XML: <?{node.target} ...?> {where} the root element "
+                                        "(urdfdom and libsdformat, through TinyXML2, accept one only before it)",
+                                        file, node.sourceline))
 
 
 def _root_before_trailing_markup(raw: bytes, exc: etree.XMLSyntaxError, file: str, code_prefix: str,

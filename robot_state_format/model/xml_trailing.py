@@ -12,7 +12,8 @@ agree on every case:
   unterminated comment, CDATA section or tag.
 
 :func:`tail_loads` answers that question for the bytes after the root element (the caller has parsed
-the root itself); it scans each byte at most a few times, so it is bounded by the document's size.
+the root itself); it scans each byte at most a few times, with regular expressions and ``bytes.find``, so its
+time is bounded by the document's size.
 """
 
 from __future__ import annotations
@@ -23,22 +24,19 @@ __all__ = ["tail_loads"]
 
 _NAME = re.compile(rb"[^\s/>]+")
 _SPACE = b" \t\r\n"
+_TAG_STOP = re.compile(rb"[\"'>]")
+_NOT_SPACE = re.compile(rb"[^ \t\r\n]")
 
 
 def _tag_end(tail: bytes, pos: int) -> int:
     """The index just after the ``>`` closing the tag that starts at ``pos`` (quoted ``>`` skipped), or -1."""
-    i, n = pos, len(tail)
-    while i < n:
-        c = tail[i]
-        if c in b"\"'":
-            close = tail.find(bytes([c]), i + 1)
-            if close < 0:
-                return -1
-            i = close + 1
-        elif c == ord(">"):
-            return i + 1
-        else:
-            i += 1
+    while (m := _TAG_STOP.search(tail, pos)) is not None:
+        if m.group(0) == b">":
+            return m.end()
+        close = tail.find(m.group(0), m.end())  # a quoted value: its closing quote
+        if close < 0:
+            return -1
+        pos = close + 1
     return -1
 
 
@@ -48,7 +46,8 @@ def tail_loads(tail: bytes) -> bool:
     i, n = 0, len(tail)
     while i < n:
         if tail[i] in _SPACE:
-            i += 1
+            m = _NOT_SPACE.search(tail, i)
+            i = n if m is None else m.start()
             continue
         if tail[i] != ord("<"):  # text: inside a trailing element it is kept, outside it is an error
             if not stack:
@@ -66,9 +65,9 @@ def tail_loads(tail: bytes) -> bool:
             if end < 0:
                 return False
             i = end + 3
-        elif tail.startswith(b"<!", i) or tail.startswith(b"<?", i):
-            if tail[i + 1] == ord("?"):
-                return False
+        elif tail.startswith(b"<?", i):  # a declaration after the first element
+            return False
+        elif tail.startswith(b"<!", i):
             end = tail.find(b">", i)
             if end < 0:
                 return False
