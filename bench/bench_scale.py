@@ -105,7 +105,7 @@ def main() -> int:
             data = text.encode()
 
             def replay(path: Path = path, model: object = model) -> None:
-                state = read_world_state(path.read_bytes(), file=str(path))
+                state = read_world_state(path.read_bytes(), file=str(path)).state
                 diags = validate_against_model(state, model)  # type: ignore[arg-type]
                 assert not [d for d in diags if d.severity.name == "ERROR"], diags[:3]
 

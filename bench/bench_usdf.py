@@ -172,7 +172,7 @@ def main() -> int:
     text = write_world_state(state, pretty=False)
     data = text.encode()
     assert builder.build(q, v, eff, link_poses=poses, link_twists=twists, stamp=stamp) == text
-    assert read_world_state(data) == state
+    assert read_world_state(data).state == state
 
     n = args.repeat
     results: dict[str, float] = {}

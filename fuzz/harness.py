@@ -97,7 +97,7 @@ def check_model(model: Model) -> None:
 def check_round_trip(state: WorldState) -> None:
     """The writer writes what the reader read, and reading that back gives the same state, twice."""
     text = write_world_state(state)
-    again = read_world_state(text)
+    again = read_world_state(text).state
     if again != state:
         raise InvariantBroken("write(read(x)) reads back to a different state")
     if write_world_state(again) != text:
@@ -117,7 +117,7 @@ def _xacro(data: bytes | str) -> None:
 
 
 def _usdf(data: bytes | str) -> None:
-    check_round_trip(read_world_state(data, file=FILE))
+    check_round_trip(read_world_state(data, file=FILE).state)
 
 
 def _usdf_writer(state: object) -> None:
@@ -127,7 +127,7 @@ def _usdf_writer(state: object) -> None:
         text = write_world_state(state)
     except DiagnosticError:
         raise  # a state the writer refuses (non-finite value, bad name): a domain error
-    got = read_world_state(text)
+    got = read_world_state(text).state
     if got != state:
         raise InvariantBroken("the reader reads back a different state than the writer was given")
     check_round_trip(got)

@@ -30,7 +30,7 @@ def test_demo_runs_and_writes_everything(tmp_path: Path) -> None:
     saved = Path(lines["restart file"])
     model = load_model_file(Path(__file__).resolve().parents[1] / "robot_state_format" / "samples"
                             / "arm7_gripper.urdf")
-    state = read_world_state_file(saved)
+    state = read_world_state_file(saved).state
     assert [d for d in validate_against_model(state, model, check_poses=True) if d.severity is Severity.ERROR] == []
     # what was saved is what the source sent at the saved stamp (never a zero or invented pose): the
     # sweep derived by hand, joint k at centre + amplitude sin(2 pi 0.25 t + k), t = stamp mod 4 s

@@ -66,7 +66,7 @@ def test_names_with_bytes_that_are_not_utf8_load_as_urdfdom_loads_them(tmp_path:
     capsys.readouterr()
     data = out_file.read_bytes()
     assert "a\u00ff".encode() in data and b"a\xff\"" not in data
-    state = read_world_state(data)
+    state = read_world_state(data).state
     assert state.model_states[0].name == "r\u00ffx"
     assert [ls.name for ls in state.model_states[0].link_states] == ["base", "a\u00ff"]
     assert main(["state", "validate", str(out_file), "--model", str(path), "--check-poses", "-q"]) == 0

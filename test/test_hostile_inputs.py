@@ -24,7 +24,6 @@ from robot_state_format.model.xacro import _XACRO_NS_RE, expand_xacro_file
 from robot_state_format.model.xml import tolerate
 from robot_state_format.usdf.reader import (
     read_world_state,
-    read_world_state_ex,
     read_world_state_file,
 )
 from robot_state_format.usdf.syntax_faults import _open_quote_before
@@ -214,9 +213,9 @@ def test_every_reader_uses_the_grammar_and_warns_on_underflow() -> None:
     with pytest.raises(ModelError) as e4:  # libsdformat refuses it (std::stod: ERANGE)
         read_sdf(sdf.format(x="1e-400"))
     assert e4.value.code == "SDF_BAD_VALUE" and "underflows" in str(e4.value)
-    r = read_world_state_ex(usdf.format(x="1e-400"))
+    r = read_world_state(usdf.format(x="1e-400"))
     assert [w.code for w in r.warnings] == ["USDF_NUMBER_UNDERFLOW"] and r.state.frames[0].pose[0] == 0.0
-    assert read_world_state_ex(usdf.format(x="0e-5")).warnings == []
+    assert read_world_state(usdf.format(x="0e-5")).warnings == []
 
 
 # ------------------------------------------------------------------ linear time at the former hot spots

@@ -68,7 +68,7 @@ class TestStateSharingLaunch(unittest.TestCase):
             self.assertTrue(client.wait_for_service(timeout_sec=15.0), "no /share/state_store/save service")
 
             def has_q(text: str) -> bool:
-                joints = {j.name: j.positions for j in read_world_state(text).model_states[0].joint_states}
+                joints = {j.name: j.positions for j in read_world_state(text).state.model_states[0].joint_states}
                 return joints.get("joint A") == (q[0],) and joints.get("joint B") == (q[1],)
 
             deadline = time.monotonic() + 15.0
@@ -91,7 +91,7 @@ class TestStateSharingLaunch(unittest.TestCase):
             self.assertTrue(response.success, response.message)
             saved = Path(response.message)
             self.assertEqual(saved.parent, Path(OUT).resolve())
-            state = read_world_state_file(saved)
+            state = read_world_state_file(saved).state
             self.assertEqual(state.model_states[0].name, "linkage")
             joints = {j.name: j.positions for j in state.model_states[0].joint_states}
             self.assertEqual(joints, {"joint A": (q[0],), "joint B": (q[1],)})

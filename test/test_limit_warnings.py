@@ -59,7 +59,7 @@ def test_state_from_model_writes_the_value_and_warns(tmp_path: Path, capsys: pyt
     assert main(["state", "from-model", ARM, "--positions", '{"joint1": 3.5}', "-o", str(out)]) == 0
     err = capsys.readouterr().err
     assert f"robot-state-format state from-model: warning: {WANT}" in err
-    state = read_world_state(out.read_text())
+    state = read_world_state(out.read_text()).state
     assert state.model_states[0].joint("joint1").positions == (3.5,)  # type: ignore[union-attr]
 
 

@@ -177,7 +177,7 @@ def test_nothing_is_shared_or_saved_before_joints_are_measured(rig: Rig) -> None
     try:
         r = rig.trigger("/m/state_store", "save")
         assert r.success, r.message
-        state = read_world_state_file(r.message)
+        state = read_world_state_file(r.message).state
         ms = state.model("measured_bot")
         assert ms is not None and state.stamp is not None
         assert state.stamp.sec * S + state.stamp.nanosec == t
@@ -192,14 +192,14 @@ def test_nothing_is_shared_or_saved_before_joints_are_measured(rig: Rig) -> None
     t2 = t + S
     rig.send(["j2", "j3"], [-0.3, 0.25], t2)
     ros.spin_until(lambda: any(_stamp_ns(w) == t2 for w in rig.world), 20.0, "a world_state stamped t2")
-    ws = read_world_state(next(w for w in rig.world if _stamp_ns(w) == t2))
+    ws = read_world_state(next(w for w in rig.world if _stamp_ns(w) == t2)).state
     ms = ws.model("measured_bot")
     assert ms is not None
     assert [ms.joint(n).positions for n in ("j1", "j2", "j3")] == [(0.4,), (-0.3,), (0.25,)]  # type: ignore[union-attr]
 
 
 def _stamp_ns(text: str) -> int | None:
-    ws = read_world_state(text)
+    ws = read_world_state(text).state
     return None if ws.stamp is None else ws.stamp.sec * S + ws.stamp.nanosec
 
 
@@ -222,7 +222,7 @@ def test_warning_then_stamp_jump_keeps_the_node_and_save_holds_the_last_values(r
     assert "Traceback" not in out and ros.processes[0].alive()
     r = rig.trigger("/m/state_store", "save")
     assert r.success, r.message
-    state = read_world_state_file(r.message)
+    state = read_world_state_file(r.message).state
     ms = state.model("measured_bot")
     assert state.stamp is not None and state.stamp.sec * S + state.stamp.nanosec == later
     assert ms is not None
@@ -416,7 +416,7 @@ def test_state_store_survives_bad_inputs_and_bad_service_calls(ros: RosHarness, 
     ws_pub.publish(String(data=_COMPLETE))
     ros.spin_until(lambda: trigger("save").success, 20.0, "the good snapshot saved")
     (saved,) = list(out.glob("*.usdf"))
-    state = read_world_state_file(saved)
+    state = read_world_state_file(saved).state
     assert state.stamp is not None and (state.stamp.sec, state.stamp.nanosec) == (12, 5)
     assert store.alive()
     assert "Traceback" not in store.output()

@@ -64,7 +64,7 @@ def test_a_velocity_or_effort_nobody_reported_is_absent_not_zero() -> None:
     assert cache.complete
     assert cache.velocities() is None and cache.efforts() is None  # j2's velocity was never measured
     builder = SnapshotBuilder(cache.model, cache.tree)  # what state_publisher and state_store snapshot
-    partial = read_world_state(builder.build(cache.q, cache.velocities(), cache.efforts(), stamp=Stamp(100, 0)))
+    partial = read_world_state(builder.build(cache.q, cache.velocities(), cache.efforts(), stamp=Stamp(100, 0))).state
     joints = {j.name: j for j in partial.model_states[0].joint_states}
     assert joints["j1"].positions == (0.25,) and joints["j2"].positions == (0.5,)
     assert all(j.velocities is None and j.torques is None for j in joints.values())

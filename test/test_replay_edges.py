@@ -16,7 +16,7 @@ import numpy as np
 
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.playback.edges import replay_edges
-from robot_state_format.playback.fit import replay_problems
+from robot_state_format.playback.fit import check_fit
 from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, WorldState
 
@@ -64,7 +64,7 @@ def test_world_replay_places_every_model_at_its_saved_pose(tmp_path: Path) -> No
     path.write_text(WORLD_SDF)
     model = load_model_file(path)
     state = world_state()
-    assert replay_problems(state, model) == []
+    assert check_fit(state, model).problems == []
     got = edges_of(replay_edges(state, model))
     assert set(got) == {("world", "dock"), ("world", "cart::chassis"), ("world", "crate::body")}
     assert np.allclose(got[("world", "dock")], pose6_to_transform((7, 0, 0, 0, 0, 0)), atol=1e-12)
@@ -112,7 +112,7 @@ def test_model_replay_reaches_links_of_nested_model_states(tmp_path: Path) -> No
         joint_states=[JointState("lift", (0.2,))],
         model_states=[ModelState("arm", None, (0.0, 0.0, 1.2, 0.0, 0.0, 0.0),
                                  link_states=[LinkState("upper", (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))])])])
-    assert replay_problems(state, model) == []
+    assert check_fit(state, model).problems == []
     got = edges_of(replay_edges(state, model, link_tf=True))
     assert np.allclose(got[("world", "base")], pose6_to_transform((0, 0, 0, 0, 0, HALF_PI)), atol=1e-12)
     assert np.allclose(got[("base", "arm::upper")], pose6_to_transform((0, 0, 1.2, 0, 0, 0)), atol=1e-12)

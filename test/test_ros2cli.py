@@ -109,7 +109,7 @@ def test_topic_echo_world_state(launched: Launched) -> None:
     result = ros2("topic", "echo", "--no-daemon", "--once", "--qos-durability", "transient_local", "--qos-reliability", "reliable",
                   "--full-length", "/cli/world_state", "std_msgs/msg/String", timeout=60.0)
     assert result.returncode == 0, result.stderr
-    state = read_world_state(echoed(result.stdout)[0]["data"])
+    state = read_world_state(echoed(result.stdout)[0]["data"]).state
     assert [m.name for m in state.model_states] == ["arm7_gripper"]
     joints = {j.name: j.positions for j in state.model_states[0].joint_states}
     assert {name: joints[name] for name in POSITIONS} == {name: (value,) for name, value in POSITIONS.items()}
@@ -136,7 +136,7 @@ def test_service_call_save_writes_a_restart_file(launched: Launched) -> None:
     assert "success=True" in result.stdout, result.stdout
     saved = [p for p in launched.out.iterdir() if p.suffix == ".usdf"]
     assert len(saved) == 1 and str(saved[0]) in result.stdout
-    state = read_world_state_file(saved[0])
+    state = read_world_state_file(saved[0]).state
     assert [m.name for m in state.model_states] == ["arm7_gripper"]
     joints = {j.name: j.positions for j in state.model_states[0].joint_states}
     assert {name: joints[name] for name in POSITIONS} == {name: (value,) for name, value in POSITIONS.items()}

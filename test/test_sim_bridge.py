@@ -35,7 +35,7 @@ def _trigger(ros: RosHarness, service: str):  # type: ignore[no-untyped-def]
 
 
 def _step(text: str) -> int:
-    ext = find_simulator_state(read_world_state(text), "mujoco")
+    ext = find_simulator_state(read_world_state(text).state, "mujoco")
     return -1 if ext is None or ext.step is None else ext.step
 
 
@@ -50,7 +50,7 @@ def test_save_over_ros_restarts_a_new_bridge_exactly(ros: RosHarness, tmp_path: 
     ros.collect("/a/world_state", String, LATCHED, count=1, timeout=30, predicate=lambda m: _step(m.data) > 20)
     resp = _trigger(ros, "/a/state_store/save")
     assert resp.success, resp.message
-    saved = read_world_state_file(resp.message)
+    saved = read_world_state_file(resp.message).state
     ext = find_simulator_state(saved, "mujoco")
     assert ext is not None and ext.step is not None and ext.step > 0
     # a fresh, paused bridge restarts from the saved file
@@ -62,7 +62,7 @@ def test_save_over_ros_restarts_a_new_bridge_exactly(ros: RosHarness, tmp_path: 
     resp2 = _trigger(ros, "/b/sim_bridge/restart")
     assert resp2.success, resp2.message
     ros.spin_until(lambda: len(inbox) >= 1, timeout=20, what="the restarted bridge's first world_state")
-    first = read_world_state(inbox.messages[0].data)
+    first = read_world_state(inbox.messages[0].data).state
     assert first == saved
     # and it goes on from there
     # and it goes on from there: joint_states stamped (simulation time) after the saved state
@@ -129,7 +129,7 @@ def test_drake_engine_crash_leaves_the_bridge_running(ros: RosHarness, tmp_path:
     bridge = ros.start_node("sim_bridge", params={"model_file": model, "engine": "drake",
                                                   "world_state_frequency": 20.0}, ros_args=["-r", "__ns:=/d"])
     states = ros.collect("/d/world_state", String, LATCHED, count=1, timeout=60,
-                         predicate=lambda m: find_simulator_state(read_world_state(m.data), "drake") is not None)
+                         predicate=lambda m: find_simulator_state(read_world_state(m.data).state, "drake") is not None)
     restart = tmp_path / "restart.usdf"
     restart.write_text(states[0].data, encoding="utf-8")
     engine = _engine_process(bridge.pid)

@@ -23,7 +23,7 @@ def test_simulation_part_of_the_demo(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert ok, line
     assert "largest difference 0.0;" in line
     saved = tmp_path / "simulation" / f"step_{STEPS}.usdf"
-    ext = find_simulator_state(read_world_state_file(saved), "mujoco")
+    ext = find_simulator_state(read_world_state_file(saved).state, "mujoco")
     assert ext is not None and ext.step == STEPS
     png = tmp_path / "simulation" / "restart_trajectories.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -50,7 +50,7 @@ def _compare(a, b) -> None:  # type: ignore[no-untyped-def]
 
 
 def _through_file(state):  # type: ignore[no-untyped-def]
-    return read_world_state(write_world_state(state))
+    return read_world_state(write_world_state(state)).state
 
 
 @pytest.mark.parametrize("robot", sorted(ROBOTS))
@@ -96,7 +96,7 @@ def test_drake_restart_continues_bit_for_bit() -> None:
         dk.step()
         ref.append(np.concatenate([dk.plant.GetPositions(dk.pctx), dk.plant.GetVelocities(dk.pctx)]))
     again = DrakeSim(model, floating_base=fb)
-    assert restore(again, read_world_state(text)) == []
+    assert restore(again, read_world_state(text).state) == []
     assert again.step_count == 60
     out = []
     for _ in range(60):

@@ -54,7 +54,7 @@ def _save_and_restart(model, fb, *, strip_extension: bool = False) -> tuple[np.n
     _states(first, N)
     text = write_world_state(capture(first))
     cont = _states(first, N)
-    state = read_world_state(text)
+    state = read_world_state(text).state
     if strip_extension:
         state.extensions = []
     second = MujocoSim(model, floating_base=fb)
@@ -79,7 +79,7 @@ def test_restart_without_extension_restores_positions_and_velocities(robot: str)
     sim = MujocoSim(model, floating_base=fb)
     kick_mujoco(sim)
     sim.step(N)
-    state = read_world_state(write_world_state(capture(sim)))
+    state = read_world_state(write_world_state(capture(sim))).state
     state.extensions = []
     fresh = MujocoSim(model, floating_base=fb)
     restore(fresh, state)
@@ -167,7 +167,7 @@ def test_extension_round_trips_and_validates() -> None:
     text = write_world_state(capture(sim))
     assert f'xmlns:sim="{NAMESPACE}"' in text
     assert validate_schema(text) == []
-    state = read_world_state(text)
+    state = read_world_state(text).state
     assert write_world_state(state) == text
     ext = find_simulator_state(state, "mujoco")
     assert ext is not None and ext.step == 20 and ext.time == sim.time
@@ -183,7 +183,7 @@ def test_an_edited_file_wins_over_a_stale_extension() -> None:
     ms = state.model("arm7_gripper")
     ms.joint("joint2").positions = (0.75,)
     fresh = MujocoSim(model, floating_base=fb)
-    warnings = restore(fresh, read_world_state(write_world_state(state)))
+    warnings = restore(fresh, read_world_state(write_world_state(state)).state)
     assert any("extension ignored" in w for w in warnings)
     adr = fresh.m.jnt_qposadr[mujoco.mj_name2id(fresh.m, mujoco.mjtObj.mjOBJ_JOINT, "joint2")]
     assert fresh.d.qpos[adr] == 0.75

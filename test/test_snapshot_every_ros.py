@@ -58,7 +58,7 @@ def test_a_snapshot_follows_every_joint_state(ros) -> None:  # type: ignore[no-u
 
     def collected() -> bool:
         for m in inbox.messages:
-            ws = read_world_state(m.data)
+            ws = read_world_state(m.data).state
             assert ws.stamp is not None  # every snapshot carries the JointState's stamp
             ms = ws.model_states[0]
             a, b = ms.joint("joint A"), ms.joint("joint B")

@@ -112,9 +112,9 @@ def test_unknown_joints_are_left_out_with_what_hangs_below() -> None:
     rng = np.random.default_rng(4)
     q = _random_q(b, rng, 1.0)
     v = rng.normal(size=t.nv)
-    full = read_world_state(b.build(q, v, stamp=(1, 2)))
+    full = read_world_state(b.build(q, v, stamp=(1, 2))).state
     known = np.array([n != "cross" for n in t.moving_joint_names])
-    part = read_world_state(b.build(q, v, stamp=(1, 2), known=known))
+    part = read_world_state(b.build(q, v, stamp=(1, 2), known=known)).state
     (fm,), (pm,) = full.model_states, part.model_states
     gone_links = _below(model, "cross")  # uni, f1, f2
     assert gone_links == {"uni", "f1", "f2"}
@@ -126,11 +126,11 @@ def test_unknown_joints_are_left_out_with_what_hangs_below() -> None:
     assert part.stamp == full.stamp and pm.pose == fm.pose
     # an unknown leader takes its mimic follower with it
     known = np.array([n != "lead" for n in t.moving_joint_names])
-    part = read_world_state(b.build(q, v, known=known))
+    part = read_world_state(b.build(q, v, known=known)).state
     assert {js.name for js in part.model_states[0].joint_states} == {"free", "plane", "neck", "rail", "cross"}
     assert {ls.name for ls in part.model_states[0].link_states} == {"base", "sled", "head", "slide", "uni"}
     # nothing known: no joint_state and no moving link; the model_state itself stays
-    none = read_world_state(b.build(q, v, known=np.zeros(len(t.moving_joint_names), dtype=bool)))
+    none = read_world_state(b.build(q, v, known=np.zeros(len(t.moving_joint_names), dtype=bool))).state
     assert none.model_states[0].joint_states == [] and none.model_states[0].link_states == []
     # every joint known is the full document
     assert b.build(q, v, known=np.ones(len(t.moving_joint_names), dtype=bool)) == b.build(q, v)
@@ -142,10 +142,10 @@ def test_nested_model_fixed_to_an_unknown_link_has_no_pose() -> None:
     t = b.tree
     q = t.q_from_mapping({"robot::shoulder": 0.3, "robot::arm::elbow_joint": 0.2})
     known = np.array([n != "robot::shoulder" for n in t.moving_joint_names])
-    state = read_world_state(b.build(q, known=known))
+    state = read_world_state(b.build(q, known=known)).state
     grip = state.model("robot::gripper")  # rides on arm::lower, below the shoulder
     assert grip is not None and grip.pose is None and grip.link_states == []
-    full = read_world_state(b.build(q))
+    full = read_world_state(b.build(q)).state
     robot, full_robot = state.model("robot"), full.model("robot")
     assert robot is not None and full_robot is not None and robot.pose == full_robot.pose
 
@@ -181,7 +181,7 @@ def test_names_needing_escapes_come_out_as_the_writer_escapes_them() -> None:
         text = b.build(q, np.array([1.0, 2.0]), stamp=(5, 6))
         assert text == write_world_state(b.state(q, np.array([1.0, 2.0]), stamp=(5, 6)), pretty=pretty)
         assert 'name="a&amp;b"' in text and 'name="c&lt;d&gt;"' in text and 'name="j&amp;1"' in text
-        back = read_world_state(text)
+        back = read_world_state(text).state
         assert back.name == 'w&"<x>"' and back.stamp == (5, 6)
         ms = back.model_states[0]
         assert ms.joint("j<2>") is not None and ms.joint("j<2>").positions == (-1.5,)  # type: ignore[union-attr]

@@ -234,7 +234,7 @@ def _snapshot(rt: Runtime, placement: Placement | None) -> str:
 def test_model_pose_set_in_a_parent_frame() -> None:
     text = _snapshot(_runtime(), Placement((1.0, 2.0, 3.0, 0.0, 0.0, 0.5), "map", (0.0, 0.0, 1.0, 0.0, 0.0, 0.0)))
     assert validate_schema(text) == []
-    state = read_world_state(text)
+    state = read_world_state(text).state
     ms = state.model_states[0]
     assert (ms.name, ms.parent, ms.pose, ms.twist) == ("two", "map", (1.0, 2.0, 3.0, 0.0, 0.0, 0.5), None)
     [frame] = state.frames
@@ -246,16 +246,16 @@ def test_model_pose_set_in_a_parent_frame() -> None:
     [turn] = ms.joint_states
     assert turn.positions == (0.5,)
     # the parent's world pose unknown: the frame is declared without a pose
-    bare = read_world_state(_snapshot(_runtime(), Placement((1.0, 2.0, 3.0, 0.0, 0.0, 0.5), "map")))
+    bare = read_world_state(_snapshot(_runtime(), Placement((1.0, 2.0, 3.0, 0.0, 0.0, 0.5), "map"))).state
     assert [(f.name, f.pose) for f in bare.frames] == [("map", None)]
 
 
 def test_model_pose_unknown_or_in_the_world() -> None:
     rt = _runtime()
-    unknown = read_world_state(_snapshot(rt, Placement(None))).model_states[0]
+    unknown = read_world_state(_snapshot(rt, Placement(None))).state.model_states[0]
     assert (unknown.pose, unknown.parent, unknown.twist) == (None, None, None)
     assert unknown.link("tool") is not None  # only the model's own pose is unknown
-    world = read_world_state(_snapshot(rt, Placement((0.0, 0.0, 0.0, 0.0, 0.0, 1.0))))
+    world = read_world_state(_snapshot(rt, Placement((0.0, 0.0, 0.0, 0.0, 0.0, 1.0)))).state
     assert world.model_states[0].pose == (0.0, 0.0, 0.0, 0.0, 0.0, 1.0) and world.frames == []
     assert world.model_states[0].parent is None
 

@@ -209,7 +209,7 @@ def test_sdf_tf_and_static_for_a_late_subscriber(rig: Rig) -> None:
     from robot_state_format.usdf.reader import read_world_state
 
     msg = rig.ros.collect("/sdf/world_state", String, LATCHED, count=1)[0]
-    ms = read_world_state(msg.data).model("two_links_orthogonal_1")
+    ms = read_world_state(msg.data).state.model("two_links_orthogonal_1")
     assert ms is not None and ms.parent is None
     np.testing.assert_allclose(ms.pose, (0, 0, 0, 0, 0, 0), atol=1e-15)
 
@@ -232,11 +232,11 @@ def test_world_state_parses_and_matches_kinematics(rig: Rig) -> None:
     rig.send("pend", ["joint A", "joint B"], [qa, qb], t, vel=[va, vb], eff=[1.5, -2.5])
 
     def parsed(m: Any) -> bool:
-        ws = read_world_state(m.data)
+        ws = read_world_state(m.data).state
         return ws.stamp is not None and ws.stamp.sec * S + ws.stamp.nanosec == t
 
     msg = rig.ros.collect("/pend/world_state", String, LATCHED, count=1, predicate=parsed)[0]
-    ws = read_world_state(msg.data)
+    ws = read_world_state(msg.data).state
     ms = ws.model("linkage")
     assert ms is not None
     assert ms.pose is None and ms.parent is None  # no TF from world to the root link: pose unknown
@@ -253,7 +253,7 @@ def test_world_state_parses_and_matches_kinematics(rig: Rig) -> None:
     assert ja is not None and ja.positions == (qa,) and ja.velocities == (va,) and ja.torques == (1.5,)
     # a late subscriber gets the latest snapshot (transient_local)
     late = rig.ros.collect("/pend/world_state", String, LATCHED, count=1)[0]
-    assert read_world_state(late.data).stamp is not None
+    assert read_world_state(late.data).state.stamp is not None
 
 
 def test_bad_inputs_never_stop_the_node(rig: Rig) -> None:
@@ -379,12 +379,12 @@ def test_model_pose_in_model_parent_frame_from_tf(rig: Rig) -> None:
     rig.send("pose", ["joint A", "joint B"], [0.1, 0.2], t)
 
     def posed(m: Any) -> bool:
-        ms = read_world_state(m.data).model("linkage")
+        ms = read_world_state(m.data).state.model("linkage")
         return ms is not None and ms.pose is not None
 
     msg = rig.ros.collect("/pose/world_state", String, LATCHED, count=1, predicate=posed,
                           every=lambda: pub.publish(TFMessage(transforms=[tf])))[0]
-    ms = read_world_state(msg.data).model("linkage")
+    ms = read_world_state(msg.data).state.model("linkage")
     assert ms is not None and ms.parent == "odom"
     np.testing.assert_allclose(ms.pose, (1, 2, 0, 0, 0, 0.5), atol=1e-12)
 
@@ -471,10 +471,10 @@ def test_sdf_world_file_tf_and_snapshot(rig: Rig) -> None:
     assert_tf(x, (0.2, 0, 0.1), (0, 0, math.sin(q / 2), math.cos(q / 2)))
 
     def stamped(m: Any) -> bool:
-        ws = read_world_state(m.data)
+        ws = read_world_state(m.data).state
         return ws.stamp is not None and ws.stamp.sec * S + ws.stamp.nanosec == t
 
-    ws = read_world_state(rig.ros.collect("/world/world_state", String, LATCHED, count=1, predicate=stamped)[0].data)
+    ws = read_world_state(rig.ros.collect("/world/world_state", String, LATCHED, count=1, predicate=stamped)[0].data).state
     robot, box = ws.model("robot"), ws.model("box")
     assert robot is not None and box is not None
     np.testing.assert_allclose(robot.pose, (1, 0, 0.5, 0, 0, math.pi / 2), atol=1e-12)

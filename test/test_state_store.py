@@ -72,7 +72,7 @@ def _set_param(ros: RosHarness, name: str, value: Any) -> Any:
 
 def _valid(path: Path, model: Any) -> WorldState:
     assert validate_schema(path.read_bytes(), file=str(path)) == []
-    state = read_world_state_file(path)
+    state = read_world_state_file(path).state
     errors = [d for d in validate_against_model(state, model, check_poses=True, tolerance=1e-9)
               if d.severity is Severity.ERROR]
     assert errors == []
@@ -271,7 +271,7 @@ def test_replay_publishes_the_file_to_late_subscribers(ros: RosHarness, tmp_path
     late_volatile = ros.collect("joint_states", JointStateMsg, 10, timeout=10)[0]  # re-sent on match
     assert list(late_volatile.position) == [a, b]
     ws = ros.collect("world_state", String, LATCHED, timeout=10)[0]
-    assert read_world_state(ws.data) == sent
+    assert read_world_state(ws.data).state == sent
     tf = ros.collect("/tf_static", TFMessage, LATCHED, timeout=10)[0]
     edges = {(t.header.frame_id, t.child_frame_id): _tf_pose(t) for t in tf.transforms}
     assert np.allclose(edges[("world", "table")], pose6_to_transform((1.0, 2.0, 0.0, 0.0, 0.0, 0.5)), atol=1e-12)
@@ -325,7 +325,7 @@ def test_save_from_live_state_publisher_matches_published_joints(ros: RosHarness
         r = _trigger(ros, "save")
         if not r.success:
             return False
-        ms = read_world_state_file(r.message).model("linkage")
+        ms = read_world_state_file(r.message).state.model("linkage")
         return ms is not None and ms.joint("joint A").positions == (a,)  # type: ignore[union-attr]
 
     ros.spin_until(saved_with_values, timeout=15, what="a saved snapshot holding the published values")

@@ -54,6 +54,8 @@ GOOD = [
 def test_fit_accepts_a_matching_file(model) -> None:  # type: ignore[no-untyped-def]
     fit = check_fit(_state(GOOD), model)
     assert fit.ok and fit.problems == []
+    assert fit.fields == joint_state_fields(_state(GOOD), model)  # the arrays a replay publishes
+    assert fit.fields.name[-2:] == ["shoulder", "grip"]
 
 
 def test_fit_lists_every_mismatch(model) -> None:  # type: ignore[no-untyped-def]
@@ -61,6 +63,7 @@ def test_fit_lists_every_mismatch(model) -> None:  # type: ignore[no-untyped-def
            JointState("elbow", (0.1,))]
     fit = check_fit(_state(bad), model)
     assert not fit.ok
+    assert fit.fields.name == []  # nothing to publish from a state that does not fit
     text = "\n".join(fit.problems)
     assert "floating joint needs 7 positions, got 3 (joint_state[name=float])" in text
     assert "revolute joint needs 1 velocities, got 2 (joint_state[name=shoulder])" in text

@@ -114,7 +114,7 @@ def test_snapshot_builder_text_equals_writer(pretty: bool, with_v: bool, with_e:
                   stamp=stamp)
     assert pre == text
     assert validate_schema(text) == []
-    back = read_world_state(text)
+    back = read_world_state(text).state
     assert validate_against_model(back, model, check_poses=True) == []
 
 
@@ -161,7 +161,7 @@ def test_nested_world_sample_world_poses_match_hand_derivation() -> None:
     for name, pose in expected.items():
         assert np.allclose(wp[name], pose6_to_transform(pose), atol=1e-12), name
     text = write_world_state(s)
-    assert validate_against_model(read_world_state(text), model, check_poses=True) == []
+    assert validate_against_model(read_world_state(text).state, model, check_poses=True) == []
 
 
 # --------------------------------------------------------------------------------------------
@@ -169,7 +169,7 @@ def test_nested_world_sample_world_poses_match_hand_derivation() -> None:
 
 
 def test_world_poses_through_frames_models_and_links() -> None:
-    s = read_world_state_file(FIX / "valid" / "full.xml")
+    s = read_world_state_file(FIX / "valid" / "full.xml").state
     wp = world_poses(s)
     odom = pose6_to_transform((1.5, -2, 0, 0, 0, math.pi / 2))
     assert np.allclose(wp["odom"], odom)
@@ -287,7 +287,7 @@ def test_snapshot_builder_world_with_moving_nested_models() -> None:
     q = t.q_from_mapping({"robot::shoulder": 0.3, "robot::arm::elbow_joint": 0.2})
     v = t.v_from_mapping({"robot::shoulder": 1.0})
     text = b.build(q, v, stamp=(1, 2))
-    state = read_world_state(text)
+    state = read_world_state(text).state
     assert state == b.state(q, v, stamp=(1, 2))
     assert validate_against_model(state, model, check_poses=True) == []
     robot = state.model("robot")
@@ -322,7 +322,7 @@ def test_hypothesis_snapshot_text_matches_writer_and_kinematics(xyz: list[float]
     q = t.q_from_mapping({"free": xyz + quat, "slider": joints[0] / 10, "neck": quat, "hinge": joints[1]})
     v = np.array(vel[: t.nv])
     text = b.build(q, v, v, stamp=(5, 6))
-    state = read_world_state(text)
+    state = read_world_state(text).state
     assert text == write_world_state(state, pretty=pretty)
     assert [d.code for d in validate_against_model(state, model, check_poses=True, tolerance=1e-7)
             if d.severity is Severity.ERROR] == []
@@ -371,7 +371,7 @@ def test_placement_text_equals_writer_of_hand_placed_state(pose: tuple[float, ..
         text = b.build(q, v, e, stamp=(3, 4), placement=placement)
         assert text == write_world_state(expected, pretty=pretty)
         assert b.state(q, v, e, stamp=(3, 4), placement=placement) == expected
-        back = read_world_state(text)
+        back = read_world_state(text).state
         ms = back.model_states[0]
         assert (ms.parent, ms.pose) == (parent, pose)
         assert (ms.twist is None) == (v is None or pose is None or parent is not None)
@@ -393,7 +393,7 @@ def test_placement_shape_selects_the_template_and_numbers_fill_it() -> None:
     moved = Placement((5.0, 6.0, 7.0, 0.0, 0.0, 0.0), "a", (8.0, 9.0, 1e-7, 0.0, 0.0, -1e17))
     text = b.build(q, placement=moved)
     assert len(b._templates) == len(shapes)
-    back = read_world_state(text)
+    back = read_world_state(text).state
     assert back.model_states[0].pose == moved.pose and back.frames[0].pose == moved.parent_pose
     assert b.build(q, placement=None) == write_world_state(b.state(q))  # unplaced: the model's own pose
 

@@ -13,7 +13,7 @@ from test_usdf_build import POSITIONS, S45, bot
 from robot_state_format.cli import main
 from robot_state_format.spatial import pose6_to_transform
 from robot_state_format.usdf.build import state_from_model
-from robot_state_format.usdf.export.sdf_state import sdf_to_state, sdf_to_state_ex, state_to_sdf
+from robot_state_format.usdf.export.sdf_state import sdf_to_state, state_to_sdf
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file
 from robot_state_format.usdf.types import JointState, ModelState, WorldState
 from robot_state_format.usdf.validate import validate_schema
@@ -35,7 +35,7 @@ def _pose_close(a: tuple[float, ...] | None, b: tuple[float, ...] | None, tol: f
 
 
 def test_sdf_state_structure_and_hand_derived_model_pose() -> None:
-    text, warnings = state_to_sdf(read_world_state_file(FIX / "valid" / "full.xml"))
+    text, warnings = state_to_sdf(read_world_state_file(FIX / "valid" / "full.xml").state)
     root = etree.fromstring(text.encode())
     assert root.tag == "sdf" and root.get("version") == "1.12"
     st = root.find("world/state")
@@ -66,7 +66,7 @@ def test_sdf_state_round_trip() -> None:
     state.model_states[0].pose = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6)
     state.model_states[0].link_states[1].wrench = (1.0, 2.0, 3.0, 4.0, 5.0, 6.0)
     text, _ = state_to_sdf(state)
-    back = sdf_to_state(text)
+    back = sdf_to_state(text).state
     assert back.name == state.name and back.stamp == state.stamp
     (a,), (b,) = state.model_states, back.model_states
     assert _pose_close(a.pose, b.pose)
@@ -87,7 +87,7 @@ def test_sdf_import_world_relative_link_pose() -> None:
       <model_state name="m"><pose>1 0 0 0 0 1.5707963267948966</pose>
         <link_state name="l"><pose>1 1 0 0 0 1.5707963267948966</pose></link_state>
       </model_state></state></world></sdf>"""
-    s = sdf_to_state(text)
+    s = sdf_to_state(text).state
     assert _pose_close(s.model_states[0].link_states[0].pose, (1, 0, 0, 0, 0, 0))  # 1 m along the model's x
 
 
@@ -127,7 +127,7 @@ def test_cli_from_model_validate_against_model(capsys: pytest.CaptureFixture[str
     out = tmp_path / "s.usdf"
     assert main(["state", "from-model", str(model), "--positions", '{"joint A": 0.5, "joint B": -0.25}',
                  "--velocities", '{"joint A": 1.0}', "--stamp", "12.000000500", "-o", str(out)]) == 0
-    s = read_world_state_file(out)
+    s = read_world_state_file(out).state
     assert s.stamp == (12, 500)
     assert s.model_states[0].joint("joint B").positions == (-0.25,)  # type: ignore[union-attr]
     assert main(["state", "validate", str(out), "--model", str(model), "--check-poses"]) == 0
@@ -148,7 +148,7 @@ def test_cli_from_model_validate_against_model(capsys: pytest.CaptureFixture[str
     js.write_text('{"joint A": 1.5}')
     assert main(["state", "from-model", str(model), "--positions", str(js), "--compact"]) == 0
     text = capsys.readouterr().out
-    assert "\n  " not in text and read_world_state(text).model_states[0].joint("joint A").positions == (1.5,)  # type: ignore[union-attr]
+    assert "\n  " not in text and read_world_state(text).state.model_states[0].joint("joint A").positions == (1.5,)  # type: ignore[union-attr]
 
 
 def test_cli_export_import(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
@@ -157,7 +157,7 @@ def test_cli_export_import(capsys: pytest.CaptureFixture[str], tmp_path: Path) -
     assert main(["state", "export", str(src), "--model", str(SAMPLES / "double_pendulum.urdf"),
                  "--to", "sdf-state", "-o", str(sdf)]) == 0
     assert main(["state", "import", str(sdf), "--from", "sdf-state", "-o", str(tmp_path / "back.usdf")]) == 0
-    back = read_world_state_file(tmp_path / "back.usdf")
+    back = read_world_state_file(tmp_path / "back.usdf").state
     assert back.model("pr2").joint("torso_lift_joint").positions == (0.1,)  # type: ignore[union-attr]
     assert main(["state", "import", str(src), "--from", "sdf-state"]) == 1  # no <state> in a USDF file
     # the state is validated against --model first
@@ -242,7 +242,8 @@ def test_sdf_joint_state_axis_state_written() -> None:
 def test_sdf_joint_state_round_trip() -> None:
     state = _joint_state_world()
     text, _ = state_to_sdf(state)
-    back, warnings = sdf_to_state_ex(text)
+    read = sdf_to_state(text)
+    back, warnings = read.state, read.warnings
     assert warnings == []
     got = {j.name: (j.positions, j.velocities, j.torques) for j in back.model_states[0].joint_states}
     assert got == {
@@ -286,7 +287,8 @@ HAND_WRITTEN_112 = """<?xml version="1.0"?>
 
 
 def test_sdf_import_hand_written_axis_state_degrees() -> None:
-    state, warnings = sdf_to_state_ex(HAND_WRITTEN_112, file="hand.sdf")
+    read = sdf_to_state(HAND_WRITTEN_112, file="hand.sdf")
+    state, warnings = read.state, read.warnings
     ms = state.model_states[0]
     elbow, wrist, roller, old = (ms.joint(n) for n in ("elbow", "wrist", "roller", "old"))
     assert elbow is not None and wrist is not None and roller is not None and old is not None
@@ -324,7 +326,8 @@ def test_sdf_import_world_link_pose_without_model_pose_warns() -> None:
         <link_state name="l"><pose>1 1 0 0 0 0</pose><linear_velocity>1 0 0</linear_velocity></link_state>
         <link_state name="k"><pose relative_to="__model__">0 0 2 0 0 0</pose></link_state>
       </model_state></state></world></sdf>"""
-    state, warnings = sdf_to_state_ex(text)
+    read = sdf_to_state(text)
+    state, warnings = read.state, read.warnings
     ms = state.model_states[0]
     assert ms.link("l").pose is None and ms.link("l").twist is None  # type: ignore[union-attr]
     assert ms.link("k").pose == (0.0, 0.0, 2.0, 0.0, 0.0, 0.0)  # type: ignore[union-attr]
@@ -343,7 +346,7 @@ def test_cli_from_model_warns_about_joints_left_out(capsys: pytest.CaptureFixtur
         f"{model}: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --positions, written as 0 (identity "
         "quaternion for ball and floating joints): joint B",
         f"{model}: warning: [USDF_JOINT_DEFAULTED] 1 joint(s) not in --velocities, written as 0: joint A"]
-    ms = read_world_state_file(out).model_states[0]  # the output is unchanged: zeros are written
+    ms = read_world_state_file(out).state.model_states[0]  # the output is unchanged: zeros are written
     assert ms.joint("joint B").positions == (0.0,) and ms.joint("joint A").velocities == (0.0,)  # type: ignore[union-attr]
     # every joint given: no warning
     assert main(["state", "from-model", str(model), "--positions", '{"joint A": 0.5, "joint B": -0.25}',
@@ -356,4 +359,4 @@ def test_cli_import_prints_sdf_warnings(capsys: pytest.CaptureFixture[str], tmp_
     sdf.write_text(HAND_WRITTEN_112)
     assert main(["state", "import", str(sdf), "--from", "sdf-state", "-o", str(tmp_path / "back.usdf")]) == 0
     assert capsys.readouterr().err.startswith(f"{sdf}:10: warning: [USDF_SDF_ACCELERATION_IGNORED]")
-    assert read_world_state_file(tmp_path / "back.usdf").model("m").joint("elbow").positions == (math.pi / 2,)  # type: ignore[union-attr]
+    assert read_world_state_file(tmp_path / "back.usdf").state.model("m").joint("elbow").positions == (math.pi / 2,)  # type: ignore[union-attr]

@@ -29,14 +29,14 @@ DOC = """<?xml version="1.0" encoding="UTF-8"?>
 
 
 def test_foreign_namespace_elements_are_kept_and_written_back() -> None:
-    state = read_world_state(DOC)
+    state = read_world_state(DOC).state
     assert [m.name for m in state.model_states] == ["m"] and [f.name for f in state.frames] == ["f"]
     assert state.extensions == [ExtensionElement(
         "urn:example:vendor", "note",
         '<v:note xmlns:v="urn:example:vendor" level="2"><v:text>kept &amp; written back</v:text></v:note>')]
     text = write_world_state(state)
-    assert read_world_state(text) == state
-    assert write_world_state(read_world_state(text)) == text
+    assert read_world_state(text).state == state
+    assert write_world_state(read_world_state(text).state) == text
     assert validate_schema(DOC) == [] and validate_schema(text) == []
 
 
@@ -64,10 +64,10 @@ def test_simulator_state_round_trip_is_bit_exact() -> None:
     set_simulator_state(state, s)
     text = write_world_state(state)
     assert validate_schema(text) == []
-    back = find_simulator_state(read_world_state(text), "mujoco")
+    back = find_simulator_state(read_world_state(text).state, "mujoco")
     assert back == s
     assert [repr(v) for v in back.arrays["qpos"]] == [repr(v) for v in values]  # -0.0 kept
-    assert find_simulator_state(read_world_state(text), "drake") is None
+    assert find_simulator_state(read_world_state(text).state, "drake") is None
     # replacing the engine's state keeps one element
     set_simulator_state(state, SimulatorState("mujoco", "abc123", 1.0, {}, 1))
     assert len(state.extensions) == 1 and from_extension(state.extensions[0]).time == 1.0

@@ -94,7 +94,7 @@ MUTATIONS = [
 
 def _read(doc: str | bytes, lenient: bool) -> Any:
     try:
-        r = R.read_world_state_ex(doc, lenient=lenient)
+        r = R.read_world_state(doc, lenient=lenient)
         return ("ok", r.state, [(d.code, d.line, d.message) for d in r.warnings])
     except UsdfError as e:
         return ("err", [(d.code, d.line, d.message) for d in e.diagnostics])

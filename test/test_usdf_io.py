@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from robot_state_format.errors import Severity, UsdfError
 from robot_state_format.usdf.atomic import atomic_write
-from robot_state_format.usdf.reader import read_world_state, read_world_state_ex, read_world_state_file
+from robot_state_format.usdf.reader import read_world_state, read_world_state_file
 from robot_state_format.usdf.types import FrameState, JointState, LinkState, ModelState, Stamp, WorldState
 from robot_state_format.usdf.validate import validate_schema
 from robot_state_format.usdf.writer import write_world_state, write_world_state_file
@@ -102,7 +102,7 @@ def test_proposal_example_repaired_validates() -> None:
     repaired = path.read_text().splitlines()
     assert [i for i, (a, b) in enumerate(zip(unrepaired, repaired), 1) if a != b] == [6, 9]
     for lenient in (False, True):
-        res = read_world_state_ex(path.read_bytes(), lenient=lenient)
+        res = read_world_state(path.read_bytes(), lenient=lenient)
         assert {w.code for w in res.warnings} == {"USDF_ROOT_SPELLING", "USDF_VERSION_MISSING"}
     assert all(w.severity is Severity.WARNING for w in res.warnings)
     s = res.state
@@ -119,7 +119,7 @@ def test_proposal_example_repaired_validates() -> None:
 
 
 def test_full_fixture_values() -> None:
-    s = read_world_state_file(FIX / "valid" / "full.xml")
+    s = read_world_state_file(FIX / "valid" / "full.xml").state
     assert s.stamp == Stamp(1700000000, 250000000)
     assert s.version == "1.0"
     odom = s.frame("odom")
@@ -140,7 +140,7 @@ def test_full_fixture_values() -> None:
 
 
 def test_partial_fixture_number_spellings() -> None:
-    s = read_world_state_file(FIX / "valid" / "partial.xml")
+    s = read_world_state_file(FIX / "valid" / "partial.xml").state
     a = s.model_states[0].link_states[0]
     assert a.pose is None and a.wrench is None
     assert a.twist == (1e-300, -0.0, 2.5, 0.5, 5.0, 1e10)
@@ -151,7 +151,7 @@ def test_partial_fixture_number_spellings() -> None:
 
 
 def test_special_names_are_unescaped() -> None:
-    s = read_world_state_file(FIX / "valid" / "special_names.xml")
+    s = read_world_state_file(FIX / "valid" / "special_names.xml").state
     assert s.name == "names & things"
     m = s.model_states[0]
     assert m.name == "r<2>"
@@ -162,11 +162,11 @@ def test_special_names_are_unescaped() -> None:
 
 @pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
 def test_read_write_read_hand_written(path: Path) -> None:
-    first = read_world_state_file(path)
+    first = read_world_state_file(path).state
     for pretty in (True, False):
         text = write_world_state(first, pretty=pretty)
         assert validate_schema(text) == []
-        again = read_world_state(text)
+        again = read_world_state(text).state
         assert again == first
         assert _float_bits(again) == _float_bits(first)
         assert write_world_state(again, pretty=pretty) == text  # stable output
@@ -174,7 +174,7 @@ def test_read_write_read_hand_written(path: Path) -> None:
 
 def test_lenient_mode_accepts_order_and_unknown_elements_with_warnings() -> None:
     for name in ("order", "unknown_element"):
-        res = read_world_state_ex((FIX / "invalid" / f"{name}.xml").read_bytes(), lenient=True)
+        res = read_world_state((FIX / "invalid" / f"{name}.xml").read_bytes(), lenient=True)
         assert res.warnings and all(w.severity is Severity.WARNING for w in res.warnings)
     # errors that are not spelling matters stay errors in lenient mode
     with pytest.raises(UsdfError):
@@ -232,7 +232,7 @@ def test_writer_accepts_numpy_floats_losslessly() -> None:
 
     vals = np.array([0.1, -0.0, 1e-310, np.nextafter(1.0, 2.0), -123456.789e10, np.pi])
     state = WorldState("w", model_states=[ModelState("m", joint_states=[JointState("j", tuple(vals))])])
-    got = read_world_state(write_world_state(state)).model_states[0].joint_states[0].positions
+    got = read_world_state(write_world_state(state)).state.model_states[0].joint_states[0].positions
     assert got is not None
     assert [v.hex() for v in got] == [float(v).hex() for v in vals]
 
@@ -308,7 +308,7 @@ def _float_bits(obj: object) -> list[str]:
 @given(_world(), st.booleans())
 def test_hypothesis_write_read_round_trip(state: WorldState, pretty: bool) -> None:
     text = write_world_state(state, pretty=pretty)
-    back = read_world_state(text)
+    back = read_world_state(text).state
     assert back == state
     assert _float_bits(back) == _float_bits(state)
 
@@ -324,12 +324,12 @@ def test_hypothesis_xsd_accepts_writer_output(state: WorldState) -> None:
 
 
 def test_write_file_and_read_back(tmp_path: Path) -> None:
-    state = read_world_state_file(FIX / "valid" / "full.xml")
+    state = read_world_state_file(FIX / "valid" / "full.xml").state
     target = tmp_path / "restart.usdf"
     write_world_state_file(state, target)
-    assert read_world_state_file(target) == state
+    assert read_world_state_file(target).state == state
     write_world_state_file(WorldState("other"), target)
-    assert read_world_state_file(target).name == "other"
+    assert read_world_state_file(target).state.name == "other"
     assert [p.name for p in tmp_path.iterdir()] == ["restart.usdf"]  # no temporary left behind
 
 
@@ -395,12 +395,12 @@ def test_leaf_elements_hold_only_numbers(leaf: str, code: str, line: int, as_byt
 
 def test_fast_and_tolerant_parse_paths_agree() -> None:
     data = (FIX / "valid" / "full.xml").read_bytes()
-    plain = read_world_state(data)
+    plain = read_world_state(data).state
     # a BOM, leading blank lines or another declaration take parse_xml's tolerant path
     for variant in (b"\xef\xbb\xbf" + data, b"\n\n" + data, data.replace(b'encoding="UTF-8"', b"")):
-        res = read_world_state_ex(variant)
+        res = read_world_state(variant)
         assert res.state == plain
-    assert read_world_state(data.decode()) == plain  # str input
+    assert read_world_state(data.decode()).state == plain  # str input
 
 
 def test_lone_surrogate_is_the_readers_own_error() -> None:
@@ -411,7 +411,7 @@ def test_lone_surrogate_is_the_readers_own_error() -> None:
 
 def test_document_without_version_reads_as_the_current_version() -> None:
     text = b'<?xml version="1.0" encoding="UTF-8"?>\n<world_state name="w">\n</world_state>\n'
-    res = read_world_state_ex(text)
+    res = read_world_state(text)
     assert [(w.code, w.line, w.severity) for w in res.warnings] == [("USDF_VERSION_MISSING", 2, Severity.WARNING)]
     assert res.state.version == "1.0"
     assert 'version="1.0"' in write_world_state(res.state)  # the writer still writes it

@@ -113,7 +113,7 @@ def test_mjcf_free_ball_slide_hinge(seed: int) -> None:
     velocities = {"free": rng.normal(size=6).tolist(), "slider": 0.7, "neck": rng.normal(size=3).tolist(),
                   "hinge": -1.3, "finger": 0.4}
     state = state_from_model(model, _random_positions(model, seed), velocities)
-    state = read_world_state(write_world_state(state))  # through the file format
+    state = read_world_state(write_world_state(state)).state  # through the file format
     m, d, warnings = _restore(load_mujoco_model(ROBOTS / "toy.xml"), state)
     assert warnings == []
     assert _compare_bodies(m, d, state, "toy") == 5
@@ -167,7 +167,7 @@ def test_real_robots(relative: str, free_base: bool) -> None:
     state = state_from_model(model, _random_positions(model, 7))
     if free_base:  # the robot floats: its model_state pose is the base pose in the world
         state.model_states[0].pose = (0.3, -0.2, 0.9, 0.1, -0.2, 0.7)
-    state = read_world_state(write_world_state(state))
+    state = read_world_state(write_world_state(state)).state
     m, d, warnings = _restore(load_mujoco_model(path, free_base=free_base, strip_geometry=True), state)
     assert warnings == []
     assert _compare_bodies(m, d, state, model.name) == len(model.links)
@@ -215,7 +215,7 @@ def _compare_velocities(m: Any, d: Any, expected: dict[str, tuple[np.ndarray, np
 
 def test_free_joint_from_its_joint_state_without_model_pose() -> None:
     full = state_from_model(toy_model(), TOY_Q, TOY_V)
-    only = read_world_state(write_world_state(_joint_states_only(full)))
+    only = read_world_state(write_world_state(_joint_states_only(full))).state
     m, d, warnings = _restore(load_mujoco_model(ROBOTS / "toy.xml"), only)
     assert warnings == ["free joint 'free': model_state 'toy' has no pose; its frame is taken as the world "
                         "(at rest)"]

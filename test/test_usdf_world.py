@@ -58,8 +58,8 @@ def test_round_trip_and_schema(world: Any) -> None:
     state, _, _ = world
     text = write_world_state(state)
     assert validate_schema(text) == []
-    back = read_world_state(text)
-    assert back == read_world_state(write_world_state(back))
+    back = read_world_state(text).state
+    assert back == read_world_state(write_world_state(back)).state
     assert [m.name for m in back.model_states] == ["arm", "pendulum", "sdf_pair"]
     for ms, orig in zip(back.model_states, state.model_states, strict=True):
         assert ms.pose == orig.pose
@@ -68,7 +68,7 @@ def test_round_trip_and_schema(world: Any) -> None:
 
 def test_validation_against_each_model(world: Any) -> None:
     state, models, _ = world
-    back = read_world_state(write_world_state(state))
+    back = read_world_state(write_world_state(state)).state
     diags = validate_world_against_models(back, models, check_poses=True, tolerance=1e-9)
     assert [d for d in diags if d.severity is Severity.ERROR] == []
     # a model_state checked against another robot's model: its joints are unknown there
@@ -78,7 +78,7 @@ def test_validation_against_each_model(world: Any) -> None:
     assert {d.element for d in wrong if d.code == "USDF_MODEL_NOT_DESCRIBED"} == {
         "model_state[name=arm]", "model_state[name=sdf_pair]"}
     # a wrong count of positions in one robot is found and placed in that robot
-    bad = read_world_state(write_world_state(state))
+    bad = read_world_state(write_world_state(state)).state
     js = bad.model("pendulum").joint_states[0]  # type: ignore[union-attr]
     bad.model("pendulum").joint_states[0] = JointState(js.name, (0.1, 0.2))  # type: ignore[union-attr]
     errors = [d for d in validate_world_against_models(bad, models) if d.severity is Severity.ERROR]
@@ -101,7 +101,7 @@ def test_sdformat_state_of_the_world(world: Any) -> None:
         assert np.allclose(pose6_to_transform(pose), pose6_to_transform(POSES[name]), atol=1e-12)
         got = {j.get("name"): float(j.findtext("axis_state/position")) for j in el.findall("joint_state")}  # type: ignore[arg-type]
         assert {k: got[k] for k in values[name]} == values[name]  # (mimic followers carry derived values too)
-    back = sdf_to_state(text)
+    back = sdf_to_state(text).state
     for name in models:
         ms = back.model(name)
         assert ms is not None

@@ -88,7 +88,7 @@ def test_world_of_two_snapshots_posed_by_tf_and_stale() -> None:
     assert np.allclose(pose6_to_transform(r1.pose), xyz_yaw(2, 3, 0, 0.3))  # type: ignore[arg-type]
     assert r2.pose == (0.0, 0.0, 0.5, 0.0, 0.0, 0.0)  # no model, no TF: the snapshot's world pose
     text = write_world_state(world)
-    assert read_world_state(text).model("r2") is not None
+    assert read_world_state(text).state.model("r2") is not None
 
     st = {s.name: s for s in agg.status(now_s=12.6, stale_after=2.5)}
     assert st["r1"].stale and not st["r2"].stale  # 2.6 s vs 2.1 s of silence
@@ -140,4 +140,4 @@ def test_root_namespace_keeps_the_model_name_and_common_frame() -> None:
     w = agg.world()
     assert w is not None and [m.name for m in w.model_states] == ["arm"]
     assert w.model_states[0].parent == "map" and [f.name for f in w.frames] == ["map"]
-    assert read_world_state(write_world_state(w)).model("arm").parent == "map"  # type: ignore[union-attr]
+    assert read_world_state(write_world_state(w)).state.model("arm").parent == "map"  # type: ignore[union-attr]

@@ -133,7 +133,7 @@ def check_tf(robots: Robots, tf: dict[str, list[list[float]]]) -> None:
 
 
 def check_saved(robots: Robots, path: Path) -> WorldState:
-    state = read_world_state_file(path)
+    state = read_world_state_file(path).state
     assert sorted(m.name for m in state.model_states) == ["r1", "r2"]
     for ns in ("r1", "r2"):
         ms = state.model(ns)
@@ -347,7 +347,7 @@ def test_discovery_server_profiles_without_multicast(ros: Any, tmp_path: Path) -
         for k, want in p1.items():
             assert np.allclose(np.asarray(res["tf"][f"world r1/{k}"]), mount_matrix() @ want, atol=1e-9), k
         assert res["save"]["success"], res
-        saved = read_world_state_file(Path(res["save"]["message"].splitlines()[0]))
+        saved = read_world_state_file(Path(res["save"]["message"].splitlines()[0])).state
         (r1,) = saved.model_states
         assert r1.name == "r1" and {j.name: j.positions for j in r1.joint_states} == {
             k: (v,) for k, v in values.items()}
@@ -401,7 +401,7 @@ def test_world_recording_and_playback(ros: Any, tmp_path: Path) -> None:
 
     # checkpoints hold the world too: r1 from its world_state (r2 sent joint states but no model: not in it)
     ros.spin_until(lambda: any(tmp_path.glob("world_checkpoint_*.usdf")), what="a checkpoint of the world")
-    checkpoint = read_world_state_file(sorted(tmp_path.glob("world_checkpoint_*.usdf"))[-1])
+    checkpoint = read_world_state_file(sorted(tmp_path.glob("world_checkpoint_*.usdf"))[-1]).state
     assert checkpoint.name == "world" and [m.name for m in checkpoint.model_states] == ["r1"]
 
     ros.node.destroy_publisher(ws)

@@ -61,7 +61,7 @@ def _run(args: argparse.Namespace) -> int:
     state = None
     if args.restart is not None:
         try:
-            state = read_world_state_file(args.restart)
+            state = read_world_state_file(args.restart).state
             ext = find_simulator_state(state, args.engine)
         except RobotStateFormatError as exc:
             if getattr(exc, "code", None) == "USDF_IO":

@@ -44,10 +44,10 @@ from robot_state_format.output_dirs import ensure_parent
 from robot_state_format.usdf.atomic import atomic_write
 from robot_state_format.usdf.build import state_from_model
 from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
-from robot_state_format.usdf.export.sdf_state import sdf_to_state_ex, state_to_sdf
+from robot_state_format.usdf.export.sdf_state import sdf_to_state, state_to_sdf
 from robot_state_format.usdf.plot import plot_world_state
 from robot_state_format.usdf.read_elements import MAX_SEC_DIGITS
-from robot_state_format.usdf.reader import read_world_state_file_ex
+from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.types import WorldState
 from robot_state_format.usdf.validate import validate_against_model, validate_schema
 from robot_state_format.usdf.writer import write_world_state
@@ -184,7 +184,7 @@ def _locate(diags: list[Diagnostic], path: str) -> list[Diagnostic]:
 
 
 def _read_state(path: str, lenient: bool = False) -> WorldState:
-    res = read_world_state_file_ex(path, lenient=lenient)
+    res = read_world_state_file(path, lenient=lenient)
     for w in res.warnings:
         print(w.format(), file=sys.stderr)
     return res.state
@@ -317,7 +317,8 @@ def _import(args: argparse.Namespace) -> int:
         data = read_input_file(args.file)
     except OSError as exc:
         raise _Usage(f"{args.file}: cannot read: {exc.strerror}") from None
-    state, warnings = sdf_to_state_ex(data, file=args.file)
+    read = sdf_to_state(data, file=args.file)
+    state, warnings = read.state, read.warnings
     _print(warnings)
     _emit(write_world_state(state), args.output)
     return 0

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.model.types import Model
-from robot_state_format.playback.joint_arrays import state_joints
+from robot_state_format.playback.joint_arrays import JointStateFields, joints_fields, state_joints
 from robot_state_format.usdf.types import WorldState
 from robot_state_format.usdf.validate import validate_against_model
 
@@ -19,9 +19,11 @@ MAX_NAMED = 10  # missing joints named in one sentence
 
 @dataclass
 class Fit:
-    """The outcome of :func:`check_fit`: ``problems`` are sentences for the user (none: it fits)."""
+    """The outcome of :func:`check_fit`: ``problems`` are sentences for the user (none: it fits), and
+    ``fields`` the state's JointState arrays when it fits (empty otherwise)."""
 
     problems: list[str] = field(default_factory=list)
+    fields: JointStateFields = field(default_factory=lambda: JointStateFields([], [], [], []))
 
     @property
     def ok(self) -> bool:
@@ -33,7 +35,8 @@ def _sentence(d: Diagnostic) -> str:
 
 
 def check_fit(state: WorldState, model: Model, *, file: str = "<string>") -> Fit:
-    """Why ``state`` cannot be replayed onto ``model`` (an ok :class:`Fit`: it can)."""
+    """Why ``state`` cannot be replayed onto ``model`` (an ok :class:`Fit`: it can, with its JointState
+    arrays, those of :func:`~robot_state_format.playback.joint_arrays.joint_state_fields`)."""
     if not model.is_world and state.model(model.name) is None:
         have = ", ".join(repr(m.name) for m in state.model_states) or "none"
         return Fit([f"no model_state named {model.name!r} (the file has {have})"])
@@ -45,9 +48,6 @@ def check_fit(state: WorldState, model: Model, *, file: str = "<string>") -> Fit
     if missing:
         problems.append(f"no positions for moving joint(s) {', '.join(map(repr, missing[:MAX_NAMED]))}"
                         + (f" and {len(missing) - MAX_NAMED} more" if len(missing) > MAX_NAMED else ""))
-    return Fit(problems)
-
-
-def replay_problems(state: WorldState, model: Model, *, file: str = "<string>") -> list[str]:
-    """:func:`check_fit`'s sentences (empty: ``state`` fits ``model``)."""
-    return check_fit(state, model, file=file).problems
+    if problems:
+        return Fit(problems)
+    return Fit([], joints_fields(joints, model))

@@ -44,11 +44,16 @@ class JointStateFields:
 
 def joint_state_fields(state: WorldState, model: Model) -> JointStateFields:
     """JointState arrays for the moving joints of ``state`` (velocities/efforts only if all have them)."""
+    return joints_fields(state_joints(state, model), model)
+
+
+def joints_fields(joints: dict[str, JointState], model: Model) -> JointStateFields:
+    """:func:`joint_state_fields` of the joint states :func:`state_joints` gave."""
     names: list[str] = []
     pos: list[float] = []
     vel: list[float | None] = []
     eff: list[float | None] = []
-    for name, js in state_joints(state, model).items():
+    for name, js in joints.items():
         joint = model.joints.get(name)
         if joint is None or not joint.is_moving or joint.mimic or js.positions is None:
             continue  # mimic followers follow their leader in every consumer

@@ -20,7 +20,7 @@ def restamp_usdf(text: str, shift_ns: int) -> str:
     if shift_ns == 0:
         return text
     try:
-        state = read_world_state(text)
+        state = read_world_state(text).state
     except RobotStateFormatError:  # played as recorded
         return text
     if state.stamp is None:
@@ -32,7 +32,7 @@ def restamp_usdf(text: str, shift_ns: int) -> str:
 def usdf_stamp_ns(text: str) -> int | None:
     """The ``<stamp>`` of USDF text in nanoseconds (None: it has none or cannot be read)."""
     try:
-        stamp = read_world_state(text).stamp
+        stamp = read_world_state(text).state.stamp
     except RobotStateFormatError:
         return None
     return stamp.sec * NS + stamp.nanosec if stamp is not None else None

@@ -19,7 +19,7 @@ from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.fit import check_fit
-from robot_state_format.playback.joint_arrays import JointStateFields, joint_state_fields
+from robot_state_format.playback.joint_arrays import JointStateFields
 from robot_state_format.playback.read_ahead import End, ReadAhead, Stream
 from robot_state_format.playback.restart_files import parse_name
 from robot_state_format.recording.cdr import NS, cdr_string
@@ -138,7 +138,7 @@ def timeline_from_directory(directory: str | os.PathLike[str], model: Model | No
     for i, p in enumerate(files):
         try:
             text = read_input_file(p).decode("utf-8")
-            state = read_world_state(text, file=str(p))
+            state = read_world_state(text, file=str(p)).state
         except (OSError, UnicodeDecodeError, RobotStateFormatError) as exc:
             if notes is not None:
                 notes.append(f"{p.name} skipped: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
@@ -152,7 +152,7 @@ def timeline_from_directory(directory: str | os.PathLike[str], model: Model | No
         if model is not None and encode_joint_state is not None:
             fit = check_fit(state, model, file=str(p))
             if fit.ok:
-                out.append(Event(t, "joint_states", encode_joint_state(t, joint_state_fields(state, model))))
+                out.append(Event(t, "joint_states", encode_joint_state(t, fit.fields)))
             elif notes is not None:
                 notes.append(f"{p.name}: no joint_states (does not fit model {model.name!r}: {fit.problems[0]})")
     out.sort(key=lambda e: e.t_ns)

@@ -24,8 +24,7 @@ import yaml
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.types import Joint, JointType, Limits, Model
-from robot_state_format.playback.fit import replay_problems
-from robot_state_format.playback.joint_arrays import joint_state_fields
+from robot_state_format.playback.fit import check_fit
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.usdf.reader import read_world_state_file
 
@@ -175,11 +174,11 @@ def read_values_file(path: Path, model: Model) -> States:
         raise SourceError(f"{path}: is a directory, expected a .usdf, .json or .yaml file")
     if path.suffix != ".usdf":
         return read_mapping_file(path, model)
-    state = read_world_state_file(path)
-    problems = replay_problems(state, model)
-    if problems:
-        raise SourceError(f"{path}: does not fit model {model.name!r}: " + "; ".join(problems))
-    fields = joint_state_fields(state, model)
+    state = read_world_state_file(path).state
+    fit = check_fit(state, model)
+    if not fit.ok:
+        raise SourceError(f"{path}: does not fit model {model.name!r}: " + "; ".join(fit.problems))
+    fields = fit.fields
     return [(list(fields.name), list(fields.position))]
 
 

@@ -247,7 +247,7 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
 
         observer.spin_until(saved, 40.0, "a first snapshot to save", children)
         saved_path = Path(result["save"][1])
-        state = read_world_state_file(saved_path)
+        state = read_world_state_file(saved_path).state
         errors = [d for d in validate_against_model(state, model, check_poses=True) if d.severity.value == "error"]
         if errors:
             raise DemoError(f"saved file does not validate: {errors[0]}")

@@ -175,7 +175,7 @@ class SimBridge(Node):
         if not path:
             return False, "the restart_file parameter is empty"
         try:
-            state = read_world_state_file(path)
+            state = read_world_state_file(path).state
             if self._crash is not None:  # a new engine process for the same model
                 self.sim = self._make_sim(self.sim.model)
                 self._crash = None

@@ -418,7 +418,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if not str(path).strip():
             return Outcome(False, "replay_file is not set")
         try:
-            state = read_world_state_file(path)
+            state = read_world_state_file(path).state
         except Exception as exc:
             return Outcome(False, f"cannot read {path}: {error_text(exc)}")
         link_tf = bool(self._p("publish_link_tf"))

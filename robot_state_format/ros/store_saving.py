@@ -115,7 +115,7 @@ class SnapshotSaving:
             if text is None:
                 return SaveCheck(None, "wait", "no snapshot yet: no source has reported; nothing written")
             try:
-                state = read_world_state(text, file="<world_state>")
+                state = read_world_state(text, file="<world_state>").state
             except Exception as exc:
                 return SaveCheck(None, "error", f"the world snapshot is not valid USDF: {error_text(exc)}")
             if state.stamp is None:
@@ -124,7 +124,7 @@ class SnapshotSaving:
         if self._snapshot_text is not None:
             received = self._snapshot_rx
             try:
-                state = read_world_state(self._snapshot_text, file="<world_state>")
+                state = read_world_state(self._snapshot_text, file="<world_state>").state
             except Exception as exc:
                 return SaveCheck(None, "error", f"the latest snapshot is not valid USDF: {error_text(exc)}")
             missing = sc.unmeasured_joints(state, model) if model is not None else []

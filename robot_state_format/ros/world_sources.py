@@ -31,7 +31,7 @@ from tf2_msgs.msg import TFMessage
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.model.types import Model
 from robot_state_format.playback.edges import replay_edges
-from robot_state_format.playback.fit import replay_problems
+from robot_state_format.playback.fit import check_fit
 from robot_state_format.playback.joint_arrays import joint_state_fields
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros.description import XacroPolicy, read_description_text
@@ -268,7 +268,7 @@ class WorldSources:
             single = WorldState(state.name, state.version, state.stamp, [],
                                 [ModelState(src.model.name, ms.parent, ms.pose, ms.twist, ms.link_states,
                                             ms.joint_states, ms.model_states)])
-            problems += [f"{ms.name}: {p}" for p in replay_problems(single, src.model, file=path)]
+            problems += [f"{ms.name}: {p}" for p in check_fit(single, src.model, file=path).problems]
             plan.append((src.namespace, src.model, single))
         if problems:
             return False, f"refused {path}: " + "; ".join(problems), []

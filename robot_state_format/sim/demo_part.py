@@ -60,14 +60,14 @@ def simulation_demo(model_path: Path, out: Path, *, engine: str = "mujoco",
     first = make_sim(engine, model)
     start = sim_dir / "start.usdf"
     write_world_state_file(state_from_model(model, bent_positions(model)), start)
-    first.restore(read_world_state_file(start))
+    first.restore(read_world_state_file(start).state)
     run1 = _rows(first, STEPS)
     saved = restart_path(sim_dir, first.step_count)
     write_world_state_file(first.capture(), saved)
     run1 = np.vstack([run1, _rows(first, STEPS)])
     say(f"simulation ({engine}): ran {2 * STEPS} steps, saved {saved} at step {STEPS}")
     second = make_sim(engine, model)
-    for w in second.restore(read_world_state_file(saved)):
+    for w in second.restore(read_world_state_file(saved).state):
         say(f"restart warning: {w}")
     run2 = _rows(second, STEPS)
     diff = float(np.abs(run2 - run1[STEPS:]).max()) if run2.size else 0.0

@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import weakref
+from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -30,12 +31,38 @@ from robot_state_format.sim.mapping import FloatArray, WorldMap
 from robot_state_format.sim.mjcf import DEFAULT_DT, floating_roots
 from robot_state_format.usdf.types import WorldState
 
-_Values = tuple[tuple[dict[str, FloatArray], dict[str, FloatArray]], dict[str, FloatArray]]
 START_TIMEOUT = 120.0  # s: importing an engine and building a large model
 
 
 class EngineCrash(ConversionError):
     """The engine's process died (a signal or an exit) while it ran a call."""
+
+
+@dataclass(frozen=True)
+class JointValues:
+    """The child's joint values of one step: ``Simulation.joint_values()`` and ``root_coordinates()``."""
+
+    positions: dict[str, FloatArray]
+    velocities: dict[str, FloatArray]
+    roots: dict[str, FloatArray]
+
+
+@dataclass(frozen=True)
+class StepReply:
+    """The child's answer to ``step``: its step count and time, and the joint values when asked for."""
+
+    step_count: int
+    time: float
+    values: JointValues | None
+
+
+@dataclass(frozen=True)
+class RestoreReply:
+    """The child's answer to ``restore``: the warnings of ``Simulation.restore``, its step count and time."""
+
+    warnings: list[str]
+    step_count: int
+    time: float
 
 
 def rebuild_error(kind: type[BaseException], payload: Any) -> BaseException:
@@ -87,7 +114,7 @@ class IsolatedSim:
         self.dt = float(dt)
         self.map = WorldMap(model, floating_roots(model, floating_base))
         self._dead: str | None = None
-        self._values: _Values | None = None  # of the current step, when fetched
+        self._values: JointValues | None = None  # of the current step, when fetched
         self._prefetch = False
         self._used = False
         to_child_r, to_child_w = os.pipe()
@@ -146,10 +173,11 @@ class IsolatedSim:
         # trajectory): one round trip instead of three; on a step whose values went unread, not.
         if self._prefetch and not self._used:
             self._prefetch = False
-        self.step_count, self._time, self._values = self._call("step", (n, self._prefetch))
+        reply: StepReply = self._call("step", (n, self._prefetch))
+        self.step_count, self._time, self._values = reply.step_count, reply.time, reply.values
         self._used = False
 
-    def _joint_and_root_values(self) -> _Values:
+    def _joint_and_root_values(self) -> JointValues:
         if self._values is None:
             self._values = self._call("values")
             self._prefetch = True
@@ -157,11 +185,12 @@ class IsolatedSim:
         return self._values
 
     def joint_values(self) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
-        pos, vel = self._joint_and_root_values()[0]
+        values = self._joint_and_root_values()
+        pos, vel = values.positions, values.velocities
         return {k: v.copy() for k, v in pos.items()}, {k: v.copy() for k, v in vel.items()}
 
     def root_coordinates(self) -> dict[str, FloatArray]:
-        return {k: v.copy() for k, v in self._joint_and_root_values()[1].items()}
+        return {k: v.copy() for k, v in self._joint_and_root_values().roots.items()}
 
     def link_motions(self) -> tuple[FloatArray, FloatArray]:
         """World poses ``(nlinks, 4, 4)`` and twists ``(nlinks, 6)`` in tree link order."""
@@ -174,5 +203,6 @@ class IsolatedSim:
 
     def restore(self, state: WorldState, *, file: str = "<state>") -> list[str]:
         self._values = None
-        warnings, self.step_count, self._time = self._call("restore", (state, file))
-        return list(warnings)
+        reply: RestoreReply = self._call("restore", (state, file))
+        self.step_count, self._time = reply.step_count, reply.time
+        return list(reply.warnings)

@@ -17,15 +17,15 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from robot_state_format.sim.adapter import Simulation
-from robot_state_format.sim.isolated import error_payload
-from robot_state_format.sim.mapping import FloatArray
+from robot_state_format.sim.isolated import JointValues, RestoreReply, StepReply, error_payload
 from robot_state_format.sim.run import make_sim
 
 _QUERIES = ("link_motions", "capture")
 
 
-def _values(sim: Simulation) -> tuple[tuple[dict[str, FloatArray], dict[str, FloatArray]], dict[str, FloatArray]]:
-    return sim.joint_values(), sim.root_coordinates()
+def _values(sim: Simulation) -> JointValues:
+    positions, velocities = sim.joint_values()
+    return JointValues(positions, velocities, sim.root_coordinates())
 
 
 def _answer(sim: Simulation | None, what: str, args: tuple[Any, ...]) -> tuple[Simulation | None, Any]:
@@ -39,13 +39,13 @@ def _answer(sim: Simulation | None, what: str, args: tuple[Any, ...]) -> tuple[S
     if what == "step":
         n, with_values = args
         sim.step(n)
-        return sim, (sim.step_count, sim.time, _values(sim) if with_values else None)
+        return sim, StepReply(sim.step_count, sim.time, _values(sim) if with_values else None)
     if what == "values":
         return sim, _values(sim)
     if what == "restore":
         state, file = args
         warnings = sim.restore(state, file=file)
-        return sim, (warnings, sim.step_count, sim.time)
+        return sim, RestoreReply(list(warnings), sim.step_count, sim.time)
     if what in _QUERIES:
         return sim, getattr(sim, what)()
     raise RuntimeError(f"unknown call {what!r}")

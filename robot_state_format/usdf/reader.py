@@ -32,37 +32,29 @@ from robot_state_format.usdf.resolve import parent_diagnostics
 from robot_state_format.usdf.syntax_faults import find_syntax_faults
 from robot_state_format.usdf.types import WorldState
 
-__all__ = ["SUPPORTED_MAJOR", "ReadResult", "find_syntax_faults", "read_world_state", "read_world_state_ex",
-           "read_world_state_file", "read_world_state_file_ex"]
+__all__ = ["SUPPORTED_MAJOR", "ReadResult", "find_syntax_faults", "read_world_state", "read_world_state_file"]
 
 
 @dataclass
 class ReadResult:
+    """What a reader returns: the ``state`` read, and the ``warnings`` met on the way (errors raise)."""
+
     state: WorldState
     warnings: list[Diagnostic] = field(default_factory=list)
 
 
-def read_world_state(data: str | bytes, *, file: str = "<string>", lenient: bool = False) -> WorldState:
-    """Parse a USDF document; raise :class:`UsdfError` listing every fault."""
-    return read_world_state_ex(data, file=file, lenient=lenient).state
-
-
-def read_world_state_file(path: str | os.PathLike[str], *, lenient: bool = False) -> WorldState:
-    """Read a USDF file; an unreadable file is a ``USDF_IO`` error."""
-    return read_world_state_file_ex(path, lenient=lenient).state
-
-
-def read_world_state_file_ex(path: str | os.PathLike[str], *, lenient: bool = False) -> ReadResult:
+def read_world_state_file(path: str | os.PathLike[str], *, lenient: bool = False) -> ReadResult:
+    """Read a USDF file (see :func:`read_world_state`); an unreadable file is a ``USDF_IO`` error."""
     p = Path(path)
     try:
         data = limits.read_input_file(p)
     except OSError as exc:
         raise UsdfError(Diagnostic("USDF_IO", f"cannot read: {exc.strerror or exc}", str(p), None)) from None
-    return read_world_state_ex(data, file=str(p), lenient=lenient)
+    return read_world_state(data, file=str(p), lenient=lenient)
 
 
-def read_world_state_ex(data: str | bytes, *, file: str = "<string>", lenient: bool = False) -> ReadResult:
-    """Like :func:`read_world_state`, also returning the warnings."""
+def read_world_state(data: str | bytes, *, file: str = "<string>", lenient: bool = False) -> ReadResult:
+    """Parse a USDF document: the state and its warnings; raise :class:`UsdfError` listing every fault."""
     try:
         fast = _fast_parse(data)
         xml_warnings: list[Diagnostic] = []

@@ -256,7 +256,7 @@ class WorldAggregator:
     def _parsed(self, src: RobotSource) -> WorldState | None:
         if src.parsed is None or src.parsed[0] != src.version:
             try:
-                src.parsed = (src.version, read_world_state(src.text or "", file=f"<{topic(src.namespace, 'world_state')}>"))
+                src.parsed = (src.version, read_world_state(src.text or "", file=f"<{topic(src.namespace, 'world_state')}>").state)
             except RobotStateFormatError as exc:
                 src.problems = [str(exc)]
                 return None

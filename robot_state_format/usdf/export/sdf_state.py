@@ -33,7 +33,7 @@ dropped velocities).  World-level ``<frame>``s have no SDFormat state element: t
 into the model poses.  Velocities and wrenches need the world pose (and, for velocities, the
 twist) of their model; when unknown they are dropped, with a warning.
 
-Read back (``sdf_to_state`` / ``sdf_to_state_ex``, which also returns the warnings):
+Read back (``sdf_to_state``: the state and the warnings):
 ``axis_state`` / ``axis2_state`` positions and velocities (``degrees="true"`` converted to radians),
 and the older ``<angle axis="i">`` positions (axes must run 0, 1, ... without a gap; when an
 axis_state is present the angles are ignored, with a warning).  A missing ``<position>`` stays
@@ -55,6 +55,7 @@ import numpy as np
 from robot_state_format.errors import Diagnostic, Severity, UsdfError
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.spatial import pose6_to_transform, transform_to_pose6
+from robot_state_format.usdf.reader import ReadResult
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import JointState, LinkState, ModelState, Stamp, Vec6, WorldState
 from robot_state_format.usdf.writer import escape_name, format_floats
@@ -188,42 +189,57 @@ def _warn(code: str, msg: str) -> Diagnostic:
 # --------------------------------------------------------------------------------------------
 
 
-def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> WorldState:
-    """The USDF state of the first SDFormat ``<state>`` in ``data`` (``UsdfError`` if none or malformed)."""
-    return sdf_to_state_ex(data, file=file)[0]
-
-
-def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[WorldState, list[Diagnostic]]:
-    """Like :func:`sdf_to_state`, also returning the warnings (what USDF cannot hold, or was dropped)."""
+def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> ReadResult:
+    """The USDF state of the first SDFormat ``<state>`` in ``data`` and the warnings (what USDF cannot
+    hold, or was dropped); ``UsdfError`` if there is none or it is malformed."""
     root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
     st = root if root.tag == "state" else next(iter(root.iter("state")), None)
     if st is None:
         raise UsdfError(Diagnostic("USDF_SDF_NO_STATE", "no <state> element", file, root.sourceline))
-    errors: list[Diagnostic] = []
-    warnings: list[Diagnostic] = list(xml_warnings)
+    reader = _StateReader(file, list(xml_warnings))
+    state = WorldState(name=st.get("world_name") or "__default__", stamp=reader.stamp(st.find("sim_time")))
+    for el in st.findall("model_state"):
+        state.model_states.append(reader.model(el, None, True))
+    if reader.errors:
+        reader.errors.sort(key=lambda d: d.line or 0)
+        raise UsdfError(reader.errors)
+    return ReadResult(state, reader.warnings)
 
-    def error(code: str, msg: str, el: Any) -> None:
-        errors.append(Diagnostic(code, msg, file, el.sourceline, _where(el)))
 
-    def warn(code: str, msg: str, el: Any) -> None:
-        warnings.append(Diagnostic(code, msg, file, el.sourceline, _where(el), Severity.WARNING))
+class _StateReader:
+    """The elements of one SDFormat ``<state>`` read into USDF, errors and warnings collected."""
 
-    def vec6(el: Any) -> Vec6 | None:
-        return cast("Vec6 | None", vec(el, 6))  # six numbers or None
+    def __init__(self, file: str, warnings: list[Diagnostic]) -> None:
+        self.file = file
+        self.errors: list[Diagnostic] = []
+        self.warnings = warnings
 
-    def vec(el: Any, n: int) -> tuple[float, ...] | None:
+    def error(self, code: str, msg: str, el: Any) -> None:
+        self.errors.append(Diagnostic(code, msg, self.file, el.sourceline, _where(el)))
+
+    def warn(self, code: str, msg: str, el: Any) -> None:
+        self.warnings.append(Diagnostic(code, msg, self.file, el.sourceline, _where(el), Severity.WARNING))
+
+    def vec6(self, el: Any) -> Vec6 | None:
+        return cast("Vec6 | None", self.vec(el, 6))  # six numbers or None
+
+    def vec(self, el: Any, n: int) -> tuple[float, ...] | None:
         text = (el.text or "").split()
         try:
             vals = tuple(float(t) for t in text)
         except ValueError:
             vals = ()
         if len(vals) != n or not all(np.isfinite(vals)):
-            error("USDF_SDF_BAD_VALUE", f"<{el.tag}> needs {n} finite numbers", el)
+            self.error("USDF_SDF_BAD_VALUE", f"<{el.tag}> needs {n} finite numbers", el)
             return None
         return vals
 
-    def scalar(el: Any) -> float | None:
-        one = vec(el, 1)
+    def vec3_or_zero(self, el: Any) -> np.ndarray:
+        """Three numbers of ``el`` (zeros when ``el`` is absent or malformed: the error is recorded)."""
+        return np.array(self.vec(el, 3) or (0.0,) * 3) if el is not None else np.zeros(3)
+
+    def scalar(self, el: Any) -> float | None:
+        one = self.vec(el, 1)
         if one is None:
             return None
         deg = el.get("degrees")
@@ -233,153 +249,160 @@ def sdf_to_state_ex(data: str | bytes, *, file: str = "<string>") -> tuple[World
         if flag in ("true", "1"):
             return math.radians(one[0])
         if flag not in ("false", "0"):
-            error("USDF_SDF_BAD_VALUE", f"degrees={deg!r} is not a boolean (true, false, 1, 0)", el)
+            self.error("USDF_SDF_BAD_VALUE", f"degrees={deg!r} is not a boolean (true, false, 1, 0)", el)
             return None
         return one[0]
 
-    def single(parent: Any, tag: str) -> Any:
+    def single(self, parent: Any, tag: str) -> Any:
         found = parent.findall(tag)
         for extra in found[1:]:
-            error("USDF_SDF_DUPLICATE", f"more than one <{tag}> in <{parent.tag}>", extra)
+            self.error("USDF_SDF_DUPLICATE", f"more than one <{tag}> in <{parent.tag}>", extra)
         return found[0] if found else None
 
-    def per_dof(vals: list[float | None], what: str, el: Any) -> tuple[float, ...] | None:
+    def stamp(self, sim: Any) -> Stamp | None:
+        if sim is None:
+            return None
+        parts = (sim.text or "").split()
+        if len(parts) == 2 and all(p.isdigit() for p in parts) and int(parts[1]) < 10**9:
+            return Stamp(int(parts[0]), int(parts[1]))
+        self.error("USDF_SDF_BAD_VALUE", "<sim_time> needs 'sec nsec'", sim)
+        return None
+
+    def per_dof(self, vals: list[float | None], what: str, el: Any) -> tuple[float, ...] | None:
         """Axis values (None: absent) → a USDF array; an axis2 value without the axis one is an error."""
         while vals and vals[-1] is None:
             vals.pop()
         if not vals:
             return None
         if any(v is None for v in vals):
-            error("USDF_SDF_AXIS_GAP", f"joint_state {el.get('name')!r}: axis2_state has a {what} but axis_state "
-                  f"has none (USDF {what}s run from the first axis without a gap)", el)
+            self.error("USDF_SDF_AXIS_GAP", f"joint_state {el.get('name')!r}: axis2_state has a {what} but "
+                       f"axis_state has none (USDF {what}s run from the first axis without a gap)", el)
             return None
         return tuple(v for v in vals if v is not None)
 
-    def joint(j: Any) -> JointState:
+    def joint(self, j: Any) -> JointState:
         js = JointState(j.get("name") or "")
-        axes = [single(j, tag) for tag in _AXIS_TAGS]
+        axes = [self.single(j, tag) for tag in _AXIS_TAGS]
         angles = j.findall("angle")
         if axes[0] is not None or axes[1] is not None:
             if angles:
-                warn("USDF_SDF_ANGLE_IGNORED", f"joint_state {js.name!r}: <angle> ignored, the axis_state "
-                     "elements hold the state", angles[0])
-            pos: list[float | None] = []
-            vel: list[float | None] = []
-            for a in axes:
-                if a is None:
-                    pos.append(None)
-                    vel.append(None)
-                    continue
-                p_el, v_el = single(a, "position"), single(a, "velocity")
-                pos.append(scalar(p_el) if p_el is not None else None)
-                vel.append(scalar(v_el) if v_el is not None else None)
-                acc = a.find("acceleration")
-                if acc is not None:
-                    warn("USDF_SDF_ACCELERATION_IGNORED", f"joint_state {js.name!r}: <acceleration> has no "
-                         "USDF field; ignored", acc)
-            js.positions = per_dof(pos, "position", j)
-            js.velocities = per_dof(vel, "velocity", j)
-            return js
-        if not angles:
-            return js
+                self.warn("USDF_SDF_ANGLE_IGNORED", f"joint_state {js.name!r}: <angle> ignored, the axis_state "
+                          "elements hold the state", angles[0])
+            self.axis_states(js, j, axes)
+        elif angles:
+            self.angles(js, j, angles)
+        return js
+
+    def axis_states(self, js: JointState, j: Any, axes: list[Any]) -> None:
+        pos: list[float | None] = []
+        vel: list[float | None] = []
+        for a in axes:
+            if a is None:
+                pos.append(None)
+                vel.append(None)
+                continue
+            p_el, v_el = self.single(a, "position"), self.single(a, "velocity")
+            pos.append(self.scalar(p_el) if p_el is not None else None)
+            vel.append(self.scalar(v_el) if v_el is not None else None)
+            acc = a.find("acceleration")
+            if acc is not None:
+                self.warn("USDF_SDF_ACCELERATION_IGNORED", f"joint_state {js.name!r}: <acceleration> has no "
+                          "USDF field; ignored", acc)
+        js.positions = self.per_dof(pos, "position", j)
+        js.velocities = self.per_dof(vel, "velocity", j)
+
+    def angles(self, js: JointState, j: Any, angles: list[Any]) -> None:
         by_axis: dict[int, float | None] = {}
         for a in angles:
             axis = (a.get("axis") or "").strip()
             if not axis.isdigit():
-                error("USDF_SDF_BAD_VALUE", f"<angle axis={a.get('axis')!r}>: the axis must be an unsigned "
-                      "integer", a)
+                self.error("USDF_SDF_BAD_VALUE", f"<angle axis={a.get('axis')!r}>: the axis must be an unsigned "
+                           "integer", a)
                 continue
             if int(axis) in by_axis:
-                error("USDF_SDF_DUPLICATE", f"joint_state {js.name!r}: more than one <angle axis=\"{int(axis)}\">", a)
+                self.error("USDF_SDF_DUPLICATE", f"joint_state {js.name!r}: more than one "
+                           f"<angle axis=\"{int(axis)}\">", a)
                 continue
-            one = vec(a, 1)
+            one = self.vec(a, 1)
             by_axis[int(axis)] = one[0] if one is not None else None
         missing = sorted(set(range(max(by_axis, default=-1) + 1)) - set(by_axis))
         if missing:
-            error("USDF_SDF_AXIS_GAP", f"joint_state {js.name!r}: <angle> axes {sorted(by_axis)} given but not "
-                  f"{missing} (USDF positions run from axis 0 without a gap)", j)
-        else:
-            given = [by_axis[k] for k in range(len(by_axis))]
-            values = [v for v in given if v is not None]
-            if values and len(values) == len(given):
-                js.positions = tuple(values)
-        return js
+            self.error("USDF_SDF_AXIS_GAP", f"joint_state {js.name!r}: <angle> axes {sorted(by_axis)} given but "
+                       f"not {missing} (USDF positions run from axis 0 without a gap)", j)
+            return
+        given = [by_axis[k] for k in range(len(by_axis))]
+        values = [v for v in given if v is not None]
+        if values and len(values) == len(given):
+            js.positions = tuple(values)
 
-    name = st.get("world_name") or "__default__"
-    stamp = None
-    sim = st.find("sim_time")
-    if sim is not None:
-        parts = (sim.text or "").split()
-        if len(parts) == 2 and all(p.isdigit() for p in parts) and int(parts[1]) < 10**9:
-            stamp = Stamp(int(parts[0]), int(parts[1]))
-        else:
-            error("USDF_SDF_BAD_VALUE", "<sim_time> needs 'sec nsec'", sim)
-    state = WorldState(name=name, stamp=stamp)
-
-    def model(el: Any, parent_world: np.ndarray | None, top: bool) -> ModelState:
+    def model(self, el: Any, parent_world: np.ndarray | None, top: bool) -> ModelState:
         ms = ModelState(name=el.get("name") or "")
         pose_el = el.find("pose")
         if pose_el is not None:
-            ms.pose = vec6(pose_el)
+            ms.pose = self.vec6(pose_el)
         xm = None
         if ms.pose is not None:
             local = pose6_to_transform(ms.pose)
             xm = local if top else (parent_world @ local if parent_world is not None else None)
-        rm_t = xm[:3, :3].T if xm is not None else None
-        moving = False
         for j in el.findall("joint_state"):
-            ms.joint_states.append(joint(j))
+            ms.joint_states.append(self.joint(j))
         for n in el.findall("model_state"):
-            ms.model_states.append(model(n, xm, False))
+            ms.model_states.append(self.model(n, xm, False))
+        moving = False
         for ls_el in el.findall("link_state"):
             ls = LinkState(ls_el.get("name") or "")
-            p_el = ls_el.find("pose")
-            if p_el is not None:
-                p = vec6(p_el)
-                rel = p_el.get("relative_to")
-                if p is None:
-                    pass
-                elif rel in ("__model__", ms.name):
-                    ls.pose = p
-                elif rel not in (None, "", "world"):
-                    warn("USDF_SDF_LINK_POSE_DROPPED", f"link_state {ms.name}::{ls.name}: a pose relative_to="
-                         f"{rel!r} is not supported (only __model__, the model name or world); dropped", p_el)
-                elif xm is None:
-                    warn("USDF_SDF_LINK_POSE_DROPPED", f"link_state {ms.name}::{ls.name}: its pose is a world "
-                         f"pose but model_state {ms.name!r} has no world pose (no <pose>); dropped", p_el)
-                else:
-                    ls.pose = transform_to_pose6(np.linalg.inv(xm) @ pose6_to_transform(p))
-            lv, av = ls_el.find("linear_velocity"), ls_el.find("angular_velocity")
-            if lv is not None or av is not None:
-                if rm_t is not None and ls.pose is not None:
-                    lin = np.array(vec(lv, 3) or (0.0,) * 3) if lv is not None else np.zeros(3)
-                    ang = np.array(vec(av, 3) or (0.0,) * 3) if av is not None else np.zeros(3)
-                    ls.twist = tuple((rm_t @ lin).tolist() + (rm_t @ ang).tolist())
-                    moving = True
-                else:
-                    warn("USDF_SDF_VELOCITY_DROPPED", f"link_state {ms.name}::{ls.name}: velocities need the "
-                         "model's world pose and the link pose; dropped", lv if lv is not None else av)
-            lw, aw = ls_el.find("linear_wrench"), ls_el.find("angular_wrench")
-            if lw is not None or aw is not None:
-                if xm is not None and ls.pose is not None:
-                    r_t = (xm @ pose6_to_transform(ls.pose))[:3, :3].T
-                    f = np.array(vec(lw, 3) or (0.0,) * 3) if lw is not None else np.zeros(3)
-                    t = np.array(vec(aw, 3) or (0.0,) * 3) if aw is not None else np.zeros(3)
-                    ls.wrench = tuple((r_t @ f).tolist() + (r_t @ t).tolist())
-                else:
-                    warn("USDF_SDF_WRENCH_DROPPED", f"link_state {ms.name}::{ls.name}: wrenches need the link's "
-                         "world pose; dropped", lw if lw is not None else aw)
+            self.link_pose(ls, ls_el, ms.name, xm)
+            moving = self.link_twist(ls, ls_el, ms.name, xm) or moving
+            self.link_wrench(ls, ls_el, ms.name, xm)
             ms.link_states.append(ls)
         if moving:
             ms.twist = (0.0,) * 6
         return ms
 
-    for el in st.findall("model_state"):
-        state.model_states.append(model(el, None, True))
-    if errors:
-        errors.sort(key=lambda d: d.line or 0)
-        raise UsdfError(errors)
-    return state, warnings
+    def link_pose(self, ls: LinkState, ls_el: Any, model: str, xm: np.ndarray | None) -> None:
+        p_el = ls_el.find("pose")
+        if p_el is None:
+            return
+        p = self.vec6(p_el)
+        rel = p_el.get("relative_to")
+        if p is None:
+            pass
+        elif rel in ("__model__", model):
+            ls.pose = p
+        elif rel not in (None, "", "world"):
+            self.warn("USDF_SDF_LINK_POSE_DROPPED", f"link_state {model}::{ls.name}: a pose relative_to="
+                      f"{rel!r} is not supported (only __model__, the model name or world); dropped", p_el)
+        elif xm is None:
+            self.warn("USDF_SDF_LINK_POSE_DROPPED", f"link_state {model}::{ls.name}: its pose is a world "
+                      f"pose but model_state {model!r} has no world pose (no <pose>); dropped", p_el)
+        else:
+            ls.pose = transform_to_pose6(np.linalg.inv(xm) @ pose6_to_transform(p))
+
+    def link_twist(self, ls: LinkState, ls_el: Any, model: str, xm: np.ndarray | None) -> bool:
+        """Read the link's world velocities into its model-frame twist; whether it did."""
+        lv, av = ls_el.find("linear_velocity"), ls_el.find("angular_velocity")
+        if lv is None and av is None:
+            return False
+        if xm is None or ls.pose is None:
+            self.warn("USDF_SDF_VELOCITY_DROPPED", f"link_state {model}::{ls.name}: velocities need the "
+                      "model's world pose and the link pose; dropped", lv if lv is not None else av)
+            return False
+        rm_t = xm[:3, :3].T
+        lin, ang = self.vec3_or_zero(lv), self.vec3_or_zero(av)
+        ls.twist = tuple((rm_t @ lin).tolist() + (rm_t @ ang).tolist())
+        return True
+
+    def link_wrench(self, ls: LinkState, ls_el: Any, model: str, xm: np.ndarray | None) -> None:
+        lw, aw = ls_el.find("linear_wrench"), ls_el.find("angular_wrench")
+        if lw is None and aw is None:
+            return
+        if xm is None or ls.pose is None:
+            self.warn("USDF_SDF_WRENCH_DROPPED", f"link_state {model}::{ls.name}: wrenches need the link's "
+                      "world pose; dropped", lw if lw is not None else aw)
+            return
+        r_t = (xm @ pose6_to_transform(ls.pose))[:3, :3].T
+        f, t = self.vec3_or_zero(lw), self.vec3_or_zero(aw)
+        ls.wrench = tuple((r_t @ f).tolist() + (r_t @ t).tolist())
 
 
 def _where(el: Any) -> str:
