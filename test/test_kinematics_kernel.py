@@ -32,7 +32,7 @@ from test_kinematics import (
 
 from robot_state_format.errors import KinematicsError
 from robot_state_format.kinematics import compiled, fk
-from robot_state_format.kinematics.poses_twists import poses_and_twists
+from robot_state_format.kinematics.fk import poses_and_twists
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.loader import load_model_file
 

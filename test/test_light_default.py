@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 from robot_state_format.kinematics.tree import compile_model
-from robot_state_format.kinematics.twists_numpy import _ancestors
+from robot_state_format.kinematics.twists_numpy import ancestor_matrix
 from robot_state_format.model.loader import load_model_file
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,7 +158,7 @@ def test_lazy_stand_ins_import_on_first_use_only() -> None:
 def test_ancestor_matrix_follows_the_joint_names() -> None:
     model = load_model_file(SAMPLE)
     tree = compile_model(model)
-    anc = _ancestors(tree)
+    anc = ancestor_matrix(tree)
     by_child = {j.child: name for name, j in model.joints.items()}
     for li, link in enumerate(tree.link_names):
         above = set()

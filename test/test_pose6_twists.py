@@ -13,7 +13,7 @@ from real_robots import romeo_urdf
 from test_kinematics import every_type_model, mimic_chain_model, random_q
 
 from robot_state_format.kinematics import compiled, fk
-from robot_state_format.kinematics.poses_twists import pose6_and_twists
+from robot_state_format.kinematics.fk import pose6_and_twists
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.usdf.build import poses_to_pose6

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from robot_state_format.kinematics import fk
-from robot_state_format.kinematics.poses_twists import poses_and_twists
+from robot_state_format.kinematics.fk import poses_and_twists
 from robot_state_format.model import load_model_file
 from robot_state_format.model.types import WORLD, Joint, JointType, Link, Mimic, Model
 from robot_state_format.usdf import snapshot_text

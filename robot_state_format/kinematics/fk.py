@@ -56,6 +56,7 @@ from robot_state_format.kinematics.twists_numpy import (
     _twist_kernel,
     _twists,
 )
+from robot_state_format.spatial import matrices_to_rpy
 
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.intp]
@@ -75,6 +76,8 @@ __all__ = [
     "joint_transforms_batch",
     "link_twists",
     "link_twists_batch",
+    "pose6_and_twists",
+    "poses_and_twists",
 ]
 
 
@@ -383,6 +386,64 @@ def link_twists(tree: CompiledTree, q: object, v: object, *, frame: str = "root"
     vat = tree.expand_v(vv[0])[:, None]
     qat = qa[:, None]
     return np.ascontiguousarray(_twists(tree, _poses_single(tree, qa), qat, vat, body)[..., 0])
+
+
+# ---- one pose pass for poses and twists (snapshots) ------------------------------------------
+
+
+def poses_and_twists(tree: CompiledTree, q: object, v: object | None, *,
+                     va: FloatArray | None = None) -> tuple[FloatArray, FloatArray | None]:
+    """``(forward(tree, q), link_twists(tree, q, v))`` from one pose pass (the same arithmetic, bit for
+    bit: the tests check it); twists None when ``v`` is None.
+
+    ``va``: ``tree.expand_v(v)`` when the caller has it already (saves recomputing it).
+    """
+    if compiled.kernel() is not None:
+        q1 = _k_q(tree, q)
+        x, qa = _k_poses(tree, q1, _k_consts(tree).link_template.copy()[None], False)
+        if v is None:
+            return x[0], None
+        vk = tree.expand_v(check_v(tree, v, single=True)[0]) if va is None else va
+        return x[0], _k_twists(tree, x, qa, q1, np.asarray(vk, dtype=np.float64)[None], False)[0]
+    qa = _qa_single(tree, _check_single(tree, q))
+    w = _poses_single(tree, qa)
+    poses = _tf_constants(tree).link_template.copy()
+    poses[:, :3, :] = w[:tree.nlinks, ..., 0].transpose(0, 2, 1)
+    tw = _numpy_twists(tree, w, qa, v, va)
+    return poses, np.ascontiguousarray(tw) if tw is not None else None
+
+
+def pose6_and_twists(tree: CompiledTree, q: object, v: object | None, *,
+                     va: FloatArray | None = None) -> tuple[FloatArray, FloatArray | None]:
+    """``(poses_to_pose6(poses), twists)`` of :func:`poses_and_twists`: ``(nlinks, 6)`` ``x y z roll pitch
+    yaw`` in the root frame, the same numbers, without assembling the 4x4 poses on the numpy path
+    (the rotations are read where the pose pass left them).  ``-0.0`` is written ``0.0``."""
+    if compiled.kernel() is not None:
+        poses, tw = poses_and_twists(tree, q, v, va=va)
+        return _pose6(poses[:, :3, 3], poses[:, :3, :3]), tw
+    qa = _qa_single(tree, _check_single(tree, q))
+    wt = _poses_single(tree, qa)  # (links + 1, 4, 3, 1): wt[l, j, i] = X[i, j]
+    w = wt[:tree.nlinks, ..., 0]
+    return _pose6(w[:, 3, :], w[:, :3, :].transpose(0, 2, 1)), _numpy_twists(tree, wt, qa, v, va)
+
+
+def _numpy_twists(tree: CompiledTree, wt: FloatArray, qa: FloatArray, v: object | None,
+                  va: FloatArray | None) -> FloatArray | None:
+    """Root-frame twists ``(nlinks, 6)`` (a view) from the numpy pose pass ``wt`` of ``qa`` (None when ``v`` is)."""
+    if v is None:
+        return None
+    vv = check_v(tree, v, single=True)
+    vat = (tree.expand_v(vv[0]) if va is None else va)[:, None]
+    twists: FloatArray = _twists(tree, wt, qa[:, None], vat, False)[..., 0]
+    return twists
+
+
+def _pose6(p: FloatArray, rot: FloatArray) -> FloatArray:
+    out = np.empty((p.shape[0], 6))
+    out[:, :3] = p
+    out[:, 3:] = matrices_to_rpy(rot)
+    out += 0.0  # -0.0 -> 0.0
+    return out
 
 
 # ---- the compiled path (see kinematics/kernel.py) --------------------------------------------

@@ -95,7 +95,7 @@ class _TwistKernel:
     ancestors_t: FloatArray  # its transpose, C-ordered
 
 
-def _ancestors(tree: CompiledTree) -> FloatArray:
+def ancestor_matrix(tree: CompiledTree) -> FloatArray:
     """``(nlinks, njoints)`` 0/1: joint ``j`` (child link ``nroot + j``) is on link ``l``'s path to the root."""
     nr, nj = tree.nroot, tree.njoints
     anc = np.zeros((tree.nlinks, nj))
@@ -128,7 +128,7 @@ def _twist_kernel(tree: CompiledTree) -> _TwistKernel:
             sm[j, 0, :, 0] = rt[j] @ cons.pri_axes[i, :, 0]
             col[j] = tree.joint_va[j]
     generic = [g.joints for g in (tree.two_axis, tree.planar) if g is not None] + [g.joints for g in tree.quaternion]
-    anc = _ancestors(tree)
+    anc = ancestor_matrix(tree)
     kern = _TwistKernel(np.ascontiguousarray(sm.transpose(1, 2, 0, 3)), col,
                         np.concatenate(generic) if generic else np.zeros(0, dtype=np.intp), anc,
                         np.ascontiguousarray(anc.T))

@@ -26,8 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robot_state_format.errors import Diagnostic, UsdfError
-from robot_state_format.kinematics.fk import link_twists
-from robot_state_format.kinematics.poses_twists import pose6_and_twists, poses_and_twists
+from robot_state_format.kinematics.fk import link_twists, pose6_and_twists, poses_and_twists
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.model.types import Model
 from robot_state_format.spatial import matrices_to_rpy
