@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import signal
 import subprocess
@@ -177,3 +178,40 @@ def test_killed_writer_leaves_readable_prefix(tmp_path: Path) -> None:
     assert done == [False]
     assert len(got) >= 50
     assert [m.position[0] for _, _, m in got] == [float(i) for i in range(len(got))]
+
+
+def test_messages_that_cannot_be_placed_are_counted_and_warned(tmp_path: Path) -> None:
+    """A message on a channel never declared, or on a channel without a schema, is left out of what is
+    read, and the count of those is logged (once per file: the throttle holds repeats back)."""
+    import mcap.writer
+
+    path = tmp_path / "odd.mcap"
+    with open(path, "wb") as f:
+        w = mcap.writer.Writer(f)
+        w.start()
+        sid = w.register_schema("std_msgs/msg/String", "ros2msg", b"string data")
+        good = w.register_channel("/world_state", "cdr", sid)
+        bare = w.register_channel("/raw", "cdr", 0)  # schema id 0: no schema
+        w.add_message(good, 1, b"\x00\x01\x00\x00\x01\x00\x00\x00\x00", 1)
+        for t in (2, 3, 4):
+            w.add_message(99, t, b"x", t)  # channel 99 is never declared
+        w.add_message(bare, 5, b"y", 5)
+        w.finish()
+    records: list[logging.LogRecord] = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    logger = logging.getLogger("robot_state_format.recording.reader")
+    logger.addHandler(handler)
+    try:
+        got = [(m.topic, m.log_time_ns) for m in read_recording(path)]
+        decoded = [(t, ns) for t, ns, _ in decode_all(path)]
+        again = list(read_recording(path))  # a second read within the period: held back, counted
+    finally:
+        logger.removeHandler(handler)
+    assert got == [("/world_state", 1), ("/raw", 5)]
+    assert decoded == [("/world_state", 1)]
+    assert len(again) == 2
+    lines = [r.getMessage() for r in records if r.levelno == logging.WARNING]
+    assert lines == [f"{path}: 3 message(s) on a channel the file never declares (no Channel record before "
+                     "them): left out",
+                     f"{path}: 1 message(s) on a channel without a schema cannot be decoded: left out"]

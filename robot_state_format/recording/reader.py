@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -9,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robot_state_format.lazy_modules import optional_module
+from robot_state_format.log_throttle import LogThrottle, emit
 from robot_state_format.recording.writer import RecordingError, RecordingFormatError
 
 if TYPE_CHECKING:
@@ -20,6 +22,9 @@ mcap_reader = optional_module("mcap.reader")
 mcap_records = optional_module("mcap.records")
 mcap_stream_reader = optional_module("mcap.stream_reader")
 mcap_ros2_dynamic = optional_module("mcap_ros2._dynamic")
+
+_log = logging.getLogger(__name__)
+_throttle = LogThrottle()  # a recording played in a loop is read again on every pass: one line per period
 
 
 @dataclass
@@ -79,11 +84,15 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
 def read_recording(path: str | os.PathLike[str], *, complete: list[bool] | None = None) -> Iterator[RecordedMessage]:
     """Every message of a recording in file order, reading sequentially.
 
+    A message on a channel the file never declared cannot be placed: it is left out, counted, and
+    the count logged as a warning (:func:`warn_dropped`) when the file has been read through.
+
     A file cut off by a crash yields the messages of every complete chunk and then stops; pass
     ``complete=[]`` to learn whether the file ended properly (``complete[0]``).
     """
     schemas: dict[int, Schema] = {}
     channels: dict[int, Channel] = {}
+    unknown = 0
     for rec in scan(path, complete=complete):
         if isinstance(rec, mcap_records.Schema):
             schemas[rec.id] = rec
@@ -92,10 +101,22 @@ def read_recording(path: str | os.PathLike[str], *, complete: list[bool] | None 
         elif isinstance(rec, mcap_records.Message):
             ch = channels.get(rec.channel_id)
             if ch is None:
+                unknown += 1
                 continue
             sc = schemas.get(ch.schema_id)
             yield RecordedMessage(ch.topic, sc.name if sc else "", rec.log_time, rec.publish_time,
                                   bytes(rec.data), rec.sequence, sc)
+    if unknown:
+        warn_dropped(path, "unknown-channel", f"{unknown} message(s) on a channel the file never declares "
+                     "(no Channel record before them): left out")
+
+
+def warn_dropped(path: str | os.PathLike[str], kind: str, text: str) -> None:
+    """Say that messages of ``path`` were left out (a warning on this module's logger, at most one line
+    per kind and file every few seconds, with the count of those held back)."""
+    line = _throttle.text(f"{kind}:{os.fspath(path)}", f"{os.fspath(path)}: {text}")
+    if line is not None:
+        emit(_log, "warning", line)
 
 
 def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
@@ -154,14 +175,20 @@ def decoder_for(schema: Schema) -> Any:
 
 
 def decode_all(path: str | os.PathLike[str]) -> list[tuple[str, int, Any]]:
-    """``(topic, log_time_ns, decoded message)`` for every message (tests, tools)."""
+    """``(topic, log_time_ns, decoded message)`` for every message (tests, tools); messages without a
+    schema are left out, counted and warned about (:func:`warn_dropped`)."""
     decoders: dict[int, Any] = {}
     out = []
+    schemaless = 0
     for m in read_recording(path):
         if m.schema is None:
+            schemaless += 1
             continue
         dec = decoders.get(m.schema.id)
         if dec is None:
             dec = decoders[m.schema.id] = decoder_for(m.schema)
         out.append((m.topic, m.log_time_ns, dec(m.data)))
+    if schemaless:
+        warn_dropped(path, "no-schema", f"{schemaless} message(s) on a channel without a schema cannot be "
+                     "decoded: left out")
     return out
