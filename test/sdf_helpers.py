@@ -28,7 +28,7 @@ def T(x: float = 0, y: float = 0, z: float = 0, r: float = 0, p: float = 0, yw: 
 
 
 def assert_pose(actual: np.ndarray, expected: np.ndarray, tol: float = 1e-9) -> None:
-    np.testing.assert_allclose(actual, expected, atol=tol)
+    np.testing.assert_allclose(actual, expected, atol=tol, rtol=0)
 
 
 def motion(joint: Joint, q: float) -> np.ndarray:

@@ -60,8 +60,8 @@ def assert_same_frames(a: dict, b: dict, keys: set[str] | None = None) -> None: 
     keys = keys if keys is not None else set(a["frames"])
     for k in keys:
         fa, fb = a["frames"][k], b["frames"][k]
-        np.testing.assert_allclose(fa["position"], fb["position"], atol=1e-9, err_msg=k)
-        np.testing.assert_allclose(_rot(fa["quaternion"]), _rot(fb["quaternion"]), atol=1e-9, err_msg=k)
+        np.testing.assert_allclose(fa["position"], fb["position"], atol=1e-9, err_msg=k, rtol=0)
+        np.testing.assert_allclose(_rot(fa["quaternion"]), _rot(fb["quaternion"]), atol=1e-9, err_msg=k, rtol=0)
 
 
 def test_urdf_to_sdf_gives_equal_frames() -> None:
@@ -76,7 +76,7 @@ def test_urdf_to_sdf_gives_equal_frames() -> None:
     for name, j in du["joints"].items():
         js = ds["joints"][name]
         assert js["type"] == j["type"]
-        assert js["axis"] == pytest.approx(j["axis"], abs=1e-12) if j["axis"] else js["axis"] is None
+        assert js["axis"] == pytest.approx(j["axis"], abs=1e-12, rel=0) if j["axis"] else js["axis"] is None
     assert s.joints["fix"].parent == "world"
     g = s.joints["grip"]
     assert (g.mimic[0].joint, g.mimic[0].multiplier, g.mimic[0].offset) == ("shoulder", 0.5, 0.1)
@@ -92,7 +92,7 @@ def test_urdf_to_sdf_to_urdf_round_trip() -> None:
     back = read_urdf(to_urdf(read_sdf(to_sdf(u).text)).text)
     assert_same_frames(frames_document(u), frames_document(back))
     for name, j in u.joints.items():
-        np.testing.assert_allclose(back.joints[name].origin, j.origin, atol=1e-12)
+        np.testing.assert_allclose(back.joints[name].origin, j.origin, atol=1e-12, rtol=0)
 
 
 def test_sdf_to_urdf_exact_when_child_frame_on_axis() -> None:
@@ -106,7 +106,7 @@ def test_sdf_to_urdf_exact_when_child_frame_on_axis() -> None:
     # Link frames are kept; the URDF joint frame is the child link frame (0.5 further up the axis).
     assert_same_frames(frames_document(s), frames_document(u), {"m", "m::a", "m::b"})
     q = {"j": 0.7}
-    np.testing.assert_allclose(fk(s, q)["b"], fk(u, q)["b"], atol=1e-12)
+    np.testing.assert_allclose(fk(s, q)["b"], fk(u, q)["b"], atol=1e-12, rtol=0)
 
 
 def test_sdf_to_urdf_moves_off_axis_link_frame() -> None:
@@ -118,8 +118,8 @@ def test_sdf_to_urdf_moves_off_axis_link_frame() -> None:
     # original origin (0.1 above the joint) moves the same way under q = 0.78.
     q = 0.78
     ps, pu = fk(s, {"jointAB": q})["linkB"], fk(u, {"jointAB": q})["linkB"]
-    np.testing.assert_allclose(pu @ s.joints["jointAB"].child_offset, ps, atol=1e-12)
-    np.testing.assert_allclose(ps[:3, 3], (0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)), atol=1e-12)
+    np.testing.assert_allclose(pu @ s.joints["jointAB"].child_offset, ps, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(ps[:3, 3], (0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)), atol=1e-12, rtol=0)
     with pytest.raises(ConversionError, match="off the joint axis"):
         to_urdf(s, strict=True)
 
@@ -148,9 +148,9 @@ def test_frames_flattened_as_links() -> None:
     s = read_sdf("""<sdf version="1.9"><model name="m"><link name="a"/>
       <frame name="tool" attached_to="a"><pose>0 0 0.2 0 0 0</pose></frame></model></sdf>""")
     u = read_urdf(to_urdf(s).text)
-    np.testing.assert_allclose(u.links["tool"].pose, pose_to_transform((0, 0, 0.2), (0, 0, 0)), atol=1e-12)
+    np.testing.assert_allclose(u.links["tool"].pose, pose_to_transform((0, 0, 0.2), (0, 0, 0)), atol=1e-12, rtol=0)
     back = read_sdf(to_sdf(s).text)
-    np.testing.assert_allclose(back.frames["tool"].pose, s.frames["tool"].pose, atol=1e-12)
+    np.testing.assert_allclose(back.frames["tool"].pose, s.frames["tool"].pose, atol=1e-12, rtol=0)
 
 
 def test_nested_sdf_to_sdf_keeps_names_and_poses() -> None:
@@ -268,7 +268,7 @@ def _compare(a: Model, b: Model) -> None:
     assert_same_frames(da, db)
     for name, j in da["joints"].items():
         if j["axis"] is not None and j["type"] != "fixed":
-            np.testing.assert_allclose(db["joints"][name]["axis"], j["axis"], atol=1e-9)
+            np.testing.assert_allclose(db["joints"][name]["axis"], j["axis"], atol=1e-9, rtol=0)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

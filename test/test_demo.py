@@ -43,7 +43,8 @@ def test_demo_runs_and_writes_everything(tmp_path: Path) -> None:
     for k, joint in enumerate(leaders):
         lo, hi = joint.limits.lower, joint.limits.upper  # type: ignore[union-attr]
         want = (lo + hi) / 2 + (hi - lo) / 4 * math.sin(2 * math.pi * 0.25 * t + k)
-        assert ms.joint(joint.name).positions == pytest.approx((want,), abs=1e-9), joint.name  # type: ignore[union-attr]
+        assert ms.joint(joint.name).positions == pytest.approx((want,), abs=1e-9,
+                                                               rel=0), joint.name  # type: ignore[union-attr]
     bag = Path(lines["recording"].split(" (")[0])
     topics = {m.topic for m in read_recording(bag)}
     assert "/joint_states" in topics

@@ -68,16 +68,16 @@ def test_frame_chain_poses_by_hand(tmp_path: Path) -> None:
     assert m.format == "dmd" and m.is_world and m.name == "scene"
     poses = frame_poses_in_root(m)
     # a: Rx(90); b = a + Rx(90) [0 1 0] = [1 2 4], rotation Rx(90) Rz(90)
-    np.testing.assert_allclose(poses["a"][:3, 3], [1, 2, 3], atol=1e-15)
-    np.testing.assert_allclose(poses["b"][:3, 3], [1, 2, 4], atol=1e-15)
+    np.testing.assert_allclose(poses["a"][:3, 3], [1, 2, 3], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(poses["b"][:3, 3], [1, 2, 4], atol=1e-15, rtol=0)
     s = math.sqrt(0.5)
     rx = np.array([[1, 0, 0], [0, 0, -1], [0, 1, 0]])
     rz = np.array([[0, -1, 0], [1, 0, 0], [0, 0, 1]])
-    np.testing.assert_allclose(poses["b"][:3, :3], rx @ rz, atol=1e-15)
-    np.testing.assert_allclose(poses["c"], poses["b"], atol=1e-15)
+    np.testing.assert_allclose(poses["b"][:3, :3], rx @ rz, atol=1e-15, rtol=0)
+    np.testing.assert_allclose(poses["c"], poses["b"], atol=1e-15, rtol=0)
     # d: one metre along b's x axis = Rx Rz e_x = Rx e_y = e_z
-    np.testing.assert_allclose(poses["d"][:3, 3], [1, 2, 5], atol=1e-15)
-    assert np.allclose(matrix_to_quaternion(poses["a"][:3, :3]), (s, 0, 0, s))
+    np.testing.assert_allclose(poses["d"][:3, 3], [1, 2, 5], atol=1e-15, rtol=0)
+    assert np.allclose(matrix_to_quaternion(poses["a"][:3, :3]), (s, 0, 0, s), rtol=0, atol=1e-12)
     assert all(m.frames[n].attached_to == WORLD for n in "abcd")
 
 
@@ -99,9 +99,9 @@ def test_arm_welded_to_a_frame(tmp_path: Path) -> None:
     weld = m.joints["arm::mount_welds_to_base_link"]
     assert weld.type is JointType.FIXED and weld.parent == WORLD and weld.child == "arm::base_link"
     # base_link at mount @ [0.1 0 0]: the mount turned 90 degrees about z puts it at (0, 0.1, 0.7)
-    np.testing.assert_allclose(m.links["arm::base_link"].pose[:3, 3], [0, 0.1, 0.7], atol=1e-15)
+    np.testing.assert_allclose(m.links["arm::base_link"].pose[:3, 3], [0, 0.1, 0.7], atol=1e-15, rtol=0)
     # link1 is 0.1 above the base in the URDF, link2 0.2 above link1 (test_frames_cli's hand values)
-    np.testing.assert_allclose(m.links["arm::link2"].pose[:3, 3], [0, 0.1, 1.0], atol=1e-15)
+    np.testing.assert_allclose(m.links["arm::link2"].pose[:3, 3], [0, 0.1, 1.0], atol=1e-15, rtol=0)
     assert m.default_positions == {"arm::joint2": [0.5]}
     assert "arm" in m.models and m.models["arm"].attached_to == "arm::base_link"
     assert set(m.links) >= {"arm::link7", "arm::tool_frame"} and "arm::joint1" in m.joints
@@ -115,9 +115,9 @@ def test_welding_a_middle_link_reverses_the_joints_above_it(tmp_path: Path) -> N
     assert (j2.parent, j2.child, j1.parent, j1.child) == ("a::link2", "a::link1", "a::link1", "a::base_link")
     # link2 sits at the world origin. In the URDF, X_base_link2 = T(0, 0, 0.3) Rx(-90 deg) (joint1 0.1 up,
     # joint2 0.2 up and turned -90 deg about x), so the base is at -Rx(90 deg) (0, 0, 0.3) = (0, 0.3, 0)
-    np.testing.assert_allclose(m.links["a::link2"].pose, np.eye(4), atol=1e-15)
-    np.testing.assert_allclose(m.links["a::base_link"].pose[:3, 3], [0, 0.3, 0], atol=1e-15)
-    np.testing.assert_allclose(m.links["a::link1"].pose[:3, 3], [0, 0.2, 0], atol=1e-15)
+    np.testing.assert_allclose(m.links["a::link2"].pose, np.eye(4), atol=1e-15, rtol=0)
+    np.testing.assert_allclose(m.links["a::base_link"].pose[:3, 3], [0, 0.3, 0], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(m.links["a::link1"].pose[:3, 3], [0, 0.2, 0], atol=1e-15, rtol=0)
     assert m.joints["a::joint3"].parent == "a::link2"
 
 
@@ -141,7 +141,7 @@ def test_namespaces_and_included_directives(tmp_path: Path) -> None:
     assert m.joints["left::robot::base_welds_to_base_link"].parent == WORLD
     assert m.frames["left::robot::flange"].attached_to == "left::robot::tool_frame"
     assert set(m.models) == {"left", "left::robot"}
-    np.testing.assert_allclose(m.links["left::robot::base_link"].pose[:3, 3], [0, 1, 0], atol=1e-15)
+    np.testing.assert_allclose(m.links["left::robot::base_link"].pose[:3, 3], [0, 1, 0], atol=1e-15, rtol=0)
 
 
 def test_default_free_body_pose(tmp_path: Path) -> None:
@@ -164,7 +164,7 @@ def test_default_free_body_pose(tmp_path: Path) -> None:
       __model__: {{translation: [0, 0, 2]}}
 """)
     m = load_model_file(p)
-    np.testing.assert_allclose(m.links["p1::link A"].pose[:3, 3], [1, 2, 3], atol=1e-15)
+    np.testing.assert_allclose(m.links["p1::link A"].pose[:3, 3], [1, 2, 3], atol=1e-15, rtol=0)
     fj = m.joints["p2::link A"]
     assert fj.type is JointType.FLOATING and fj.parent == "p1::link C" and fj.child == "p2::link A"
     assert m.default_positions["p2::link A"] == [0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0]
@@ -174,9 +174,9 @@ def test_default_free_body_pose(tmp_path: Path) -> None:
     assert m.default_positions["s::upper"] == [0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 1.0]
     # at its default the model frame is at z=2: 'upper' is 0.1 above the model frame, 'lower' 0.3 above upper
     poses = default_link_poses(m)
-    np.testing.assert_allclose(poses["s::upper"][:3, 3], [0, 0, 2.1], atol=1e-15)
-    np.testing.assert_allclose(poses["s::lower"][:3, 3], [0, 0, 2.4], atol=1e-15)
-    np.testing.assert_allclose(m.links["s::upper"].pose[:3, 3], [0, 0, 0.1], atol=1e-15)  # zero configuration
+    np.testing.assert_allclose(poses["s::upper"][:3, 3], [0, 0, 2.1], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(poses["s::lower"][:3, 3], [0, 0, 2.4], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(m.links["s::upper"].pose[:3, 3], [0, 0, 0.1], atol=1e-15, rtol=0)  # zero configuration
 
 
 @pytest.mark.parametrize(("text", "code", "line"), [
@@ -308,8 +308,8 @@ directives:
       rotation: !Rpy {deg: [0, 0, 180]}
 """)
     poses = frame_poses_in_root(load_model_file(p))
-    np.testing.assert_allclose(poses["b"][:3, 3], [1, 0, 0])
-    np.testing.assert_allclose(poses["b"][:2, :2], [[-1, 0], [0, -1]], atol=1e-15)
+    np.testing.assert_allclose(poses["b"][:3, 3], [1, 0, 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(poses["b"][:2, :2], [[-1, 0], [0, -1]], atol=1e-15, rtol=0)
 
 
 def test_package_uris_resolve_like_the_other_readers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -361,9 +361,10 @@ def test_commands_read_a_scene(tmp_path: Path) -> None:
     frames = json.loads(_run("frames", str(p), "--json").stdout)["frames"]
     at_default = json.loads(_run("fk", str(p), "--json", "--positions", '{"arm::joint2": 0.5}').stdout)["frames"]
     at_zero = json.loads(_run("fk", str(p), "--json", "--positions", '{"arm::joint2": 0}').stdout)["frames"]
-    assert frames["arm::link3"]["position"] == pytest.approx(at_default["arm::link3"]["position"], abs=1e-15)
-    assert frames["arm::link3"]["position"] != pytest.approx(at_zero["arm::link3"]["position"], abs=1e-3)
-    assert at_zero["arm::link3"]["position"] == pytest.approx([0, 0, 0.7])  # link2 0.3 above the base, link3 0.4 above it
+    assert frames["arm::link3"]["position"] == pytest.approx(at_default["arm::link3"]["position"], abs=1e-15, rel=0)
+    assert frames["arm::link3"]["position"] != pytest.approx(at_zero["arm::link3"]["position"], abs=1e-3, rel=0)
+    assert at_zero["arm::link3"]["position"] == pytest.approx([0, 0, 0.7],
+                                                              rel=0, abs=1e-12)  # link2 0.3 above the base, link3 0.4 above it
     out = tmp_path / "s.usdf"
     r = _run("state", "from-model", str(p), "--positions", '{"arm::joint1": 0.1}', "-o", str(out))
     assert r.returncode == 0, r.stderr
@@ -405,8 +406,8 @@ def test_drake_urdf_extensions_world_parent_and_frames(tmp_path: Path) -> None:
     m = load_model_file(p)
     assert "r::world" not in m.links and m.joints["r::fix"].parent == WORLD
     poses = frame_poses_in_root(m)
-    np.testing.assert_allclose(poses["r::arm"][:3, 3], [0, 0, 1.5], atol=1e-15)
-    np.testing.assert_allclose(poses["r::tip"][:3, 3], [0.25, 0, 1.5], atol=1e-15)
+    np.testing.assert_allclose(poses["r::arm"][:3, 3], [0, 0, 1.5], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(poses["r::tip"][:3, 3], [0.25, 0, 1.5], atol=1e-15, rtol=0)
     assert m.frames["r::tip"].attached_to == "r::arm"
     urdf.write_text(urdf.read_text(encoding="utf-8").replace('link="arm" xyz', 'link="nope" xyz'), encoding="utf-8")
     assert refused(p)[0] == "DMD_MODEL_FILE"

@@ -92,11 +92,11 @@ def test_scene_tf_and_world_state_match_the_kinematics(rig: tuple[RosHarness, li
     link = {n: poses[i] for i, n in enumerate(tree.link_names)}
     rel = np.linalg.inv(link["arm::link3"]) @ link["arm::link4"]
     tr, ro = x.transform.translation, x.transform.rotation
-    np.testing.assert_allclose([tr.x, tr.y, tr.z], rel[:3, 3], atol=1e-9)
-    np.testing.assert_allclose(quaternion_to_matrix((ro.x, ro.y, ro.z, ro.w)), rel[:3, :3], atol=1e-9)
+    np.testing.assert_allclose([tr.x, tr.y, tr.z], rel[:3, 3], atol=1e-9, rtol=0)
+    np.testing.assert_allclose(quaternion_to_matrix((ro.x, ro.y, ro.z, ro.w)), rel[:3, :3], atol=1e-9, rtol=0)
     ws_msgs = ros.collect("/s/world_state", String, LATCHED, count=1)
     ws = read_world_state(ws_msgs[0].data).state
     arm = ws.model("arm")
     assert arm is not None
     world = frame_poses_in_root(model, link)
-    np.testing.assert_allclose(arm.pose[:3], world["\0model:arm"][:3, 3], atol=1e-9)
+    np.testing.assert_allclose(arm.pose[:3], world["\0model:arm"][:3, 3], atol=1e-9, rtol=0)

@@ -37,17 +37,17 @@ def test_two_links_orthogonal_seed_examples_differ_at_078(capsys: pytest.Capture
                           json.dumps({"jointAB": q}), "--json")
     assert code == 0
     np.testing.assert_allclose(pos(doc, "two_links_orthogonal_1::linkB"),
-                               [0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)], atol=1e-12)
+                               [0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)], atol=1e-12, rtol=0)
     # rotation about y by q: quaternion (0, sin(q/2), 0, cos(q/2))
     np.testing.assert_allclose(quat(doc, "two_links_orthogonal_1::linkB"),
-                               [0, math.sin(q / 2), 0, math.cos(q / 2)], atol=1e-12)
+                               [0, math.sin(q / 2), 0, math.cos(q / 2)], atol=1e-12, rtol=0)
     # _2: joint frame at (0,0,0.1) (pose (-0.1,0,0) in link2); link2 = joint + Ry(q)(0.1,0,0)
     #     = (0.1 cos q, 0, 0.1 - 0.1 sin q)
     code, doc2, _ = run_fk(capsys, str(SAMPLES / "two_links_orthogonal_2.sdf"), "--positions",
                            json.dumps({"two_links_orthogonal_2::joint12": q}), "--json")
     assert code == 0
     np.testing.assert_allclose(pos(doc2, "two_links_orthogonal_2::link2"),
-                               [0.1 * math.cos(q), 0, 0.1 - 0.1 * math.sin(q)], atol=1e-12)
+                               [0.1 * math.cos(q), 0, 0.1 - 0.1 * math.sin(q)], atol=1e-12, rtol=0)
 
 
 def test_double_pendulum_poses_and_twists(capsys: pytest.CaptureFixture[str]) -> None:
@@ -60,15 +60,15 @@ def test_double_pendulum_poses_and_twists(capsys: pytest.CaptureFixture[str]) ->
                           json.dumps({"joint A": math.pi / 2, "joint B": [-math.pi / 2]}),
                           "--velocities", json.dumps({"joint A": 1.0}), "--json")
     assert code == 0
-    np.testing.assert_allclose(pos(doc, "linkage::link B"), [0, 0, -0.05], atol=1e-12)
-    np.testing.assert_allclose(quat(doc, "linkage::link B"), [0, S45, 0, S45], atol=1e-12)
-    np.testing.assert_allclose(pos(doc, "linkage::link C"), [-1, 0, -0.05], atol=1e-12)
-    np.testing.assert_allclose(quat(doc, "linkage::link C"), [0, 0, 0, 1], atol=1e-12)
-    np.testing.assert_allclose(doc["twists"]["linkage::link C"]["linear"], [0, 0, 1], atol=1e-12)
-    np.testing.assert_allclose(doc["twists"]["linkage::link C"]["angular"], [0, 1, 0], atol=1e-12)
-    np.testing.assert_allclose(doc["twists"]["linkage::link A"]["linear"], [0, 0, 0], atol=0)
+    np.testing.assert_allclose(pos(doc, "linkage::link B"), [0, 0, -0.05], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(quat(doc, "linkage::link B"), [0, S45, 0, S45], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(pos(doc, "linkage::link C"), [-1, 0, -0.05], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(quat(doc, "linkage::link C"), [0, 0, 0, 1], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(doc["twists"]["linkage::link C"]["linear"], [0, 0, 1], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(doc["twists"]["linkage::link C"]["angular"], [0, 1, 0], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(doc["twists"]["linkage::link A"]["linear"], [0, 0, 0], atol=0, rtol=0)
     # the joint frames move with the links: joint B sits at link C's origin
-    np.testing.assert_allclose(pos(doc, "linkage::joint B"), [-1, 0, -0.05], atol=1e-12)
+    np.testing.assert_allclose(pos(doc, "linkage::joint B"), [-1, 0, -0.05], atol=1e-12, rtol=0)
 
 
 def test_arm7_gripper_with_mimic_finger(capsys: pytest.CaptureFixture[str]) -> None:
@@ -88,19 +88,19 @@ def test_arm7_gripper_with_mimic_finger(capsys: pytest.CaptureFixture[str]) -> N
                             "--velocities", json.dumps({"arm7_gripper::joint1": 1}), "--json")
     assert code == 0
     assert "finger_right_joint" in err and "ignored" in err
-    np.testing.assert_allclose(pos(doc, "arm7_gripper::link7"), [-0.1, 0, 1.5], atol=1e-12)
+    np.testing.assert_allclose(pos(doc, "arm7_gripper::link7"), [-0.1, 0, 1.5], atol=1e-12, rtol=0)
     np.testing.assert_allclose(quat(doc, "arm7_gripper::hand"),
-                               [0, 0, math.sin(math.radians(67.5)), math.cos(math.radians(67.5))], atol=1e-12)
+                               [0, 0, math.sin(math.radians(67.5)), math.cos(math.radians(67.5))], atol=1e-12, rtol=0)
     np.testing.assert_allclose(pos(doc, "arm7_gripper::finger_left"), [-0.1 - 0.04 * S45, -0.04 * S45, 1.63],
-                               atol=1e-12)
+                               atol=1e-12, rtol=0)
     np.testing.assert_allclose(pos(doc, "arm7_gripper::finger_right"), [-0.1 + 0.04 * S45, 0.04 * S45, 1.63],
-                               atol=1e-12)
+                               atol=1e-12, rtol=0)
     q = quat(doc, "arm7_gripper::finger_right")
     expect = np.array([0, 0, math.sin(math.radians(157.5)), math.cos(math.radians(157.5))])
-    assert np.allclose(q, expect, atol=1e-12) or np.allclose(q, -expect, atol=1e-12)
-    np.testing.assert_allclose(pos(doc, "arm7_gripper::tool_frame"), [-0.1, 0, 1.7], atol=1e-12)
-    np.testing.assert_allclose(doc["twists"]["arm7_gripper::link7"]["linear"], [0, -0.1, 0], atol=1e-12)
-    np.testing.assert_allclose(doc["twists"]["arm7_gripper::link7"]["angular"], [0, 0, 1], atol=1e-12)
+    assert np.allclose(q, expect, atol=1e-12, rtol=0) or np.allclose(q, -expect, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(pos(doc, "arm7_gripper::tool_frame"), [-0.1, 0, 1.7], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(doc["twists"]["arm7_gripper::link7"]["linear"], [0, -0.1, 0], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(doc["twists"]["arm7_gripper::link7"]["angular"], [0, 0, 1], atol=1e-12, rtol=0)
 
 
 def test_nested_world_shoulder_quarter_turn(capsys: pytest.CaptureFixture[str]) -> None:
@@ -112,12 +112,12 @@ def test_nested_world_shoulder_quarter_turn(capsys: pytest.CaptureFixture[str]) 
     code, doc, _ = run_fk(capsys, str(SAMPLES / "nested_world.sdf"), "--positions",
                           json.dumps({"shoulder": math.pi / 2}), "--json")
     assert code == 0
-    np.testing.assert_allclose(pos(doc, "robot::arm::upper"), [1, 0.2, 0.6], atol=1e-12)
-    np.testing.assert_allclose(quat(doc, "robot::arm::upper"), [0, 0, 1, 0], atol=1e-12)  # yaw 180
-    np.testing.assert_allclose(pos(doc, "robot::gripper::palm"), [1, 0.2, 1.15], atol=1e-12)
-    np.testing.assert_allclose(quat(doc, "robot::gripper::palm"), [0, 0, -S45, S45], atol=1e-12)  # yaw 270
-    np.testing.assert_allclose(pos(doc, "robot::tool"), [1, 0.1, 1.15], atol=1e-12)
-    np.testing.assert_allclose(pos(doc, "box::body"), [2, 0, 0], atol=1e-12)
+    np.testing.assert_allclose(pos(doc, "robot::arm::upper"), [1, 0.2, 0.6], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(quat(doc, "robot::arm::upper"), [0, 0, 1, 0], atol=1e-12, rtol=0)  # yaw 180
+    np.testing.assert_allclose(pos(doc, "robot::gripper::palm"), [1, 0.2, 1.15], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(quat(doc, "robot::gripper::palm"), [0, 0, -S45, S45], atol=1e-12, rtol=0)  # yaw 270
+    np.testing.assert_allclose(pos(doc, "robot::tool"), [1, 0.1, 1.15], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(pos(doc, "box::body"), [2, 0, 0], atol=1e-12, rtol=0)
 
 
 def test_zero_configuration_matches_frames(capsys: pytest.CaptureFixture[str]) -> None:
@@ -128,7 +128,7 @@ def test_zero_configuration_matches_frames(capsys: pytest.CaptureFixture[str]) -
     assert code == 0
     assert doc.keys() == {"frames", "joints"}
     for name, entry in frames["frames"].items():
-        np.testing.assert_allclose(doc["frames"][name]["position"], entry["position"], atol=1e-12)
+        np.testing.assert_allclose(doc["frames"][name]["position"], entry["position"], atol=1e-12, rtol=0)
     assert doc["joints"] == frames["joints"]
 
 

@@ -37,7 +37,7 @@ def _same_rotation(q1: list[float], q2: list[float]) -> bool:
 def _assert_frame(doc: dict, name: str, kind: str, p: list[float], q: list[float]) -> None:
     f = doc["frames"][name]
     assert f["kind"] == kind, name
-    assert f["position"] == pytest.approx(p, abs=1e-9), name
+    assert f["position"] == pytest.approx(p, abs=1e-9, rel=0), name
     assert _same_rotation(f["quaternion"], q), (name, f["quaternion"], q)
 
 
@@ -112,7 +112,7 @@ def test_arm7_gripper_by_hand(capsys: pytest.CaptureFixture[str]) -> None:
     for joint in child_of:
         entry = doc["joints"][f"arm7_gripper::{joint}"]
         if joint in axes:
-            assert entry["axis"] == pytest.approx(axes[joint], abs=1e-12), joint
+            assert entry["axis"] == pytest.approx(axes[joint], abs=1e-12, rel=0), joint
         else:
             assert entry["axis"] is None and entry["type"] == "fixed"
         assert entry["axis2"] is None
@@ -123,7 +123,7 @@ def test_drake_sample_axes_in_world(capsys: pytest.CaptureFixture[str]) -> None:
     doc = _frames_json(SAMPLES / "drake_ext.urdf", capsys)
     # planar_joint origin yaw 90: universal_joint axis x -> +y; position (1,0,0)+(0,0,0.3)
     u = doc["joints"]["drake_ext::universal_joint"]
-    assert u["axis"] == pytest.approx([0, 1, 0], abs=1e-12) and u["axis2"] is None
+    assert u["axis"] == pytest.approx([0, 1, 0], abs=1e-12, rel=0) and u["axis2"] is None
     _assert_frame(doc, "drake_ext::universal_link", "link", [1, 0, 0.3], [0, 0, C45, C45])
     assert doc["joints"]["drake_ext::ball_joint"]["axis"] is None
 
@@ -171,7 +171,7 @@ def test_frames_document_for_an_sdformat_model() -> None:
     _assert_frame(doc, "robot::marker", "frame", [8, 0, 0], q)       # (0,2,0) in root -> (-2,0,0)
     _assert_frame(doc, "robot::inner", "model", [10, 1.1, 1.5], q)   # (1.1,0,1.5) in root
     _assert_frame(doc, "robot::inner::f", "frame", [10, 1, 1.8], q)
-    assert doc["joints"]["robot::j"]["axis"] == pytest.approx([0, 1, 0], abs=1e-12)  # x of root -> world y
+    assert doc["joints"]["robot::j"]["axis"] == pytest.approx([0, 1, 0], abs=1e-12, rel=0)  # x of root -> world y
     assert len(doc["frames"]) == 8
 
 

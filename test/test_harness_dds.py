@@ -71,9 +71,9 @@ def test_joint_states_become_tf_in_another_process(ros: RosHarness) -> None:
     assert j1.transform.translation.x == 0.5
     assert j2.transform.translation.x == -1.25
     # rotation of q about z: (0, 0, sin(q/2), cos(q/2))
-    assert j1.transform.rotation.z == pytest.approx(math.sin(0.25), abs=1e-12)
-    assert j1.transform.rotation.w == pytest.approx(math.cos(0.25), abs=1e-12)
-    assert j2.transform.rotation.z == pytest.approx(math.sin(-0.625), abs=1e-12)
+    assert j1.transform.rotation.z == pytest.approx(math.sin(0.25), abs=1e-12, rel=0)
+    assert j1.transform.rotation.w == pytest.approx(math.cos(0.25), abs=1e-12, rel=0)
+    assert j2.transform.rotation.z == pytest.approx(math.sin(-0.625), abs=1e-12, rel=0)
 
     assert node.stop() == 0
     assert node.stopped_by == "SIGINT", node.describe()

@@ -10,6 +10,7 @@ test_xacro_bounds.py) to create a marker file: the marker must never appear.
 from __future__ import annotations
 
 import signal
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -78,13 +79,18 @@ def tf_flows(ros: RosHarness, ns: str, child: str) -> None:
         ros.node.destroy_subscription(inbox.subscription)
 
 
+STOP_BOUND_S = 10.0  # the harness's own grace before it escalates (docs/testing.md); the nodes wait <= 0.25 s
+
+
 def stops_on_sigterm(proc: NodeProcess) -> None:
     proc.stopping = True
     start = time.monotonic()
     proc.proc.send_signal(signal.SIGTERM)
-    code = proc.proc.wait(timeout=30.0)
+    try:
+        code = proc.proc.wait(timeout=STOP_BOUND_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still running {time.monotonic() - start:.1f} s after SIGTERM\n{proc.describe()}")
     assert code == 0, proc.describe()
-    assert time.monotonic() - start < 30.0
 
 
 def warned(proc: NodeProcess, text: str) -> bool:

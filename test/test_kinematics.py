@@ -60,9 +60,9 @@ def test_revolute_chain_urdf() -> None:
     m = chain(Joint("j1", JointType.REVOLUTE, "a", "b", origin=T(1, 0, 0), axis=(0, 0, 1)),
               Joint("j2", JointType.REVOLUTE, "b", "c", origin=T(0.5, 0, 0), axis=(0, 0, 1)))
     q = [math.pi / 2, math.pi / 2]
-    np.testing.assert_allclose(pose_of(m, q, "b"), R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (1, 0, 0)), atol=1e-15)
+    np.testing.assert_allclose(pose_of(m, q, "b"), R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (1, 0, 0)), atol=1e-15, rtol=0)
     np.testing.assert_allclose(pose_of(m, q, "c"), R([[-1, 0, 0], [0, -1, 0], [0, 0, 1]], (1, 0.5, 0)),
-                               atol=1e-15)
+                               atol=1e-15, rtol=0)
 
 
 def test_revolute_general_axis_and_origin_rotation() -> None:
@@ -71,27 +71,28 @@ def test_revolute_general_axis_and_origin_rotation() -> None:
     #  = [[0,-1,0],[1,0,0],[0,0,1]] @ [[0,1,0],[1,0,0],[0,0,-1]] = [[-1,0,0],[0,1,0],[0,0,-1]]
     m = chain(Joint("j", JointType.REVOLUTE, "a", "b", origin=T(0, 0, 2, yaw=math.pi / 2), axis=(S45, S45, 0)))
     np.testing.assert_allclose(pose_of(m, [math.pi], "b"), R([[-1, 0, 0], [0, 1, 0], [0, 0, -1]], (0, 0, 2)),
-                               atol=1e-15)
+                               atol=1e-15, rtol=0)
 
 
 def test_continuous_negative_axis() -> None:
     # axis -z, q = pi/2 is a rotation by -pi/2 about z: [[0,1,0],[-1,0,0],[0,0,1]]
     m = chain(Joint("j", JointType.CONTINUOUS, "a", "b", axis=(0, 0, -1)))
-    np.testing.assert_allclose(pose_of(m, [math.pi / 2], "b"), R([[0, 1, 0], [-1, 0, 0], [0, 0, 1]]), atol=1e-15)
+    np.testing.assert_allclose(pose_of(m, [math.pi / 2], "b"), R([[0, 1, 0], [-1, 0, 0], [0, 0, 1]]), atol=1e-15,
+                               rtol=0)
 
 
 def test_prismatic() -> None:
     # origin (0,0,1) rpy (0,0,pi/2); axis y in J; q = 0.3: position (0,0,1) + Rz90 (0,0.3,0) = (-0.3, 0, 1)
     m = chain(Joint("j", JointType.PRISMATIC, "a", "b", origin=T(0, 0, 1, yaw=math.pi / 2), axis=(0, 1, 0)))
     np.testing.assert_allclose(pose_of(m, [0.3], "b"), R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (-0.3, 0, 1)),
-                               atol=1e-15)
+                               atol=1e-15, rtol=0)
 
 
 def test_screw_pitch_is_metres_per_revolution() -> None:
     # pitch 0.1 m per 2 pi; q = pi -> half a turn: Rz180 and 0.05 m along z
     m = chain(Joint("j", JointType.SCREW, "a", "b", axis=(0, 0, 1), screw_pitch=0.1), fmt="sdf")
     np.testing.assert_allclose(pose_of(m, [math.pi], "b"), R([[-1, 0, 0], [0, -1, 0], [0, 0, 1]], (0, 0, 0.05)),
-                               atol=1e-15)
+                               atol=1e-15, rtol=0)
 
 
 @pytest.mark.parametrize("jtype", [JointType.UNIVERSAL, JointType.REVOLUTE2])
@@ -100,53 +101,54 @@ def test_two_axis_joints_rotate_about_axis_then_axis2(jtype: JointType) -> None:
     # Rx(90) @ Ry(90) = [[0,0,1],[1,0,0],[0,1,0]]   (row by row: [0,0,1], [1,0,0], [0,1,0])
     m = chain(Joint("j", jtype, "a", "b", axis=(1, 0, 0), axis2=(0, 1, 0)), fmt="sdf")
     q = [math.pi / 2, math.pi / 2]
-    np.testing.assert_allclose(pose_of(m, q, "b"), R([[0, 0, 1], [1, 0, 0], [0, 1, 0]]), atol=1e-15)
+    np.testing.assert_allclose(pose_of(m, q, "b"), R([[0, 0, 1], [1, 0, 0], [0, 1, 0]]), atol=1e-15, rtol=0)
     # only the second angle: Ry(90)
     np.testing.assert_allclose(pose_of(m, [0, math.pi / 2], "b"), R([[0, 0, 1], [0, 1, 0], [-1, 0, 0]]),
-                               atol=1e-15)
+                               atol=1e-15, rtol=0)
 
 
 def test_planar_basis_and_pose() -> None:
     # normal z: e1 = x, e2 = y; q = (0.2, 0.3, pi/2): position (0.2, 0.3, 0), Rz90
     m = chain(Joint("j", JointType.PLANAR, "a", "b", axis=(0, 0, 1)))
     np.testing.assert_allclose(pose_of(m, [0.2, 0.3, math.pi / 2], "b"),
-                               R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (0.2, 0.3, 0)), atol=1e-15)
+                               R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (0.2, 0.3, 0)), atol=1e-15, rtol=0)
     # normal x: smallest |n_i| first at y -> e1 = y, e2 = x cross y = z; q = (0.2, 0.3, 0) -> (0, 0.2, 0.3)
     m = chain(Joint("j", JointType.PLANAR, "a", "b", axis=(1, 0, 0)))
-    np.testing.assert_allclose(pose_of(m, [0.2, 0.3, 0.0], "b"), T(0, 0.2, 0.3), atol=1e-15)
+    np.testing.assert_allclose(pose_of(m, [0.2, 0.3, 0.0], "b"), T(0, 0.2, 0.3), atol=1e-15, rtol=0)
     # normal y: e1 = x, e2 = y cross x = -z
     e1, e2 = planar_basis((0.0, 1.0, 0.0))
-    np.testing.assert_allclose(e1, [1, 0, 0])
-    np.testing.assert_allclose(e2, [0, 0, -1])
+    np.testing.assert_allclose(e1, [1, 0, 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(e2, [0, 0, -1], rtol=0, atol=1e-12)
 
 
 def test_ball_quaternion_xyzw() -> None:
     # (0, 0, sin 45, cos 45) is Rz(90)
     m = chain(Joint("j", JointType.BALL, "a", "b", origin=T(1, 0, 0)), fmt="sdf")
     np.testing.assert_allclose(pose_of(m, [0, 0, S45, S45], "b"),
-                               R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (1, 0, 0)), atol=1e-15)
+                               R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (1, 0, 0)), atol=1e-15, rtol=0)
 
 
 def test_floating_translation_then_quaternion() -> None:
     # (1, 2, 3) then (sin 45, 0, 0, cos 45) = Rx(90) = [[1,0,0],[0,0,-1],[0,1,0]]
     m = chain(Joint("j", JointType.FLOATING, WORLD, "b"))
     np.testing.assert_allclose(pose_of(m, [1, 2, 3, S45, 0, 0, S45], "b"),
-                               R([[1, 0, 0], [0, 0, -1], [0, 1, 0]], (1, 2, 3)), atol=1e-15)
+                               R([[1, 0, 0], [0, 0, -1], [0, 1, 0]], (1, 2, 3)), atol=1e-15, rtol=0)
 
 
 def test_fixed_and_root_pose() -> None:
     # root link sits at its Link.pose; fixed child: root @ origin
     m = chain(Joint("j", JointType.FIXED, "a", "b", origin=T(0, 1, 0)), root_pose=T(0, 0, 5, yaw=math.pi / 2))
     # (0,0,5) + Rz90 (0,1,0) = (-1, 0, 5)
-    np.testing.assert_allclose(pose_of(m, [], "b"), R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (-1, 0, 5)), atol=1e-15)
+    np.testing.assert_allclose(pose_of(m, [], "b"), R([[0, -1, 0], [1, 0, 0], [0, 0, 1]], (-1, 0, 5)), atol=1e-15,
+                               rtol=0)
 
 
 def test_world_pose_applied_on_request() -> None:
     m = chain(Joint("j", JointType.PRISMATIC, "a", "b", axis=(1, 0, 0)))
     m.pose = T(0, 0, 1, yaw=math.pi)
     # root frame: (0.5, 0, 0); world: (0,0,1) + Rz180 (0.5,0,0) = (-0.5, 0, 1)
-    np.testing.assert_allclose(pose_of(m, [0.5], "b")[:3, 3], [0.5, 0, 0], atol=1e-15)
-    np.testing.assert_allclose(pose_of(m, [0.5], "b", world=True)[:3, 3], [-0.5, 0, 1], atol=1e-15)
+    np.testing.assert_allclose(pose_of(m, [0.5], "b")[:3, 3], [0.5, 0, 0], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(pose_of(m, [0.5], "b", world=True)[:3, 3], [-0.5, 0, 1], atol=1e-15, rtol=0)
     tree = compile_model(m)
     batch = fk.forward_batch(tree, np.array([[0.5]]), world=True)
     assert np.array_equal(batch[0], fk.forward(tree, np.array([0.5]), world=True))
@@ -165,9 +167,9 @@ def test_sdf_child_offset_two_links_orthogonal() -> None:
                      child_offset=T(0.1, 0, 0), axis=(0, 1, 0)), fmt="sdf")
     p1 = pose_of(m1, [q], "linkB")
     p2 = pose_of(m2, [q], "link2")
-    np.testing.assert_allclose(p1[:3, 3], [0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)], atol=1e-15)
-    np.testing.assert_allclose(p2[:3, 3], [0.1 * math.cos(q), 0, 0.1 - 0.1 * math.sin(q)], atol=1e-15)
-    np.testing.assert_allclose(p1[:3, :3], ref.rot_y(q), atol=1e-15)
+    np.testing.assert_allclose(p1[:3, 3], [0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(p2[:3, 3], [0.1 * math.cos(q), 0, 0.1 - 0.1 * math.sin(q)], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(p1[:3, :3], ref.rot_y(q), atol=1e-15, rtol=0)
     assert np.linalg.norm(p1[:3, 3] - p2[:3, 3]) > 0.1  # same zero pose, very different at 0.78
 
 
@@ -249,19 +251,19 @@ def test_every_type_matches_reference() -> None:
             # mimic resolved by hand: follower = -rev_y, follower2 = 0.5 follower + 0.1,
             # rev2[1] = 2 rev_gen - 0.3 (rev2[0] independent)
             assert allq["follower"][0] == -q[tree.q_slice("rev_y")][0]
-            assert allq["follower2"][0] == pytest.approx(0.5 * allq["follower"][0] + 0.1, abs=1e-15)
-            assert allq["rev2"][1] == pytest.approx(2 * q[tree.q_slice("rev_gen")][0] - 0.3, abs=1e-15)
+            assert allq["follower2"][0] == pytest.approx(0.5 * allq["follower"][0] + 0.1, abs=1e-15, rel=0)
+            assert allq["rev2"][1] == pytest.approx(2 * q[tree.q_slice("rev_gen")][0] - 0.3, abs=1e-15, rel=0)
             assert allq["rev2"][0] == q[tree.q_slice("rev2")][0]
             values = independent_values(tree, q)
             expected = ref.link_poses(m, values)
             assert set(expected) == set(tree.link_names)
             poses = fk.forward(tree, q)
             for i, name in enumerate(tree.link_names):
-                np.testing.assert_allclose(poses[i], expected[name], atol=1e-12, err_msg=name)
+                np.testing.assert_allclose(poses[i], expected[name], atol=1e-12, err_msg=name, rtol=0)
             world = fk.forward(tree, q, world=True)
             expected_world = ref.link_poses(m, values, world=True)
             for i, name in enumerate(tree.link_names):
-                np.testing.assert_allclose(world[i], expected_world[name], atol=1e-12, err_msg=name)
+                np.testing.assert_allclose(world[i], expected_world[name], atol=1e-12, err_msg=name, rtol=0)
             ref_q = ref.resolve_mimic(m, values)
             for name, got in allq.items():
                 np.testing.assert_allclose(got, ref_q.get(name, np.zeros(0)), rtol=0, atol=1e-15, err_msg=name)
@@ -269,7 +271,7 @@ def test_every_type_matches_reference() -> None:
             for k, name in enumerate(tree.joint_names):
                 j = m.joints[name]
                 np.testing.assert_allclose(jt[k], ref.joint_transform(m, j, ref_q.get(name, ())), atol=1e-12,
-                                           err_msg=name)
+                                           err_msg=name, rtol=0)
 
 
 def test_batch_equals_single_bit_for_bit() -> None:
@@ -295,7 +297,7 @@ def test_batch_equals_single_bit_for_bit() -> None:
     worlds = np.stack([fk.forward(tree, q, world=True) for q in qs])
     for chunk in (4, 256):
         assert np.array_equal(fk.forward_batch(tree, qs, chunk=chunk, world=True), worlds)
-    np.testing.assert_allclose(worlds[3], m.pose @ singles[3], atol=1e-12)
+    np.testing.assert_allclose(worlds[3], m.pose @ singles[3], atol=1e-12, rtol=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -314,11 +316,11 @@ def test_twists_match_finite_differences_of_the_reference() -> None:
             expected = ref.link_twists(m, independent_values(tree, q), independent_rates(tree, v))
             now = ref.link_poses(m, independent_values(tree, q))
             for i, name in enumerate(tree.link_names):
-                np.testing.assert_allclose(tw[i, :3], expected[name][:3], atol=1e-6, err_msg=f"linear {name}")
-                np.testing.assert_allclose(tw[i, 3:], expected[name][3:], atol=1e-6, err_msg=f"angular {name}")
+                np.testing.assert_allclose(tw[i, :3], expected[name][:3], atol=1e-6, err_msg=f"linear {name}", rtol=0)
+                np.testing.assert_allclose(tw[i, 3:], expected[name][3:], atol=1e-6, err_msg=f"angular {name}", rtol=0)
                 rot = now[name][:3, :3]
-                np.testing.assert_allclose(body[i, :3], rot.T @ tw[i, :3], atol=1e-12)
-                np.testing.assert_allclose(body[i, 3:], rot.T @ tw[i, 3:], atol=1e-12)
+                np.testing.assert_allclose(body[i, :3], rot.T @ tw[i, :3], atol=1e-12, rtol=0)
+                np.testing.assert_allclose(body[i, 3:], rot.T @ tw[i, 3:], atol=1e-12, rtol=0)
 
 
 def test_twist_hand_derived() -> None:
@@ -330,9 +332,9 @@ def test_twist_hand_derived() -> None:
               Joint("j2", JointType.REVOLUTE, "b", "c", origin=T(1, 0, 0), axis=(0, 0, 1)))
     tree = compile_model(m)
     tw = fk.link_twists(tree, np.zeros(2), np.array([1.0, 2.0]))
-    np.testing.assert_allclose(tw[tree.link_index("b")], [0, 0, 0, 0, 0, 1], atol=1e-15)
-    np.testing.assert_allclose(tw[tree.link_index("c")], [0, 1, 0, 0, 0, 3], atol=1e-15)
-    np.testing.assert_allclose(tw[tree.link_index("a")], np.zeros(6), atol=0)
+    np.testing.assert_allclose(tw[tree.link_index("b")], [0, 0, 0, 0, 0, 1], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(tw[tree.link_index("c")], [0, 1, 0, 0, 0, 3], atol=1e-15, rtol=0)
+    np.testing.assert_allclose(tw[tree.link_index("a")], np.zeros(6), atol=0, rtol=0)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -354,10 +356,11 @@ def test_mimic_chain_in_dependency_order() -> None:
     assert tree.moving_joint_names == ["z_first"] and tree.nq == 1
     allq = tree.all_joint_positions(np.array([0.3]))
     # m_mid = -1 * 0.3 + 0.25 = -0.05; a_last = 2 * -0.05 + 0.5 = 0.4
-    assert allq["m_mid"][0] == pytest.approx(-0.05, abs=1e-15)
-    assert allq["a_last"][0] == pytest.approx(0.4, abs=1e-15)
+    assert allq["m_mid"][0] == pytest.approx(-0.05, abs=1e-15, rel=0)
+    assert allq["a_last"][0] == pytest.approx(0.4, abs=1e-15, rel=0)
     # all three rotate about z at the origin: l3 yaw = 0.3 - 0.05 + 0.4 = 0.65
-    np.testing.assert_allclose(fk.forward(tree, np.array([0.3]))[tree.link_index("l3")], T(yaw=0.65), atol=1e-15)
+    np.testing.assert_allclose(fk.forward(tree, np.array([0.3]))[tree.link_index("l3")], T(yaw=0.65), atol=1e-15,
+                               rtol=0)
     va = tree.all_joint_velocities(np.array([2.0]))
     assert va["m_mid"][0] == -2.0 and va["a_last"][0] == -4.0
 
@@ -418,7 +421,7 @@ def test_bad_configurations_name_the_joint() -> None:
         fk.forward_batch(tree, np.array([[0, 0, 0, 0, 1.0], [0, 0, 0, 0, 0.5]]))
     # within tolerance: accepted and normalised
     p = fk.forward(tree, np.array([0, 0, 0, 0, 1 + 5e-7]))
-    np.testing.assert_allclose(p[2], np.eye(4), atol=1e-15)
+    np.testing.assert_allclose(p[2], np.eye(4), atol=1e-15, rtol=0)
     with pytest.raises(KinematicsError, match="velocity"):
         fk.link_twists(tree, np.array([0, 0, 0, 0, 1.0]), np.array([0, np.inf, 0, 0]))
 

@@ -123,11 +123,11 @@ class Rig:
 
 def assert_tf(t: Any, want: tuple[tuple[float, ...], tuple[float, ...]]) -> None:
     tr, ro = t.transform.translation, t.transform.rotation
-    np.testing.assert_allclose([tr.x, tr.y, tr.z], want[0], atol=1e-9)
+    np.testing.assert_allclose([tr.x, tr.y, tr.z], want[0], atol=1e-9, rtol=0)
     got = np.array([ro.x, ro.y, ro.z, ro.w])
     if float(got @ np.asarray(want[1])) < 0:  # q and -q are the same rotation
         got = -got
-    np.testing.assert_allclose(got, want[1], atol=1e-9)
+    np.testing.assert_allclose(got, want[1], atol=1e-9, rtol=0)
 
 
 @pytest.fixture(scope="module")

@@ -102,12 +102,12 @@ def test_rules_match_mujoco(tmp_path: Path, angle: str, seq: str) -> None:
     assert model.joints["a3"].type is JointType.REVOLUTE  # range from its class, autolimits
     scale = np.pi / 180 if angle == "degree" else 1.0
     assert model.joints["a3"].limits is not None
-    assert model.joints["a3"].limits.lower == pytest.approx(-30 * scale)
+    assert model.joints["a3"].limits.lower == pytest.approx(-30 * scale, rel=0, abs=1e-12)
     assert model.joints["a2"].type is JointType.CONTINUOUS
     assert {"w", "sa", "sf", "sc", "f"} <= set(model.frames)
     mim = model.joints["g1"].mimic[0]  # g1 - 0 = 0.1 - 2 (a2 - ref(a2)), values are qpos
     assert mim.joint == "a2" and mim.multiplier == -2.0
-    assert mim.offset == pytest.approx(0.1 + 2 * 15 * scale)
+    assert mim.offset == pytest.approx(0.1 + 2 * 15 * scale, rel=0, abs=1e-12)
     # unnamed elements are named by MuJoCo's ids
     m = mujoco.MjModel.from_xml_path(str(path))
     assert f"body{m.nbody - 3}" in model.links

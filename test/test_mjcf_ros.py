@@ -78,5 +78,5 @@ def test_tf_of_an_mjcf_model_is_mujocos(ros: RosHarness, tmp_path: Path) -> None
     for b, name in enumerate(bodies, start=1):
         x = world(name)
         assert x is not None
-        np.testing.assert_allclose(x[:3, 3], d.xpos[b], atol=1e-9)
-        np.testing.assert_allclose(x[:3, :3], d.xmat[b].reshape(3, 3), atol=1e-9)
+        np.testing.assert_allclose(x[:3, 3], d.xpos[b], atol=1e-9, rtol=0)
+        np.testing.assert_allclose(x[:3, :3], d.xmat[b].reshape(3, 3), atol=1e-9, rtol=0)

@@ -248,8 +248,8 @@ def test_state_publisher_publishes_tf_without_optional_packages(ros: Any, blocke
     ros.spin_until(moved, timeout=15, what="TF of link B from state_publisher without numba")
     t = next(t for m in got for t in m.transforms if t.child_frame_id == "link B")
     # joint A turns link B about y by a: the rotation's quaternion is (0, sin(a/2), 0, cos(a/2))
-    assert math.isclose(t.transform.rotation.y, math.sin(a / 2), abs_tol=1e-12)
-    assert math.isclose(t.transform.rotation.w, math.cos(a / 2), abs_tol=1e-12)
+    assert math.isclose(t.transform.rotation.y, math.sin(a / 2), rel_tol=0, abs_tol=1e-12)
+    assert math.isclose(t.transform.rotation.w, math.cos(a / 2), rel_tol=0, abs_tol=1e-12)
     ros.node.destroy_subscription(sub)
     assert proc.stop() == 0
     _no_traceback(proc)

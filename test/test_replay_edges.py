@@ -67,11 +67,12 @@ def test_world_replay_places_every_model_at_its_saved_pose(tmp_path: Path) -> No
     assert check_fit(state, model).problems == []
     got = edges_of(replay_edges(state, model))
     assert set(got) == {("world", "dock"), ("world", "cart::chassis"), ("world", "crate::body")}
-    assert np.allclose(got[("world", "dock")], pose6_to_transform((7, 0, 0, 0, 0, 0)), atol=1e-12)
+    assert np.allclose(got[("world", "dock")], pose6_to_transform((7, 0, 0, 0, 0, 0)), atol=1e-12, rtol=0)
     # (4, 5, 0, yaw 1) ∘ (0, 0, 0.3, yaw 90°) = (4, 5, 0.3, yaw 1 + 90°)
-    assert np.allclose(got[("world", "cart::chassis")], pose6_to_transform((4, 5, 0.3, 0, 0, 1 + HALF_PI)), atol=1e-12)
+    assert np.allclose(got[("world", "cart::chassis")], pose6_to_transform((4, 5, 0.3, 0, 0, 1 + HALF_PI)), atol=1e-12,
+                       rtol=0)
     # (0, -1, 0, yaw 0.2) ∘ (0, 0, 0.25) = (0, -1, 0.25, yaw 0.2)
-    assert np.allclose(got[("world", "crate::body")], pose6_to_transform((0, -1, 0.25, 0, 0, 0.2)), atol=1e-12)
+    assert np.allclose(got[("world", "crate::body")], pose6_to_transform((0, -1, 0.25, 0, 0, 0.2)), atol=1e-12, rtol=0)
 
 
 def test_world_replay_link_tf_joins_links_from_their_saved_poses(tmp_path: Path) -> None:
@@ -82,7 +83,7 @@ def test_world_replay_link_tf_joins_links_from_their_saved_poses(tmp_path: Path)
     # wheel in chassis: chassis yaw 90° at (0, 0, 0.3), wheel at (0.5, 0, 0.3): offset (0.5, 0, 0) seen
     # from the chassis is (0, -0.5, 0), rotated by yaw -90°
     assert np.allclose(got[("cart::chassis", "cart::wheel")], pose6_to_transform((0, -0.5, 0, 0, 0, -HALF_PI)),
-                       atol=1e-12)
+                       atol=1e-12, rtol=0)
 
 
 NESTED_URDF_FREE_SDF = """<?xml version="1.0"?>
@@ -114,5 +115,5 @@ def test_model_replay_reaches_links_of_nested_model_states(tmp_path: Path) -> No
                                  link_states=[LinkState("upper", (0.0, 0.0, 0.0, 0.0, 0.0, 0.0))])])])
     assert check_fit(state, model).problems == []
     got = edges_of(replay_edges(state, model, link_tf=True))
-    assert np.allclose(got[("world", "base")], pose6_to_transform((0, 0, 0, 0, 0, HALF_PI)), atol=1e-12)
-    assert np.allclose(got[("base", "arm::upper")], pose6_to_transform((0, 0, 1.2, 0, 0, 0)), atol=1e-12)
+    assert np.allclose(got[("world", "base")], pose6_to_transform((0, 0, 0, 0, 0, HALF_PI)), atol=1e-12, rtol=0)
+    assert np.allclose(got[("base", "arm::upper")], pose6_to_transform((0, 0, 1.2, 0, 0, 0)), atol=1e-12, rtol=0)

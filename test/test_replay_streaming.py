@@ -95,8 +95,8 @@ def test_player_over_a_stream_publishes_what_it_does_over_the_list(tmp_path: Pat
     # at rate 20 each 2 ms step is 0.1 ms; the second pass begins 50 ms of recording after the first
     # played message (60 ms loop - 10 ms offset) = 2.5 ms
     times = [t for _, _, t in streamed]
-    assert times[:25] == pytest.approx([0.0001 * i for i in range(25)], abs=1e-9)
-    assert times[25:55] == pytest.approx([0.0025 + 0.0001 * i for i in range(30)], abs=1e-9)
+    assert times[:25] == pytest.approx([0.0001 * i for i in range(25)], abs=1e-9, rel=0)
+    assert times[25:55] == pytest.approx([0.0025 + 0.0001 * i for i in range(30)], abs=1e-9, rel=0)
 
 
 def test_cut_off_recording_streams_up_to_its_last_chunk(tmp_path: Path) -> None:

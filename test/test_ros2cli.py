@@ -102,7 +102,7 @@ def test_topic_echo_tf_static_gives_the_fixed_joints(launched: Launched) -> None
         t = got["c/" + child]
         assert t["header"]["frame_id"] == "c/" + joint.parent
         xyz = [t["transform"]["translation"][k] for k in "xyz"]
-        np.testing.assert_allclose(xyz, (joint.origin @ joint.child_offset)[:3, 3], atol=1e-12)
+        np.testing.assert_allclose(xyz, (joint.origin @ joint.child_offset)[:3, 3], atol=1e-12, rtol=0)
 
 
 def test_topic_echo_world_state(launched: Launched) -> None:

@@ -62,18 +62,18 @@ def test_cassie(path) -> None:  # type: ignore[no-untyped-def]
     assert len(children) == len(set(children))
     assert len(m.root_links()) == len(m.links) - len(m.joints)
     for name, x in links.items():
-        np.testing.assert_allclose(m.links[name].pose, x, atol=1e-12)
+        np.testing.assert_allclose(m.links[name].pose, x, atol=1e-12, rtol=0)
     for el in joints:
         name = el.get("name")
         j = m.joints.get(name) or m.constraints[name]
         parent, child = el.findtext("parent"), el.findtext("child")
         x_mj = links[child] @ _pose(el)
         x_mp = np.eye(4) if parent == "world" else links[parent]
-        np.testing.assert_allclose(j.origin, np.linalg.inv(x_mp) @ x_mj, atol=1e-9)
-        np.testing.assert_allclose(j.child_offset, np.linalg.inv(_pose(el)), atol=1e-9)
+        np.testing.assert_allclose(j.origin, np.linalg.inv(x_mp) @ x_mj, atol=1e-9, rtol=0)
+        np.testing.assert_allclose(j.child_offset, np.linalg.inv(_pose(el)), atol=1e-9, rtol=0)
         xyz = el.findtext("axis/xyz")
         if xyz is not None and j.axis is not None:
             v = np.array([float(t) for t in xyz.split()])
             if el.findtext("axis/use_parent_model_frame", "0").strip() in ("1", "true"):
                 v = x_mj[:3, :3].T @ v  # given in the model frame
-            np.testing.assert_allclose(j.axis, v / np.linalg.norm(v), atol=1e-12)
+            np.testing.assert_allclose(j.axis, v / np.linalg.norm(v), atol=1e-12, rtol=0)

@@ -35,9 +35,9 @@ def test_frames_json_world(capsys: pytest.CaptureFixture[str]) -> None:
     doc = json.loads(capsys.readouterr().out)
     frames = doc["frames"]
     # Hand-derived in test_sdf_nested: tool at (0.9, 0.2, 1.15), arm frame at (1, 0.2, 0.5).
-    assert frames["robot::tool"]["position"] == pytest.approx([0.9, 0.2, 1.15])
+    assert frames["robot::tool"]["position"] == pytest.approx([0.9, 0.2, 1.15], rel=0, abs=1e-12)
     assert frames["robot::arm"]["kind"] == "model"
-    assert frames["robot::arm"]["position"] == pytest.approx([1, 0.2, 0.5])
+    assert frames["robot::arm"]["position"] == pytest.approx([1, 0.2, 0.5], rel=0, abs=1e-12)
     assert frames["robot::arm::lower"]["kind"] == "link"
     assert doc["joints"]["robot::wrist"]["parent"] == "robot::arm::lower"
     assert doc["joints"]["robot::wrist"]["child"] == "robot::gripper::palm"
@@ -46,5 +46,5 @@ def test_frames_json_world(capsys: pytest.CaptureFixture[str]) -> None:
 def test_frames_json_model_scoped_names(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["frames", "--json", str(SAMPLES / "two_links_orthogonal_2.sdf")]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["frames"]["two_links_orthogonal_2::joint12"]["position"] == pytest.approx([0, 0, 0.1])
-    assert doc["frames"]["two_links_orthogonal_2::link2"]["position"] == pytest.approx([0.1, 0, 0.1])
+    assert doc["frames"]["two_links_orthogonal_2::joint12"]["position"] == pytest.approx([0, 0, 0.1], rel=0, abs=1e-12)
+    assert doc["frames"]["two_links_orthogonal_2::link2"]["position"] == pytest.approx([0.1, 0, 0.1], rel=0, abs=1e-12)

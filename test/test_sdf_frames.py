@@ -100,9 +100,9 @@ def test_expressed_in() -> None:
       <joint name="j2" type="revolute"><parent>a</parent><child>c</child>
         <axis><xyz expressed_in="tilted">0 0 1</xyz></axis></joint></model>""")
     # j1's frame is b's (yaw 90): model x is Rz(-90)(1,0,0) = (0,-1,0) in it.
-    np.testing.assert_allclose(m.joints["j1"].axis, (0, -1, 0), atol=1e-12)
+    np.testing.assert_allclose(m.joints["j1"].axis, (0, -1, 0), atol=1e-12, rtol=0)
     # j2's frame is c's (identity): tilted z = Rx(90)(0,0,1) = (0,-1,0).
-    np.testing.assert_allclose(m.joints["j2"].axis, (0, -1, 0), atol=1e-12)
+    np.testing.assert_allclose(m.joints["j2"].axis, (0, -1, 0), atol=1e-12, rtol=0)
 
 
 def test_expressed_in_not_found() -> None:
@@ -265,9 +265,9 @@ def test_1_4_and_1_7_rewrite_equal() -> None:
             ja, jb = a.joints[name], other.joints[name]
             assert_pose(jb.origin, ja.origin)
             assert_pose(jb.child_offset, ja.child_offset)
-            np.testing.assert_allclose(jb.axis, ja.axis, atol=1e-12)
-    np.testing.assert_allclose(a.joints["shoulder"].axis, (0, -1, 0), atol=1e-12)
-    np.testing.assert_allclose(a.joints["wrist"].axis, (0, 0, 1), atol=1e-12)
+            np.testing.assert_allclose(jb.axis, ja.axis, atol=1e-12, rtol=0)
+    np.testing.assert_allclose(a.joints["shoulder"].axis, (0, -1, 0), atol=1e-12, rtol=0)
+    np.testing.assert_allclose(a.joints["wrist"].axis, (0, 0, 1), atol=1e-12, rtol=0)
 
 
 def test_1_5_frame_attribute() -> None:

@@ -29,7 +29,8 @@ def test_ball_has_no_axis() -> None:
 def test_two_axis_joints(jtype: str) -> None:
     _, j = joint(jtype, "<axis><xyz>1 0 0</xyz></axis><axis2><xyz>0 2 0</xyz>"
                         "<limit><lower>-0.5</lower><upper>0.5</upper></limit></axis2>")
-    assert j.axis == pytest.approx((1, 0, 0)) and j.axis2 == pytest.approx((0, 1, 0))  # normalised
+    assert j.axis == pytest.approx((1, 0, 0),
+                                   rel=0, abs=1e-12) and j.axis2 == pytest.approx((0, 1, 0), rel=0, abs=1e-12)  # normalised
     assert j.limits2 is not None and (j.limits2.lower, j.limits2.upper) == (-0.5, 0.5)
 
 
@@ -45,15 +46,15 @@ def test_limits_defaults_and_dynamics() -> None:
 
 def test_missing_axis_defaults_to_z() -> None:
     _, j = joint("prismatic")
-    assert j.axis == pytest.approx((0, 0, 1))
+    assert j.axis == pytest.approx((0, 0, 1), rel=0, abs=1e-12)
 
 
 def test_screw_thread_pitch_versions() -> None:
     _, j = joint("screw", "<axis><xyz>0 0 1</xyz></axis><screw_thread_pitch>0.02</screw_thread_pitch>", "1.10")
-    assert j.screw_pitch == pytest.approx(0.02)  # already metres per revolution
+    assert j.screw_pitch == pytest.approx(0.02, rel=0, abs=1e-12)  # already metres per revolution
     # Older <thread_pitch> is Gazebo-classic rad/m of the opposite handedness: -2 pi / 100 m/rev.
     _, k = joint("screw", "<axis><xyz>0 0 1</xyz></axis><thread_pitch>100</thread_pitch>", "1.9")
-    assert k.screw_pitch == pytest.approx(-2 * math.pi / 100)
+    assert k.screw_pitch == pytest.approx(-2 * math.pi / 100, rel=0, abs=1e-12)
     assert codes_of(f'<model name="m">{TWO}<joint name="j" type="screw"><parent>a</parent><child>b</child>'
                     '<thread_pitch>0</thread_pitch></joint></model>') == ["SDF_BAD_VALUE"]
 
@@ -80,7 +81,7 @@ def test_mimic_1_11() -> None:
     (mim,) = m.joints["f"].mimic
     # follower = 2 (leader - 0.1) + 0.5 = 2 leader + 0.3
     assert (mim.joint, mim.multiplier, mim.dof, mim.leader_dof) == ("lead", 2, 0, 0)
-    assert mim.offset == pytest.approx(0.3)
+    assert mim.offset == pytest.approx(0.3, rel=0, abs=1e-12)
 
 
 def test_drake_mimic_and_missing_leader() -> None:
@@ -150,7 +151,7 @@ def test_drake_planar_joint_shapes_and_extensions() -> None:
       <drake:collision_filter_group name="g"><drake:member>a</drake:member></drake:collision_filter_group>
       </model>""", "1.9")
     p = m.joints["p"]
-    assert p.type is JointType.PLANAR and p.axis == pytest.approx((0, 0, 1))
+    assert p.type is JointType.PLANAR and p.axis == pytest.approx((0, 0, 1), rel=0, abs=1e-12)
     assert_pose(p.origin, T(0, 1, 0))
     cap = m.links["a"].collisions[0].geometry
     assert (cap.kind, cap.radius, cap.length) == ("capsule", 0.1, 0.4)
@@ -205,4 +206,4 @@ def test_inertial_and_geometry() -> None:
     assert v.material is not None and v.material.rgba == (1, 0, 0, 1)
     # The visual is posed relative to frame f (1 above a).
     assert_pose(v.origin, T(0, 0, 1))
-    np.testing.assert_allclose(link.pose, np.eye(4))
+    np.testing.assert_allclose(link.pose, np.eye(4), rtol=0, atol=1e-12)

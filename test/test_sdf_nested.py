@@ -11,6 +11,7 @@ import pytest
 from sdf_helpers import T, assert_pose
 
 from robot_state_format.errors import ModelError
+from robot_state_format.model import packages
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import WORLD, JointType, Model
 
@@ -49,7 +50,7 @@ def test_nested_world_sample_poses() -> None:
     assert (wrist.parent, wrist.child) == ("robot::arm::lower", "robot::gripper::palm")
     assert_pose(wrist.origin, T(0, 0, 0.05))
     # elbow_joint axis: arm-frame x (world y) in the joint frame (yaw 180): (0,-1,0).
-    np.testing.assert_allclose(m.joints["robot::arm::elbow_joint"].axis, (0, -1, 0), atol=1e-12)
+    np.testing.assert_allclose(m.joints["robot::arm::elbow_joint"].axis, (0, -1, 0), atol=1e-12, rtol=0)
     lim = m.joints["robot::arm::elbow_joint"].limits
     assert lim is not None and (lim.lower, lim.upper) == (-1.5, 1.5)
     # shoulder: 0.1 below upper = (1,0.2,0.5); in base (yaw 90) that is (0.2, 0, 0).
@@ -112,7 +113,7 @@ def test_include_merge_equals_inlined_model() -> None:
     for name, j in inlined.joints.items():
         assert_pose(merged.joints[name].origin, j.origin)
         assert_pose(merged.joints[name].child_offset, j.child_offset)
-        assert merged.joints[name].axis == pytest.approx(j.axis)
+        assert merged.joints[name].axis == pytest.approx(j.axis, rel=0, abs=1e-12)
     assert_pose(merged.frames["tip"].pose, inlined.frames["tip"].pose)
     # The merged model frame survives as a frame on the canonical link: 0.1 below upper.
     proxy = merged.frames["_merged__arm__model__"]
@@ -141,12 +142,7 @@ def test_include_package_uri(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     (pkg / "package.xml").write_text("<package format='3'><name>arm_description</name></package>")
     shutil.copy(MODELS / "arm" / "model.sdf", pkg / "sdf" / "arm.sdf")
     monkeypatch.setenv("ROS_PACKAGE_PATH", str(tmp_path / "src"))
-    try:
-        from robot_state_format.model import packages
-
-        packages.clear_cache()
-    except ImportError:
-        pass
+    packages.clear_cache()  # package:// lookups are cached per ROS_PACKAGE_PATH seen before
     (tmp_path / "r.sdf").write_text("""<sdf version="1.9"><model name="r"><link name="base"/>
       <include><uri>package://arm_description/sdf/arm.sdf</uri></include></model></sdf>""")
     m = read(tmp_path / "r.sdf")
@@ -164,7 +160,7 @@ def test_include_urdf(tmp_path: Path) -> None:
     j = m.joints["ua::elbow"]
     assert_pose(j.origin, T(0, 0, 0.5, 0, 0, HALF_PI))
     assert_pose(j.child_offset, np.eye(4))
-    assert j.axis == pytest.approx((1, 0, 0))
+    assert j.axis == pytest.approx((1, 0, 0), rel=0, abs=1e-12)
     assert j.limits is not None and j.limits.upper == 1
 
 

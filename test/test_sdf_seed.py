@@ -159,7 +159,7 @@ def test_axis_1_4_in_parent_model_frame() -> None:
       <joint name="j" type="revolute"><parent>a</parent><child>b</child><axis><xyz>1 0 0</xyz></axis></joint>
       </model>""", "1.4")
     # Joint frame = b's frame (yaw 90); model x expressed in it is Rz(-90)(1,0,0) = (0,-1,0).
-    np.testing.assert_allclose(m.joints["j"].axis, (0, -1, 0), atol=1e-12)
+    np.testing.assert_allclose(m.joints["j"].axis, (0, -1, 0), atol=1e-12, rtol=0)
 
 
 def test_axis_1_5_in_joint_frame_unless_use_parent_model_frame() -> None:
@@ -171,12 +171,12 @@ def test_axis_1_5_in_joint_frame_unless_use_parent_model_frame() -> None:
       </model>"""
     m = sdf(body, "1.5")
     j1, j2 = m.joints["J1"], m.joints["J2"]
-    np.testing.assert_allclose(j1.axis, (0, 0, 1), atol=1e-12)
+    np.testing.assert_allclose(j1.axis, (0, 0, 1), atol=1e-12, rtol=0)
     # In the model frame J1's axis is Rx(1.57) z = (0, -sin 1.57, cos 1.57); J2's is z: orthogonal.
     a1 = (m.links["A"].pose @ j1.origin)[:3, :3] @ np.array(j1.axis)
     a2 = (m.links["B"].pose @ j2.origin)[:3, :3] @ np.array(j2.axis)
-    np.testing.assert_allclose(a1, (0, -math.sin(1.57), math.cos(1.57)), atol=1e-12)
-    np.testing.assert_allclose(a2, (0, 0, 1), atol=1e-12)
+    np.testing.assert_allclose(a1, (0, -math.sin(1.57), math.cos(1.57)), atol=1e-12, rtol=0)
+    np.testing.assert_allclose(a2, (0, 0, 1), atol=1e-12, rtol=0)
     assert abs(float(a1 @ a2)) < 1e-3
 
 
@@ -283,7 +283,7 @@ def test_two_links_orthogonal_1_joint_at_0_1_0_0() -> None:
     # linkB at (0.1, 0, 0.1); joint pose (0, 0, -0.1) relative to linkB -> (0.1, 0, 0) in the world.
     assert_pose(m.links["linkA"].pose @ j.origin, T(0.1, 0, 0))
     assert_pose(j.child_offset, T(0, 0, 0.1))
-    assert j.axis == pytest.approx((0, 1, 0))
+    assert j.axis == pytest.approx((0, 1, 0), rel=0, abs=1e-12)
     assert m.joints["joint_world"].parent == WORLD
 
 
@@ -301,9 +301,9 @@ def test_two_links_orthogonal_at_0_78_rad_differ() -> None:
     b = fk(_sample("two_links_orthogonal_1.sdf"), {"jointAB": q})["linkB"]
     l2 = fk(_sample("two_links_orthogonal_2.sdf"), {"joint12": q})["link2"]
     # _1: joint at (0.1,0,0), linkB 0.1 above it; Ry(q) (0,0,0.1) = (0.1 sin q, 0, 0.1 cos q).
-    np.testing.assert_allclose(b[:3, 3], (0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)), atol=1e-12)
+    np.testing.assert_allclose(b[:3, 3], (0.1 + 0.1 * math.sin(q), 0, 0.1 * math.cos(q)), atol=1e-12, rtol=0)
     # _2: joint at (0,0,0.1), link2 0.1 along x; Ry(q) (0.1,0,0) = (0.1 cos q, 0, -0.1 sin q).
-    np.testing.assert_allclose(l2[:3, 3], (0.1 * math.cos(q), 0, 0.1 - 0.1 * math.sin(q)), atol=1e-12)
+    np.testing.assert_allclose(l2[:3, 3], (0.1 * math.cos(q), 0, 0.1 - 0.1 * math.sin(q)), atol=1e-12, rtol=0)
     assert np.linalg.norm(b[:3, 3] - l2[:3, 3]) > 0.05
 
 

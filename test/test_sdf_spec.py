@@ -268,12 +268,12 @@ def test_include_directly_in_sdf_is_the_files_model() -> None:
     m = load_model_file(REF / "loads" / "root_include_model.sdf", search_paths=[str(REF / "models")])
     assert m.name == "renamed"
     yaw = 1.57  # <pose>1 1 1 0 0 1.57</pose>; the link at z 1 in the model, frame f at x 1
-    np.testing.assert_allclose(m.pose[:3, 3], [1, 1, 1], atol=1e-12)
-    np.testing.assert_allclose(m.links["l"].pose[:3, 3], [0, 0, 1], atol=1e-12)  # in the model frame
+    np.testing.assert_allclose(m.pose[:3, 3], [1, 1, 1], atol=1e-12, rtol=0)
+    np.testing.assert_allclose(m.links["l"].pose[:3, 3], [0, 0, 1], atol=1e-12, rtol=0)  # in the model frame
     world_f = m.pose @ m.links["l"].pose @ m.frames["f"].pose if m.frames["f"].attached_to == "l" else None
     if world_f is None:
         world_f = m.pose @ m.frames["f"].pose
-    np.testing.assert_allclose(world_f[:3, 3], [1 + np.cos(yaw), 1 + np.sin(yaw), 1], atol=1e-12)
+    np.testing.assert_allclose(world_f[:3, 3], [1 + np.cos(yaw), 1 + np.sin(yaw), 1], atol=1e-12, rtol=0)
 
 
 @pytest.mark.parametrize("body", ['<light name="a" type="point"/><light name="b" type="point"/>',

@@ -147,7 +147,7 @@ def test_tf_from_the_file_equals_pinocchio_at_the_recorded_joint_states(session:
         for link in links:
             x = _compose(edges, link, "world")
             assert x is not None, f"no TF chain from world to {link}"
-            np.testing.assert_allclose(x, pdata.oMf[pmodel.getFrameId(link)].homogeneous, atol=1e-9)
+            np.testing.assert_allclose(x, pdata.oMf[pmodel.getFrameId(link)].homogeneous, atol=1e-9, rtol=0)
         compared += 1
     assert compared >= 50
     assert len(links) == 10
@@ -250,7 +250,7 @@ def test_replay_recomputes_tf_from_the_joint_states_when_asked(ros: RosHarness, 
         if theirs is None:
             continue
         assert [m[:3] for m in mine] == [t[:3] for t in theirs]
-        np.testing.assert_allclose([m[3:] for m in mine], [t[3:] for t in theirs], atol=1e-12)
+        np.testing.assert_allclose([m[3:] for m in mine], [t[3:] for t in theirs], atol=1e-12, rtol=0)
         compared += 1
     assert compared >= len(comparable) - 5
     assert static and {t.child_frame_id for t in static[-1].transforms} >= {"base_link", "ee_link", "tool0"}

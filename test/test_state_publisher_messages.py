@@ -19,14 +19,14 @@ def test_quaternions_batch_round_trip_and_sign() -> None:
     rots = [rpy_to_matrix(*rng.uniform(-math.pi, math.pi, 3)) for _ in range(500)]
     rots += [np.eye(3), np.diag([1.0, -1.0, -1.0]), np.diag([-1.0, 1.0, -1.0]), np.diag([-1.0, -1.0, 1.0])]
     q = matrices_to_quaternions(np.stack(rots))
-    np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-15)
+    np.testing.assert_allclose(np.linalg.norm(q, axis=1), 1.0, atol=1e-15, rtol=0)
     assert (q[:, 3] >= 0).all()
     for qi, r in zip(q, rots):
-        np.testing.assert_allclose(quaternion_to_matrix(qi), r, atol=1e-14)
+        np.testing.assert_allclose(quaternion_to_matrix(qi), r, atol=1e-14, rtol=0)
     # rotation by a about z: (0, 0, sin a/2, cos a/2)
     a = 0.7
     np.testing.assert_allclose(matrices_to_quaternions(rpy_to_matrix(0, 0, a)[None])[0],
-                               [0, 0, math.sin(a / 2), math.cos(a / 2)], atol=1e-15)
+                               [0, 0, math.sin(a / 2), math.cos(a / 2)], atol=1e-15, rtol=0)
 
 
 def test_encoder_bytes_decode_to_the_same_message() -> None:

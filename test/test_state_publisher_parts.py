@@ -168,8 +168,8 @@ def test_joint_state_gives_the_tf_bytes_of_the_moved_joint() -> None:
     assert out.tf is not None and out.update.changed and not out.update.problems
     [(parent, child, xyz, quat, stamp)] = _decoded(out.tf)
     assert (parent, child, stamp) == ("r1/base", "r1/arm", 5_000_000_123)
-    assert xyz == pytest.approx((1.0, 0.0, 0.0), abs=1e-12)  # the joint origin; rotation about z keeps it
-    assert quat == pytest.approx((0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4)), abs=1e-12)
+    assert xyz == pytest.approx((1.0, 0.0, 0.0), abs=1e-12, rel=0)  # the joint origin; rotation about z keeps it
+    assert quat == pytest.approx((0.0, 0.0, math.sin(math.pi / 4), math.cos(math.pi / 4)), abs=1e-12, rel=0)
     assert rt.cache.velocities().tolist() == [0.25]
     assert rt.child_frames == {"r1/arm", "r1/tool"} and rt.root_frame == "r1/base"
 
@@ -178,7 +178,7 @@ def test_static_transforms_and_unknown_joints() -> None:
     rt = _runtime()
     frames, x = rt.static_transforms()
     assert frames == [("arm", "tool")]
-    assert x[0][:3, 3] == pytest.approx([0.0, 0.0, 0.5])
+    assert x[0][:3, 3] == pytest.approx([0.0, 0.0, 0.5], rel=0, abs=1e-12)
     out = rt.apply(["nope"], np.array([1.0]), np.array([]), np.array([]), 1, 1)
     assert out.tf is None and not out.update.changed
     assert any("nope" in p.text for p in out.update.problems)
@@ -209,9 +209,9 @@ def test_tf_tree_walks_the_chain() -> None:
     x = tree.lookup("map", "base")
     assert x is not None
     # odom is turned 90 degrees about z: its +y is map's -x, so base sits at (1 - 2, 0, 0) in map
-    assert x[:3, 3] == pytest.approx([-1.0, 0.0, 0.0], abs=1e-12)
-    assert x[:3, 0] == pytest.approx([0.0, 1.0, 0.0], abs=1e-12)
-    assert tree.lookup("base", "base") == pytest.approx(np.eye(4))
+    assert x[:3, 3] == pytest.approx([-1.0, 0.0, 0.0], abs=1e-12, rel=0)
+    assert x[:3, 0] == pytest.approx([0.0, 1.0, 0.0], abs=1e-12, rel=0)
+    assert tree.lookup("base", "base") == pytest.approx(np.eye(4), rel=0, abs=1e-12)
     assert tree.lookup("elsewhere", "base") is None
     tree.add([_tf("a", "b", (0.0, 0.0, 0.0), 0.0), _tf("b", "a", (0.0, 0.0, 0.0), 0.0)])
     assert tree.lookup("z", "a") is None  # a loop ends, bounded
@@ -242,7 +242,7 @@ def test_model_pose_set_in_a_parent_frame() -> None:
     assert ms.link("arm") is not None and state.stamp is not None and state.stamp.sec == 7
     # the arm turned by 0.5 rad about z, 1 m out from the base (hand-derived), in the model frame
     arm = ms.link("arm")
-    assert arm is not None and arm.pose == pytest.approx((1.0, 0.0, 0.0, 0.0, 0.0, 0.5), abs=1e-15)
+    assert arm is not None and arm.pose == pytest.approx((1.0, 0.0, 0.0, 0.0, 0.0, 0.5), abs=1e-15, rel=0)
     [turn] = ms.joint_states
     assert turn.positions == (0.5,)
     # the parent's world pose unknown: the frame is declared without a pose

@@ -179,8 +179,8 @@ def rig(ros_context: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 def assert_tf(t: Any, xyz: tuple[float, float, float], quat: tuple[float, float, float, float]) -> None:
     tr, ro = t.transform.translation, t.transform.rotation
-    np.testing.assert_allclose([tr.x, tr.y, tr.z], xyz, atol=1e-9)
-    np.testing.assert_allclose([ro.x, ro.y, ro.z, ro.w], quat, atol=1e-9)
+    np.testing.assert_allclose([tr.x, tr.y, tr.z], xyz, atol=1e-9, rtol=0)
+    np.testing.assert_allclose([ro.x, ro.y, ro.z, ro.w], quat, atol=1e-9, rtol=0)
 
 
 def test_pendulum_tf_equals_hand_derived(rig: Rig) -> None:
@@ -211,7 +211,7 @@ def test_sdf_tf_and_static_for_a_late_subscriber(rig: Rig) -> None:
     msg = rig.ros.collect("/sdf/world_state", String, LATCHED, count=1)[0]
     ms = read_world_state(msg.data).state.model("two_links_orthogonal_1")
     assert ms is not None and ms.parent is None
-    np.testing.assert_allclose(ms.pose, (0, 0, 0, 0, 0, 0), atol=1e-15)
+    np.testing.assert_allclose(ms.pose, (0, 0, 0, 0, 0, 0), atol=1e-15, rtol=0)
 
 
 def test_tf_static_reaches_subscriber_started_2s_later(rig: Rig) -> None:
@@ -245,10 +245,10 @@ def test_world_state_parses_and_matches_kinematics(rig: Rig) -> None:
     for name, want in (("link A", np.eye(4)), ("link B", x_b), ("link C", x_c)):
         ls = ms.link(name)
         assert ls is not None and ls.pose is not None
-        np.testing.assert_allclose(pose6_to_transform(ls.pose), want, atol=1e-9)
+        np.testing.assert_allclose(pose6_to_transform(ls.pose), want, atol=1e-9, rtol=0)
     # link C's origin swings about joint A's axis: v = (0, va, 0) x R_y(qa)(0, 0, -1)
     twist_c = ms.link("link C").twist  # type: ignore[union-attr]
-    np.testing.assert_allclose(twist_c, [-va * math.cos(qa), 0, va * math.sin(qa), 0, va + vb, 0], atol=1e-9)
+    np.testing.assert_allclose(twist_c, [-va * math.cos(qa), 0, va * math.sin(qa), 0, va + vb, 0], atol=1e-9, rtol=0)
     ja = ms.joint("joint A")
     assert ja is not None and ja.positions == (qa,) and ja.velocities == (va,) and ja.torques == (1.5,)
     # a late subscriber gets the latest snapshot (transient_local)
@@ -386,7 +386,7 @@ def test_model_pose_in_model_parent_frame_from_tf(rig: Rig) -> None:
                           every=lambda: pub.publish(TFMessage(transforms=[tf])))[0]
     ms = read_world_state(msg.data).state.model("linkage")
     assert ms is not None and ms.parent == "odom"
-    np.testing.assert_allclose(ms.pose, (1, 2, 0, 0, 0, 0.5), atol=1e-12)
+    np.testing.assert_allclose(ms.pose, (1, 2, 0, 0, 0, 0.5), atol=1e-12, rtol=0)
 
 
 def test_rejected_parameter_updates_say_why_and_keep_the_old_value(rig: Rig) -> None:
@@ -431,9 +431,9 @@ def test_arm7_gripper_tf_static_and_mimic_finger(rig: Rig) -> None:
         # the right finger mimics the left one; its joint frame is turned by pi about z
         right = rig.wait_tf("arm/finger_right", t)
         tr = right.transform.translation
-        np.testing.assert_allclose([tr.x, tr.y, tr.z], (0, -0.02 - d, 0.05), atol=1e-9)
+        np.testing.assert_allclose([tr.x, tr.y, tr.z], (0, -0.02 - d, 0.05), atol=1e-9, rtol=0)
         r = right.transform.rotation
-        np.testing.assert_allclose(abs(r.z), 1.0, atol=1e-9)
+        np.testing.assert_allclose(abs(r.z), 1.0, atol=1e-9, rtol=0)
     static = rig.ros.collect("/tf_static", TFMessage, STATIC_QOS, count=1,
                              predicate=lambda m: any(t.child_frame_id == "arm/hand" for t in m.transforms))
     by_child = {t.child_frame_id: t for t in static[0].transforms if t.child_frame_id.startswith("arm/")}
@@ -477,8 +477,8 @@ def test_sdf_world_file_tf_and_snapshot(rig: Rig) -> None:
     ws = read_world_state(rig.ros.collect("/world/world_state", String, LATCHED, count=1, predicate=stamped)[0].data).state
     robot, box = ws.model("robot"), ws.model("box")
     assert robot is not None and box is not None
-    np.testing.assert_allclose(robot.pose, (1, 0, 0.5, 0, 0, math.pi / 2), atol=1e-12)
-    np.testing.assert_allclose(box.pose, (2, 0, 0, 0, 0, 0), atol=1e-12)
+    np.testing.assert_allclose(robot.pose, (1, 0, 0.5, 0, 0, math.pi / 2), atol=1e-12, rtol=0)
+    np.testing.assert_allclose(box.pose, (2, 0, 0, 0, 0, 0), atol=1e-12, rtol=0)
 
 
 @pytest.mark.parametrize("params,code,text", [

@@ -123,7 +123,7 @@ def test_save_writes_what_was_published_and_failures_keep_it_running(ros: RosHar
     for name in ("joint A", "joint B"):
         assert ms.joint(name) == want.joint(name)
     for name in ("link A", "link B", "link C"):
-        assert np.allclose(ms.link(name).pose, want.link(name).pose, atol=1e-15)  # type: ignore[union-attr]
+        assert np.allclose(ms.link(name).pose, want.link(name).pose, atol=1e-15, rtol=0)  # type: ignore[union-attr]
     assert got.frame("table") == sent.frame("table")
     # rejected parameter updates say why
     bad = _set_param(ros, "checkpoint_period", -1.0)
@@ -274,11 +274,13 @@ def test_replay_publishes_the_file_to_late_subscribers(ros: RosHarness, tmp_path
     assert read_world_state(ws.data).state == sent
     tf = ros.collect("/tf_static", TFMessage, LATCHED, timeout=10)[0]
     edges = {(t.header.frame_id, t.child_frame_id): _tf_pose(t) for t in tf.transforms}
-    assert np.allclose(edges[("world", "table")], pose6_to_transform((1.0, 2.0, 0.0, 0.0, 0.0, 0.5)), atol=1e-12)
-    assert np.allclose(edges[("world", "link A")], pose6_to_transform((0.5, 0.0, 0.0, 0.0, 0.0, 0.25)), atol=1e-12)
+    assert np.allclose(edges[("world", "table")], pose6_to_transform((1.0, 2.0, 0.0, 0.0, 0.0, 0.5)), atol=1e-12,
+                       rtol=0)
+    assert np.allclose(edges[("world", "link A")], pose6_to_transform((0.5, 0.0, 0.0, 0.0, 0.0, 0.25)), atol=1e-12,
+                       rtol=0)
     # joint transforms: link B in link A, link C in link B, by hand
-    assert np.allclose(edges[("link A", "link B")], pose6_to_transform((0, 0, -0.05, 0, a, 0)), atol=1e-12)
-    assert np.allclose(edges[("link B", "link C")], pose6_to_transform((0, 0, -1, 0, b, 0)), atol=1e-12)
+    assert np.allclose(edges[("link A", "link B")], pose6_to_transform((0, 0, -0.05, 0, a, 0)), atol=1e-12, rtol=0)
+    assert np.allclose(edges[("link B", "link C")], pose6_to_transform((0, 0, -1, 0, b, 0)), atol=1e-12, rtol=0)
 
 
 def test_snapshot_built_from_joint_states_when_none_is_published(ros: RosHarness, tmp_path: Path) -> None:
@@ -304,7 +306,7 @@ def test_snapshot_built_from_joint_states_when_none_is_published(ros: RosHarness
     assert ms.joint("joint A").positions == (a,) and ms.joint("joint B").positions == (b,)  # type: ignore[union-attr]
     assert ms.joint("joint A").velocities == (0.5,)  # type: ignore[union-attr]
     want_c = (-math.sin(a), 0.0, -0.05 - math.cos(a), 0.0, a + b, 0.0)
-    assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12)  # type: ignore[union-attr]
+    assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12, rtol=0)  # type: ignore[union-attr]
 
 
 def test_save_from_live_state_publisher_matches_published_joints(ros: RosHarness, tmp_path: Path) -> None:
@@ -333,9 +335,10 @@ def test_save_from_live_state_publisher_matches_published_joints(ros: RosHarness
     ms = _valid(newest, model).model("linkage")
     assert ms is not None
     assert ms.joint("joint A").positions == (a,) and ms.joint("joint B").positions == (b,)  # type: ignore[union-attr]
-    assert np.allclose(ms.link("link B").pose, (0.0, 0.0, -0.05, 0.0, a, 0.0), atol=1e-12)  # type: ignore[union-attr]
+    assert np.allclose(ms.link("link B").pose, (0.0, 0.0, -0.05, 0.0, a, 0.0), atol=1e-12,
+                       rtol=0)  # type: ignore[union-attr]
     want_c = (-math.sin(a), 0.0, -0.05 - math.cos(a), 0.0, a + b, 0.0)
-    assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12)  # type: ignore[union-attr]
+    assert np.allclose(ms.link("link C").pose, want_c, atol=1e-12, rtol=0)  # type: ignore[union-attr]
 
 
 def test_replay_of_a_world_poses_every_model_on_tf_static(ros: RosHarness, tmp_path: Path) -> None:
@@ -354,5 +357,6 @@ def test_replay_of_a_world_poses_every_model_on_tf_static(ros: RosHarness, tmp_p
     edges = {(t.header.frame_id, t.child_frame_id): _tf_pose(t) for t in tf.transforms}
     # hand-derived in test_replay_edges.py: each model where the restart file put it
     assert np.allclose(edges[("world", "cart::chassis")], pose6_to_transform((4, 5, 0.3, 0, 0, 1 + HALF_PI)),
-                       atol=1e-12)
-    assert np.allclose(edges[("world", "crate::body")], pose6_to_transform((0, -1, 0.25, 0, 0, 0.2)), atol=1e-12)
+                       atol=1e-12, rtol=0)
+    assert np.allclose(edges[("world", "crate::body")], pose6_to_transform((0, -1, 0.25, 0, 0, 0.2)), atol=1e-12,
+                       rtol=0)

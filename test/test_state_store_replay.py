@@ -151,8 +151,8 @@ def test_player_offset_rate_loop() -> None:
     # pass starts 100 ms of recording (50 ms) after the first event of the recording, 25 ms after
     # the first played one (50 ms in)
     times = [t for t, _ in got]
-    assert times[:5] == pytest.approx([T0 + 0.005 * j for j in range(5)], abs=1e-9)
-    assert times[5:15] == pytest.approx([T0 + 0.025 + 0.005 * i for i in range(10)], abs=1e-9)
+    assert times[:5] == pytest.approx([T0 + 0.005 * j for j in range(5)], abs=1e-9, rel=0)
+    assert times[5:15] == pytest.approx([T0 + 0.025 + 0.005 * i for i in range(10)], abs=1e-9, rel=0)
 
 
 def test_player_pause_resume() -> None:
@@ -176,8 +176,8 @@ def test_player_pause_resume() -> None:
     assert p.wait(5)
     assert len(got) == 20 and p.published == 20
     # paused at 40 ms for one second: the rest of the timeline is that second later
-    assert got[:5] == pytest.approx([T0 + 0.01 * i for i in range(5)], abs=1e-9)
-    assert got[5:] == pytest.approx([T0 + 1.0 + 0.01 * i for i in range(5, 20)], abs=1e-9)
+    assert got[:5] == pytest.approx([T0 + 0.01 * i for i in range(5)], abs=1e-9, rel=0)
+    assert got[5:] == pytest.approx([T0 + 1.0 + 0.01 * i for i in range(5, 20)], abs=1e-9, rel=0)
     assert not p.resume()
 
 
@@ -203,7 +203,7 @@ def test_player_after_first_holds_the_timeline() -> None:
     assert calls == [1] and len(got) == 5
     # nothing went out while the hook held; the clock restarted when it returned: message k (10 k ms
     # after the first) is due 10 k ms after the release, not overdue at once
-    assert got == pytest.approx([T0, T0 + 0.21, T0 + 0.22, T0 + 0.23, T0 + 0.24], abs=1e-9)
+    assert got == pytest.approx([T0, T0 + 0.21, T0 + 0.22, T0 + 0.23, T0 + 0.24], abs=1e-9, rel=0)
 
 
 def test_player_sleeps_exactly_until_each_message() -> None:
@@ -215,9 +215,9 @@ def test_player_sleeps_exactly_until_each_message() -> None:
     p = Player(events, lambda t, d: None, rate=0.5, clock=clock, sent=lambda topic, t, s: sent.append((t, s)))
     p.start()
     assert p.wait(5)
-    assert [s for _, s in sent] == pytest.approx([T0 + 2 * ms / 1000 for ms in offsets_ms], abs=1e-9)
+    assert [s for _, s in sent] == pytest.approx([T0 + 2 * ms / 1000 for ms in offsets_ms], abs=1e-9, rel=0)
     # one sleep per distinct later time, none for the repeated 3 ms
-    assert [b for _, b in clock.sleeps] == pytest.approx([T0 + 0.006, T0 + 0.020, T0 + 0.050], abs=1e-9)
+    assert [b for _, b in clock.sleeps] == pytest.approx([T0 + 0.006, T0 + 0.020, T0 + 0.050], abs=1e-9, rel=0)
 
 
 def _policy_in_player(realtime: bool) -> tuple[int, str | None]:
@@ -255,7 +255,7 @@ def test_process_scheduling_is_restored() -> None:
     t.join(5)
     switch, policy = result["before"]  # type: ignore[misc]
     during_switch, during_policy, note, applied = result["during"]  # type: ignore[misc]
-    assert during_switch == pytest.approx(0.0002) and applied
+    assert during_switch == pytest.approx(0.0002, rel=0, abs=1e-12) and applied
     assert (during_policy == os.SCHED_FIFO) != (note is not None)
     assert result["after"] == (switch, policy, False)
 

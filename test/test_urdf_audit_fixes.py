@@ -49,8 +49,8 @@ SAME_NAMES = """<robot name="r">
 
 def _assert_pose(entry: dict, kind: str, p: list[float], q: list[float]) -> None:
     assert entry["kind"] == kind
-    assert entry["position"] == pytest.approx(p, abs=1e-12)
-    assert entry["quaternion"] == pytest.approx(q, abs=1e-12)
+    assert entry["position"] == pytest.approx(p, abs=1e-12, rel=0)
+    assert entry["quaternion"] == pytest.approx(q, abs=1e-12, rel=0)
 
 
 def test_joint_named_like_a_link_keeps_both_frames(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -69,7 +69,7 @@ def test_joint_named_like_a_link_keeps_both_frames(tmp_path: Path, capsys: pytes
     _assert_pose(doc["frames"]["r::b (joint)"], "joint", [-1, 0, 0], zq)  # joint b = link c's frame
     # the joints table keeps the plain scoped joint names
     assert doc["joints"]["r::a"] == {"type": "revolute", "parent": "r::a", "child": "r::b",
-                                     "axis": pytest.approx([0, 0, 1], abs=1e-12), "axis2": None}
+                                     "axis": pytest.approx([0, 0, 1], abs=1e-12, rel=0), "axis2": None}
     assert doc["joints"]["r::b"]["parent"] == "r::b" and doc["joints"]["r::b"]["child"] == "r::c"
 
 
@@ -100,8 +100,8 @@ def test_real_robot_with_joints_named_like_links() -> None:
         assert entry["kind"] == "joint"
         # a URDF joint frame is its child link frame
         child = doc["frames"][f"anymal::{joint.child}"]
-        assert entry["position"] == pytest.approx(child["position"], abs=1e-12)
-        assert entry["quaternion"] == pytest.approx(child["quaternion"], abs=1e-12)
+        assert entry["position"] == pytest.approx(child["position"], abs=1e-12, rel=0)
+        assert entry["quaternion"] == pytest.approx(child["quaternion"], abs=1e-12, rel=0)
 
 
 # -- 2. format detection skips comments, PIs and DOCTYPE -------------------------------------------

@@ -48,7 +48,7 @@ def test_a_repeated_origin_text_gives_equal_transforms_each_its_own() -> None:
     assert len(shapes) == 3
     expected = np.array([[0.0, -1.0, 0.0, 1.0], [1.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 3.0], [0, 0, 0, 1]])
     for s in shapes:
-        np.testing.assert_allclose(s.origin, expected, atol=1e-15)
+        np.testing.assert_allclose(s.origin, expected, atol=1e-15, rtol=0)
     shapes[0].origin[0, 3] = 99.0  # no array is shared between elements
     assert shapes[1].origin[0, 3] == 1.0 and shapes[2].origin[0, 3] == 1.0
 

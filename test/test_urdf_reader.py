@@ -92,11 +92,11 @@ def test_links_inertial_and_shapes(full) -> None:
     assert base.source.line == 5 and base.source.file == "full.urdf"
     i = base.inertial
     assert i.mass == 2.5 and i.inertia == (1.0, 0.1, 0.2, 2.0, 0.3, 3.0)
-    assert np.allclose(i.origin[:3, 3], [0.1, 0.2, 0.3])
-    assert np.allclose(i.origin[:3, :3], [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12)  # yaw 90 deg
+    assert np.allclose(i.origin[:3, 3], [0.1, 0.2, 0.3], rtol=0, atol=1e-12)
+    assert np.allclose(i.origin[:3, :3], [[0, -1, 0], [1, 0, 0], [0, 0, 1]], atol=1e-12, rtol=0)  # yaw 90 deg
     v1, v2, v3 = base.visuals
     assert v1.name == "v1" and v1.geometry.kind == "box" and v1.geometry.size == (0.1, 0.2, 0.3)
-    assert np.allclose(v1.origin[:3, 3], [1, 2, 3]) and v1.source.line == 11
+    assert np.allclose(v1.origin[:3, 3], [1, 2, 3], rtol=0, atol=1e-12) and v1.source.line == 11
     assert v1.material.name == "red" and v1.material.rgba == (1.0, 0.0, 0.0, 1.0)
     assert v2.geometry.kind == "mesh" and v2.geometry.filename == "package://pkg/m.stl"
     assert v2.geometry.scale == (2.0, 3.0, 4.0)
@@ -111,11 +111,11 @@ def test_links_inertial_and_shapes(full) -> None:
 def test_joint_elements(full) -> None:
     rev = full.joints["rev"]
     assert rev.type is JointType.REVOLUTE and (rev.parent, rev.child) == ("base", "l1")
-    assert rev.axis == pytest.approx((0.0, 0.6, 0.8))  # (0 3 4) normalised
+    assert rev.axis == pytest.approx((0.0, 0.6, 0.8), rel=0, abs=1e-12)  # (0 3 4) normalised
     expect = np.eye(4)
     expect[:3, :3] = ref.rpy(0.1, 0.2, 0.3)
     expect[:3, 3] = [0, 0, 1]
-    assert np.allclose(rev.origin, expect)
+    assert np.allclose(rev.origin, expect, rtol=0, atol=1e-12)
     assert np.array_equal(rev.child_offset, np.eye(4))
     assert (rev.limits.lower, rev.limits.upper, rev.limits.effort, rev.limits.velocity) == (-1.5, 2.0, 30.0, 4.0)
     assert (rev.dynamics.damping, rev.dynamics.friction) == (0.7, 0.2)
@@ -137,8 +137,8 @@ def test_joint_elements(full) -> None:
 def test_link_pose_is_zero_configuration_in_root(full) -> None:
     # base at identity; l1 = origin of rev; l2 = l1 (cont has no origin)
     assert np.array_equal(full.links["base"].pose, np.eye(4))
-    assert np.allclose(full.links["l1"].pose, full.joints["rev"].origin)
-    assert np.allclose(full.links["l6"].pose, full.joints["rev"].origin)
+    assert np.allclose(full.links["l1"].pose, full.joints["rev"].origin, rtol=0, atol=1e-12)
+    assert np.allclose(full.links["l6"].pose, full.joints["rev"].origin, rtol=0, atol=1e-12)
 
 
 def test_unknown_elements_are_kept_as_extensions(full) -> None:
@@ -259,7 +259,7 @@ def test_origin_quaternion() -> None:
     model = read_urdf(f'<robot name="r"><link name="a"/><link name="b"/><joint name="j" type="fixed">'
                       f'<parent link="a"/><child link="b"/><origin xyz="1 0 0" quat_xyzw="0 0 {s} {s}"/>'
                       f'</joint></robot>')
-    assert np.allclose(model.joints["j"].origin[:3, :3], [[0, -1, 0], [1, 0, 0], [0, 0, 1]])
+    assert np.allclose(model.joints["j"].origin[:3, :3], [[0, -1, 0], [1, 0, 0], [0, 0, 1]], rtol=0, atol=1e-12)
 
 
 def test_entities_are_refused() -> None:

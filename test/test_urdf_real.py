@@ -123,8 +123,8 @@ def test_real_urdf_reads_or_fails_with_a_model_error(path: Path) -> None:
     assert model.links and len(model.root_links()) == 1
     assert len(model.joints) == len(model.links) - 1
     for link in model.links.values():
-        assert np.allclose(link.pose[3], [0, 0, 0, 1])
-        assert np.allclose(link.pose[:3, :3] @ link.pose[:3, :3].T, np.eye(3), atol=1e-9)
+        assert np.allclose(link.pose[3], [0, 0, 0, 1], rtol=0, atol=1e-12)
+        assert np.allclose(link.pose[:3, :3] @ link.pose[:3, :3].T, np.eye(3), atol=1e-9, rtol=0)
 
 
 @pytest.mark.skipif(CHECK_URDF is None, reason="urdfdom's check_urdf is not installed "
@@ -160,8 +160,8 @@ def test_zero_configuration_poses_agree_with_pinocchio(path: Path) -> None:
         if not pmodel.existFrame(name, pin.BODY):
             continue
         oMf = data.oMf[pmodel.getFrameId(name, pin.BODY)]
-        assert np.allclose(link.pose[:3, 3], oMf.translation, atol=1e-9), name
-        assert np.allclose(link.pose[:3, :3], oMf.rotation, atol=1e-9), name
+        assert np.allclose(link.pose[:3, 3], oMf.translation, atol=1e-9, rtol=0), name
+        assert np.allclose(link.pose[:3, :3], oMf.rotation, atol=1e-9, rtol=0), name
         compared += 1
     assert compared == len(model.links)
 
@@ -188,26 +188,28 @@ def test_elements_agree_with_yourdfpy(path: Path) -> None:
             assert link.inertial is None
         else:
             ixx, ixy, ixz, iyy, iyz, izz = link.inertial.inertia
-            assert link.inertial.mass == pytest.approx(_f(ylink.inertial.mass))
-            assert np.allclose([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], ylink.inertial.inertia)
-            assert np.allclose(link.inertial.origin, _o(ylink.inertial.origin))
+            assert link.inertial.mass == pytest.approx(_f(ylink.inertial.mass), rel=0, abs=1e-12)
+            assert np.allclose([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], ylink.inertial.inertia,
+                               rtol=0, atol=1e-12)
+            assert np.allclose(link.inertial.origin, _o(ylink.inertial.origin), rtol=0, atol=1e-12)
         for ours, theirs in ((link.visuals, ylink.visuals), (link.collisions, ylink.collisions)):
             assert len(ours) == len(theirs), ylink.name
             for shape, yshape in zip(ours, theirs):
-                assert np.allclose(shape.origin, _o(yshape.origin))
+                assert np.allclose(shape.origin, _o(yshape.origin), rtol=0, atol=1e-12)
                 g, yg = shape.geometry, yshape.geometry
                 if yg.box is not None:
-                    assert g.kind == "box" and np.allclose(g.size, yg.box.size)
+                    assert g.kind == "box" and np.allclose(g.size, yg.box.size, rtol=0, atol=1e-12)
                 elif yg.cylinder is not None:
                     assert g.kind == "cylinder"
-                    assert (g.radius, g.length) == pytest.approx((_f(yg.cylinder.radius), _f(yg.cylinder.length)))
+                    assert (g.radius, g.length) == pytest.approx((_f(yg.cylinder.radius), _f(yg.cylinder.length)),
+                                                                 rel=0, abs=1e-12)
                 elif yg.sphere is not None:
-                    assert g.kind == "sphere" and g.radius == pytest.approx(_f(yg.sphere.radius))
+                    assert g.kind == "sphere" and g.radius == pytest.approx(_f(yg.sphere.radius), rel=0, abs=1e-12)
                 else:
                     assert g.kind == "mesh" and g.filename == yg.mesh.filename
                     scale = yg.mesh.scale
                     expect = [1.0, 1.0, 1.0] if scale is None else np.broadcast_to(np.asarray(scale, float), (3,))
-                    assert np.allclose(g.scale, expect)
+                    assert np.allclose(g.scale, expect, rtol=0, atol=1e-12)
                 ymat = getattr(yshape, "material", None)
                 if ymat is not None and ymat.name:
                     assert shape.material is not None and shape.material.name == ymat.name
@@ -215,20 +217,21 @@ def test_elements_agree_with_yourdfpy(path: Path) -> None:
     for yj in robot.joints:
         j = model.joints[yj.name]
         assert (j.type.value, j.parent, j.child) == (yj.type, yj.parent, yj.child)
-        assert np.allclose(j.origin, _o(yj.origin))
+        assert np.allclose(j.origin, _o(yj.origin), rtol=0, atol=1e-12)
         if j.axis is not None and yj.axis is not None:
             ax = np.asarray(yj.axis, dtype=float)
-            assert np.allclose(j.axis, ax / np.linalg.norm(ax))
+            assert np.allclose(j.axis, ax / np.linalg.norm(ax), rtol=0, atol=1e-12)
         if yj.limit is not None and j.limits is not None:
-            assert j.limits.effort == pytest.approx(_f(yj.limit.effort))
-            assert j.limits.velocity == pytest.approx(_f(yj.limit.velocity))
+            assert j.limits.effort == pytest.approx(_f(yj.limit.effort), rel=0, abs=1e-12)
+            assert j.limits.velocity == pytest.approx(_f(yj.limit.velocity), rel=0, abs=1e-12)
             if j.type.value in ("revolute", "prismatic"):
                 assert (j.limits.lower, j.limits.upper) == pytest.approx(
-                    (_f(yj.limit.lower) or 0.0, _f(yj.limit.upper) or 0.0))
+                    (_f(yj.limit.lower) or 0.0, _f(yj.limit.upper) or 0.0), rel=0, abs=1e-12)
         if yj.dynamics is not None and j.dynamics is not None:
-            assert j.dynamics.damping == pytest.approx(_f(yj.dynamics.damping) or 0.0)
-            assert j.dynamics.friction == pytest.approx(_f(yj.dynamics.friction) or 0.0)
+            assert j.dynamics.damping == pytest.approx(_f(yj.dynamics.damping) or 0.0, rel=0, abs=1e-12)
+            assert j.dynamics.friction == pytest.approx(_f(yj.dynamics.friction) or 0.0, rel=0, abs=1e-12)
         if yj.mimic is not None and j.nq and yj.mimic.joint in model.joints:  # else ignored (warned)
             (m,) = j.mimic
-            assert (m.joint, m.multiplier, m.offset) == (yj.mimic.joint, pytest.approx(_f(yj.mimic.multiplier) or 1.0),
-                                                       pytest.approx(_f(yj.mimic.offset) or 0.0))
+            assert (m.joint, m.multiplier, m.offset) == (yj.mimic.joint, pytest.approx(_f(yj.mimic.multiplier) or 1.0,
+                                                                                       rel=0, abs=1e-12),
+                                                       pytest.approx(_f(yj.mimic.offset) or 0.0, rel=0, abs=1e-12))

@@ -72,9 +72,10 @@ def test_hand_derived_link_poses_and_joint_values() -> None:
     _close(ms.link("arm").pose, (0, 2, 3, 0.2, 0, half_pi))  # type: ignore[union-attr]
     # tip: finger = 2 * 0.2 + 0.1 = 0.5; position (0,2,3) + Rz90 Rx(0.2) (0,0,1) = (sin .2, 2, 3 + cos .2)
     _close(ms.link("tip").pose, (math.sin(0.2), 2, 3 + math.cos(0.2), 0.7, 0, half_pi))  # type: ignore[union-attr]
-    assert ms.joint("finger").positions == pytest.approx((0.5,), abs=1e-15)  # type: ignore[union-attr]
-    assert ms.joint("neck").positions == pytest.approx((S45, 0, 0, S45))  # type: ignore[union-attr]
-    assert ms.joint("free").positions == pytest.approx((1, 2, 3, 0, 0, S45, S45))  # type: ignore[union-attr]
+    assert ms.joint("finger").positions == pytest.approx((0.5,), abs=1e-15, rel=0)  # type: ignore[union-attr]
+    assert ms.joint("neck").positions == pytest.approx((S45, 0, 0, S45), rel=0, abs=1e-12)  # type: ignore[union-attr]
+    assert ms.joint("free").positions == pytest.approx((1, 2, 3, 0, 0, S45, S45),
+                                                       rel=0, abs=1e-12)  # type: ignore[union-attr]
     assert all(js.velocities is None and js.torques is None for js in ms.joint_states)
     assert {ls.name for ls in ms.link_states} == {"base", "carriage", "head", "arm", "tip"}
 
@@ -84,12 +85,12 @@ def test_hand_derived_twists_and_torques() -> None:
     (ms,) = s.model_states
     assert ms.twist == (0.0,) * 6  # the model frame of a robot file is fixed in the world
     # arm spins about its x axis = world y (Rz90 x); the origin is on the axis
-    assert ms.link("arm").twist == pytest.approx((0, 0, 0, 0, 1, 0), abs=1e-12)  # type: ignore[union-attr]
+    assert ms.link("arm").twist == pytest.approx((0, 0, 0, 0, 1, 0), abs=1e-12, rel=0)  # type: ignore[union-attr]
     # tip: omega = 1 + 2 (mimic rate) about world y; v = omega_arm x (p_tip - p_arm)
     assert ms.link("tip").twist == pytest.approx(  # type: ignore[union-attr]
-        (math.cos(0.2), 0, -math.sin(0.2), 0, 3, 0), abs=1e-12)
-    assert ms.link("base").twist == pytest.approx((0,) * 6)  # type: ignore[union-attr]
-    assert ms.joint("finger").velocities == pytest.approx((2.0,))  # type: ignore[union-attr]
+        (math.cos(0.2), 0, -math.sin(0.2), 0, 3, 0), abs=1e-12, rel=0)
+    assert ms.link("base").twist == pytest.approx((0,) * 6, rel=0, abs=1e-12)  # type: ignore[union-attr]
+    assert ms.joint("finger").velocities == pytest.approx((2.0,), rel=0, abs=1e-12)  # type: ignore[union-attr]
     assert ms.joint("slider").torques == (4.0,)  # type: ignore[union-attr]
     assert ms.joint("hinge").torques is None  # type: ignore[union-attr]  # not given: absent
 
@@ -142,7 +143,7 @@ def test_double_pendulum_sample() -> None:
     # joint A at (0,0,-0.05) about y; joint B 1 m below link B's origin, about y
     _close(ms.link("link C").pose, (-math.sin(0.5), 0, -0.05 - math.cos(0.5), 0, 0.25, 0))  # type: ignore[union-attr]
     assert ms.link("link C").twist == pytest.approx(  # type: ignore[union-attr]
-        (-math.cos(0.5), 0, math.sin(0.5), 0, 1, 0), abs=1e-12)
+        (-math.cos(0.5), 0, math.sin(0.5), 0, 1, 0), abs=1e-12, rel=0)
 
 
 def test_nested_world_sample_world_poses_match_hand_derivation() -> None:
@@ -159,7 +160,7 @@ def test_nested_world_sample_world_poses_match_hand_derivation() -> None:
                 "robot::arm::lower": (1, 0.2, 1.1, 0, 0, pi), "robot::gripper::palm": (1, 0.2, 1.15, 0, 0, pi),
                 "box::body": (2, 0, 0, 0, 0, 0)}
     for name, pose in expected.items():
-        assert np.allclose(wp[name], pose6_to_transform(pose), atol=1e-12), name
+        assert np.allclose(wp[name], pose6_to_transform(pose), atol=1e-12, rtol=0), name
     text = write_world_state(s)
     assert validate_against_model(read_world_state(text).state, model, check_poses=True) == []
 
@@ -172,16 +173,17 @@ def test_world_poses_through_frames_models_and_links() -> None:
     s = read_world_state_file(FIX / "valid" / "full.xml").state
     wp = world_poses(s)
     odom = pose6_to_transform((1.5, -2, 0, 0, 0, math.pi / 2))
-    assert np.allclose(wp["odom"], odom)
-    assert np.allclose(wp["pr2"], odom)  # pose zero in odom
+    assert np.allclose(wp["odom"], odom, rtol=0, atol=1e-12)
+    assert np.allclose(wp["pr2"], odom, rtol=0, atol=1e-12)  # pose zero in odom
     # r_shoulder_pan_link at (-0.05, -0.188, 0.959) yaw 0.3 in pr2 = odom: rotate by 90 deg, add (1.5, -2, 0)
     link = wp["pr2::r_shoulder_pan_link"]
-    assert np.allclose(link[:3, 3], (1.5 + 0.188, -2 - 0.05, 0.959))
-    assert transform_to_pose6(link)[5] == pytest.approx(math.pi / 2 + 0.3)
+    assert np.allclose(link[:3, 3], (1.5 + 0.188, -2 - 0.05, 0.959), rtol=0, atol=1e-12)
+    assert transform_to_pose6(link)[5] == pytest.approx(math.pi / 2 + 0.3, rel=0, abs=1e-12)
     # the cup sits 0.1 m along that link's x axis
     yaw = math.pi / 2 + 0.3
-    assert np.allclose(wp["cup"][:3, 3], link[:3, 3] + 0.1 * np.array([math.cos(yaw), math.sin(yaw), 0]))
-    assert np.allclose(wp["pr2::gripper"][:3, 3], (1.5 + 0.188, -2 + 0.8, 0.79))
+    assert np.allclose(wp["cup"][:3, 3], link[:3, 3] + 0.1 * np.array([math.cos(yaw), math.sin(yaw), 0]),
+                       rtol=0, atol=1e-12)
+    assert np.allclose(wp["pr2::gripper"][:3, 3], (1.5 + 0.188, -2 + 0.8, 0.79), rtol=0, atol=1e-12)
     assert "pr2::gripper::finger" not in wp  # absent pose is not zero
     assert "pr2::base_link" in wp
 
@@ -297,11 +299,11 @@ def test_snapshot_builder_world_with_moving_nested_models() -> None:
     grip = state.model("robot::gripper")
     assert grip is not None and grip.pose is not None and grip.twist is not None
     px, py = grip.pose[0] - 0.2, grip.pose[1]
-    assert grip.twist == pytest.approx((-py, px, 0, 0, 0, 1), abs=1e-12)
+    assert grip.twist == pytest.approx((-py, px, 0, 0, 0, 1), abs=1e-12, rel=0)
     arm = state.model("robot::arm")
-    assert arm is not None and arm.twist == pytest.approx((0, 0, 0, 0, 0, 1), abs=1e-12)
+    assert arm is not None and arm.twist == pytest.approx((0, 0, 0, 0, 0, 1), abs=1e-12, rel=0)
     # links of a moving nested model are at rest relative to it when only the shoulder moves
-    assert all(ls.twist == pytest.approx((0,) * 6, abs=1e-12) for ls in arm.link_states)
+    assert all(ls.twist == pytest.approx((0,) * 6, abs=1e-12, rel=0) for ls in arm.link_states)
 
 
 _angle = st.floats(-3.0, 3.0, allow_nan=False)

@@ -55,8 +55,8 @@ def test_sdf_state_structure_and_hand_derived_model_pose() -> None:
     yaw = math.pi / 2 + 0.3
     force = [float(v) for v in link.findtext("linear_wrench").split()]  # type: ignore[union-attr]
     torque = [float(v) for v in link.findtext("angular_wrench").split()]  # type: ignore[union-attr]
-    assert force == pytest.approx([0, 0, -9.81], abs=1e-12)
-    assert torque == pytest.approx([-0.5 * math.sin(yaw), 0.5 * math.cos(yaw), 0], abs=1e-12)
+    assert force == pytest.approx([0, 0, -9.81], abs=1e-12, rel=0)
+    assert torque == pytest.approx([-0.5 * math.sin(yaw), 0.5 * math.cos(yaw), 0], abs=1e-12, rel=0)
     codes = {w.code for w in warnings}
     assert {"USDF_SDF_FRAMES_FOLDED", "USDF_SDF_JOINT_RATES_DROPPED", "USDF_SDF_VELOCITY_DROPPED"} <= codes
 
@@ -74,9 +74,9 @@ def test_sdf_state_round_trip() -> None:
     for la, lb in zip(a.link_states, b.link_states, strict=True):
         assert la.name == lb.name
         assert la.pose == lb.pose  # model-relative, written verbatim
-        assert np.allclose(la.twist, lb.twist, atol=1e-12)  # type: ignore[arg-type]
+        assert np.allclose(la.twist, lb.twist, atol=1e-12, rtol=0)  # type: ignore[arg-type]
         if la.wrench is not None:
-            assert np.allclose(la.wrench, lb.wrench, atol=1e-12)  # type: ignore[arg-type]
+            assert np.allclose(la.wrench, lb.wrench, atol=1e-12, rtol=0)  # type: ignore[arg-type]
     assert validate_schema(write_world_state(back)) == []
 
 

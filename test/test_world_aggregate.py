@@ -63,10 +63,10 @@ def test_tf_tree_lookup_through_a_common_ancestor() -> None:
     tf.set("odom", "r1/base", xyz_yaw(0, 2, 0, 0))
     tf.set("world", "map", xyz_yaw(0, 0, 3, 0))
     # r1/base in the world: odom at x=1 turned 90°, base 2 m along odom's y = world -x
-    assert np.allclose(tf.lookup("world", "r1/base"), xyz_yaw(-1, 0, 0, math.pi / 2))
+    assert np.allclose(tf.lookup("world", "r1/base"), xyz_yaw(-1, 0, 0, math.pi / 2), rtol=0, atol=1e-12)
     # in map (3 m up): same, 3 m lower
-    assert np.allclose(tf.lookup("map", "r1/base"), xyz_yaw(-1, 0, -3, math.pi / 2))
-    assert np.allclose(tf.lookup("r1/base", "world"), np.linalg.inv(xyz_yaw(-1, 0, 0, math.pi / 2)))
+    assert np.allclose(tf.lookup("map", "r1/base"), xyz_yaw(-1, 0, -3, math.pi / 2), rtol=0, atol=1e-12)
+    assert np.allclose(tf.lookup("r1/base", "world"), np.linalg.inv(xyz_yaw(-1, 0, 0, math.pi / 2)), rtol=0, atol=1e-12)
     assert tf.lookup("world", "nowhere") is None
 
 
@@ -85,7 +85,7 @@ def test_world_of_two_snapshots_posed_by_tf_and_stale() -> None:
     r1, r2 = world.model("r1"), world.model("r2")
     assert r1 is not None and r2 is not None
     assert r1.joint("j1").positions == (0.5,) and r2.joint("j1").positions == (-0.25,)  # type: ignore[union-attr]
-    assert np.allclose(pose6_to_transform(r1.pose), xyz_yaw(2, 3, 0, 0.3))  # type: ignore[arg-type]
+    assert np.allclose(pose6_to_transform(r1.pose), xyz_yaw(2, 3, 0, 0.3), rtol=0, atol=1e-12)  # type: ignore[arg-type]
     assert r2.pose == (0.0, 0.0, 0.5, 0.0, 0.0, 0.0)  # no model, no TF: the snapshot's world pose
     text = write_world_state(world)
     assert read_world_state(text).state.model("r2") is not None
@@ -117,7 +117,7 @@ def test_joint_states_source_leaves_unmeasured_joints_absent() -> None:
     r1 = agg.world().model_states[0]  # type: ignore[union-attr]
     poses = {ls.name: ls.pose for ls in r1.link_states}
     assert np.allclose(pose6_to_transform(poses["l2"]),  # type: ignore[arg-type]
-                       xyz_yaw(math.cos(q1), math.sin(q1), 1, q1 + q2))
+                       xyz_yaw(math.cos(q1), math.sin(q1), 1, q1 + q2), rtol=0, atol=1e-12)
     assert {j.name: j.positions for j in r1.joint_states} == {"j1": (q1,), "j2": (q2,)}
     # a snapshot newer than the joint states is taken; joint states newer than the snapshot win
     agg.on_world_state("/r1", snapshot("arm", 0.9, 9), now_s=3.0)

@@ -129,7 +129,7 @@ def probe(ros: Any, prefix: list[str], env: dict[str, str], frames: list[tuple[s
 def check_tf(robots: Robots, tf: dict[str, list[list[float]]]) -> None:
     for (target, source), want in robots.expected_tf.items():
         got = np.asarray(tf[f"{target} {source}"])
-        assert np.allclose(got, want, atol=1e-9), f"{target} -> {source}:\n{got}\n!=\n{want}"
+        assert np.allclose(got, want, atol=1e-9, rtol=0), f"{target} -> {source}:\n{got}\n!=\n{want}"
 
 
 def check_saved(robots: Robots, path: Path) -> WorldState:
@@ -149,7 +149,7 @@ def check_saved(robots: Robots, path: Path) -> WorldState:
         assert not errors, errors
     r1 = state.model("r1")
     assert r1 is not None and r1.pose is not None
-    assert np.allclose(pose6_to_transform(r1.pose), mount_matrix(), atol=1e-12)  # from TF, in the world
+    assert np.allclose(pose6_to_transform(r1.pose), mount_matrix(), atol=1e-12, rtol=0)  # from TF, in the world
     return state
 
 
@@ -345,7 +345,7 @@ def test_discovery_server_profiles_without_multicast(ros: Any, tmp_path: Path) -
         p1 = pin_link_poses(R1_URDF, values)
         res = probe(ros, lab.prefix("store"), env_client, [("world", f"r1/{k}") for k in p1])
         for k, want in p1.items():
-            assert np.allclose(np.asarray(res["tf"][f"world r1/{k}"]), mount_matrix() @ want, atol=1e-9), k
+            assert np.allclose(np.asarray(res["tf"][f"world r1/{k}"]), mount_matrix() @ want, atol=1e-9, rtol=0), k
         assert res["save"]["success"], res
         saved = read_world_state_file(Path(res["save"]["message"].splitlines()[0])).state
         (r1,) = saved.model_states

@@ -47,14 +47,14 @@ def _clean_package_env(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_macros_properties_and_default_args() -> None:
     model = load_model(ARM, fmt="xacro")
     assert list(model.links) == ["link0", "link1", "link2"]
-    assert model.links["link2"].pose[2, 3] == pytest.approx(1.0)  # two segments of 0.5
-    assert model.joints["joint1"].limits.upper == pytest.approx(1.5707963267948966)
+    assert model.links["link2"].pose[2, 3] == pytest.approx(1.0, rel=0, abs=1e-12)  # two segments of 0.5
+    assert model.joints["joint1"].limits.upper == pytest.approx(1.5707963267948966, rel=0, abs=1e-12)
 
 
 def test_arguments_change_the_robot() -> None:
     model = load_model(ARM, fmt="xacro", xacro_args={"segments": "3", "prefix": "left_"})
     assert list(model.links) == ["left_link0", "left_link1", "left_link2", "left_link3"]
-    assert model.links["left_link3"].pose[2, 3] == pytest.approx(1.5)
+    assert model.links["left_link3"].pose[2, 3] == pytest.approx(1.5, rel=0, abs=1e-12)
 
 
 def test_detected_by_namespace_and_by_suffix(tmp_path: Path) -> None:
