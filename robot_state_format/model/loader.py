@@ -9,7 +9,7 @@ from pathlib import Path
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.lazy_modules import lazy_module
 from robot_state_format.limits import read_input_file
-from robot_state_format.model import urdf_gazebo
+from robot_state_format.model import access, urdf_gazebo
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import (
     TAG_RE,
@@ -48,7 +48,18 @@ def load_model(
     it stands, as urdfdom reads it: when that makes the document invalid, the first error
     (``XACRO_UNEXPANDED``) says it looks like xacro and how to expand it; when it does not, the
     same code is a warning.
+
+    The document and every file it includes or adds are bounded together (``RSF_MAX_EXPANDED_*``,
+    ``RSF_MAX_LINKS``: :mod:`~robot_state_format.model.access`).
     """
+    with access.expanded_document() as outermost:
+        if outermost:
+            access.count_bytes(len(text), file)
+        return _load_model(text, file=file, fmt=fmt, xacro_args=xacro_args, search_paths=search_paths, xacro=xacro)
+
+
+def _load_model(text: str | bytes, *, file: str, fmt: str | None, xacro_args: Mapping[str, str] | None,
+                search_paths: Sequence[str], xacro: bool) -> Model:
     kind = "xacro" if xacro else fmt or detect_format(text, None if file == "<string>" else file)
     if kind == "xacro":
         return load_xacro(text, file=file, xacro_args=xacro_args, search_paths=search_paths)[1]

@@ -26,6 +26,7 @@ from lxml import etree
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, Severity
+from robot_state_format.model import access
 from robot_state_format.model.xml_trailing import tail_loads
 
 __all__ = [
@@ -197,6 +198,8 @@ def parse_xml(
     check_entities(root, raw, file, error_type=error_type, code_prefix=code_prefix)
     if code_prefix == "XML" and b"<?" in raw:
         _refuse_late_instructions(root, file, error_type)
+    if code_prefix == "XML":
+        access.count_tree(root, file)  # a robot description: all its files together are bounded
     return root, warnings
 
 
