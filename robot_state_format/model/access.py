@@ -44,6 +44,7 @@ PACKAGE = "package://"
 REFUSED = "MODEL_FILE_REFUSED"
 TOO_LARGE = "MODEL_EXPANSION_TOO_LARGE"
 _LINK_TAGS = ("link", "body")  # URDF and SDFormat links, MJCF bodies
+_LINK_START = re.compile(rb"<(?:link|body)[\s/>]")
 WIDEN_HINT = ("start the node with description_files:=any to let a description text open any file "
               "(a risk: see docs/state_publisher.md)")
 
@@ -109,7 +110,7 @@ def uncounted() -> Iterator[None]:
 
 def _over(budget: _Budget, what: str, bound: int, variable: str, file: str, line: int | None) -> None:
     budget.exceeded = ExpansionTooLarge(Diagnostic(
-        TOO_LARGE, f"the description and the files it includes hold more than {bound} {what} together "
+        TOO_LARGE, f"the description with the files it includes holds more than {bound} {what} "
         f"({variable}); not read further", file, line))
     raise budget.exceeded
 
@@ -241,6 +242,10 @@ def read_included(path: Path | str, *, uri: str, referrer: str, line: int | None
         net.files_read.append(str(path))
     data = read_input_file(target)
     count_bytes(len(data), str(path))
+    if budget is not None and budget.counting and budget.links + len(_LINK_START.findall(data)) > limits.MAX_LINKS:
+        # refused before a tree is built: what the file adds is known from its bytes (a tag in a
+        # comment counts too, a link more than the parse would count)
+        _over(budget, "links/bodies", limits.MAX_LINKS, "RSF_MAX_LINKS", str(path), None)
     return data
 
 
