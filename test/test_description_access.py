@@ -26,6 +26,7 @@ from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.packages import clear_cache
 from robot_state_format.model.urdf_gazebo import _converted_links
 from robot_state_format.ros.description import XacroPolicy, read_description_text
+from robot_state_format.sim.mjcf import build_mjcf
 
 MARKER = "SECRETMARKER7731"
 URDF_T = ('<robot name="{n}"><link name="{n}_base"/><link name="{n}_arm"/><joint name="{n}_j" type="revolute">'
@@ -346,3 +347,15 @@ def test_budget_is_per_read(files: Files, monkeypatch: pytest.MonkeyPatch) -> No
         assert len(read_description_text(dmd("add_model", "package://goodpkg/c60.urdf"), "", XacroPolicy())
                    .model.links) == 60
     assert os.environ["ROS_PACKAGE_PATH"]
+
+
+def test_the_mujoco_export_of_a_2000_link_chain_nests_every_body() -> None:
+    """sim's MJCF is written with a stack: every body opened is closed, in chain order (MuJoCo itself then
+    refuses a tree this deep, in one line)."""
+    n = 2000
+    layout = build_mjcf(load_model(chain_urdf("deep", n, "revolute", mass=True), file="deep.urdf"))
+    opened = [line.split('"')[1] for line in layout.xml.splitlines() if line.lstrip().startswith("<body ")]
+    assert opened == [f"l{i}" for i in range(n)]
+    assert layout.xml.count("</body>") == n
+    lines = layout.xml.splitlines()
+    assert lines[lines.index(next(x for x in lines if 'name="l1999"' in x)) + 1].lstrip().startswith("<joint")
