@@ -15,6 +15,9 @@ attribute                      environment variable                default
 ``MAX_XACRO_ELEMENTS``         ``RSF_MAX_XACRO_ELEMENTS``          15 000 elements expanded
 ``MAX_NUMBERS_PER_DOCUMENT``   ``RSF_MAX_NUMBERS_PER_DOCUMENT``    1 000 000 numbers (USDF)
 ``MAX_SDF_INCLUDES``           ``RSF_MAX_SDF_INCLUDES``            1 000 files included
+``MAX_EXPANDED_BYTES``         ``RSF_MAX_EXPANDED_BYTES``          64 MiB, all included files together
+``MAX_EXPANDED_ELEMENTS``      ``RSF_MAX_EXPANDED_ELEMENTS``       200 000 elements, all files together
+``MAX_LINKS``                  ``RSF_MAX_LINKS``                   30 000 links/bodies, all files together
 ``MAX_XACRO_CPU_SECONDS``      ``RSF_MAX_XACRO_CPU_SECONDS``       10 s of CPU per xacro expansion
 ``MAX_XACRO_MEMORY_BYTES``     ``RSF_MAX_XACRO_MEMORY_BYTES``      512 MiB per xacro expansion
 ``MAX_XACRO_SECONDS``          ``RSF_MAX_XACRO_SECONDS``           30 s (wall clock) per expansion
@@ -49,6 +52,12 @@ MAX_NUMBERS_PER_LIST: int = _env_int("RSF_MAX_NUMBERS_PER_LIST", 10_000)
 MAX_NUMBERS_PER_DOCUMENT: int = _env_int("RSF_MAX_NUMBERS_PER_DOCUMENT", 1_000_000)
 # files read by SDFormat <include>s in one read (a model including another twice per level doubles)
 MAX_SDF_INCLUDES: int = _env_int("RSF_MAX_SDF_INCLUDES", 1_000)
+# one description and every file it includes or adds (SDFormat <include>, MJCF <include>, Model
+# Directives add_model/add_directives), counted together (model/access.py): a small document adding one
+# large file many times is refused at the first file past a bound
+MAX_EXPANDED_BYTES: int = _env_int("RSF_MAX_EXPANDED_BYTES", 64 * 1024 * 1024)
+MAX_EXPANDED_ELEMENTS: int = _env_int("RSF_MAX_EXPANDED_ELEMENTS", 200_000)
+MAX_LINKS: int = _env_int("RSF_MAX_LINKS", 30_000)  # <link> and <body> elements
 # xacro (minidom) grows lists of siblings one insertion at a time: its cost is quadratic in the
 # expansion, so its bound is lower (a macro bomb is refused in under a second).
 MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 15_000)

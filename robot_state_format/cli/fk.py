@@ -98,15 +98,21 @@ def run(args: argparse.Namespace) -> int:
     try:
         model = load_model_file(args.model, xacro_args=xacro_args, search_paths=args.search_path,
                                 xacro=args.xacro)
-        doc = fk_document(model, positions, velocities, warn)
+        with np.errstate(over="ignore", invalid="ignore"):  # an overflow is refused below, not warned about
+            doc = fk_document(model, positions, velocities, warn)
     except RobotStateFormatError as exc:
         return report_error(PROG, exc, args.model)
     for d in model.warnings:
         print(d.format(), file=sys.stderr)
     for w in warn:
         print(f"{PROG}: warning: {w}", file=sys.stderr)
-    if args.json:
+    try:  # JSON has no NaN or Infinity; neither form prints a non-finite pose
         text = json.dumps(doc, indent=args.indent if args.indent > 0 else None, allow_nan=False)
+    except ValueError:
+        print(f"{PROG}: error: {args.model}: a pose or twist is not finite at this configuration (values this large "
+              "overflow once composed)", file=sys.stderr)
+        return 1
+    if args.json:
         sys.stdout.write(text + "\n")
     else:
         tree = compile_model(model)

@@ -68,7 +68,13 @@ def run(args: argparse.Namespace) -> int:
                                 xacro=args.xacro)
         link_poses = zero_link_poses(model)
         if args.json:
-            text = json.dumps(frames_document(model, link_poses), indent=args.indent if args.indent > 0 else None)
+            try:  # JSON has no NaN or Infinity: a non-finite value is refused, never printed
+                text = json.dumps(frames_document(model, link_poses), indent=args.indent if args.indent > 0 else None,
+                                  allow_nan=False)
+            except ValueError:
+                print(f"robot-state-format frames: error: {path}: a pose or axis is not finite; not written as JSON",
+                      file=sys.stderr)
+                return 1
             sys.stdout.write(text + "\n")
         else:
             sys.stdout.write(format_frames_tree(model, link_poses))

@@ -57,19 +57,27 @@ def compile_mimic(
     # dependency levels (Kahn): an entry is ready when its source is not a pending destination
     depth: dict[int, int] = {}
 
-    def level_of(dst: int, stack: list[int]) -> int:
-        if dst in depth:
-            return depth[dst]
-        if dst in stack:
-            cyc = [entries[d][4] for d in stack[stack.index(dst):]] + [entries[dst][4]]
-            raise KinematicsError(f"mimic cycle: {' -> '.join(cyc)}")
-        src = entries[dst][0]
-        lv = 0 if src not in entries else level_of(src, stack + [dst]) + 1
-        depth[dst] = lv
-        return lv
+    def level_of(first: int) -> int:
+        """Follow the leaders up to one whose level is known (a chain of thousands of mimic joints is
+        valid): no recursion."""
+        path: list[int] = []
+        on_path: set[int] = set()
+        dst = first
+        while dst not in depth and dst in entries:
+            if dst in on_path:
+                cyc = [entries[d][4] for d in path[path.index(dst):]] + [entries[dst][4]]
+                raise KinematicsError(f"mimic cycle: {' -> '.join(cyc)}")
+            path.append(dst)
+            on_path.add(dst)
+            dst = entries[dst][0]
+        lv = depth.get(dst, -1)  # a source that mimics nothing sits below level 0
+        for d in reversed(path):
+            lv += 1
+            depth[d] = lv
+        return depth[first]
 
     for dst in entries:
-        level_of(dst, [])
+        level_of(dst)
     levels_q: list[MimicLevel] = []
     levels_v: list[MimicLevel] = []
     for lv in range(max(depth.values(), default=-1) + 1):

@@ -187,6 +187,9 @@ def frames_document(model: Model, link_poses: Mapping[str, Transform] | None = N
     return {"frames": frames, "joints": joints}
 
 
+_MAX_INDENT = 160  # characters of tree indentation (20 levels of 8); deeper levels keep this indentation
+
+
 def _fmt(values: list[float]) -> str:
     return " ".join(f"{v:.6g}" for v in values)
 
@@ -215,13 +218,22 @@ def format_frames_tree(model: Model, link_poses: Mapping[str, Transform] | None 
         e = frames[keys[name] if joint else model.scoped(name)]
         return f"xyz [{_fmt(e['position'])}] quat [{_fmt(e['quaternion'])}]"
 
-    def walk(link: str, prefix: str) -> None:
-        items: list[tuple[str, Any]] = [("frame", f) for f in attached.get(link, [])]
-        items += [("joint", j) for j in children.get(link, [])]
-        for i, (what, item) in enumerate(items):
+    def items_of(link: str) -> list[tuple[str, Any]]:
+        return [("frame", f) for f in attached.get(link, [])] + [("joint", j) for j in children.get(link, [])]
+
+    def walk(start: str, start_prefix: str) -> None:
+        """Depth first with a stack of its own (a chain of thousands of joints is a valid model); the
+        indentation stops growing at :data:`_MAX_INDENT` characters (the text stays linear in the chain)."""
+        stack: list[tuple[list[tuple[str, Any]], str, int]] = [(items_of(start), start_prefix, 0)]
+        while stack:
+            items, prefix, i = stack.pop()
+            if i == len(items):
+                continue
+            stack.append((items, prefix, i + 1))
+            what, item = items[i]
             last = i == len(items) - 1
             branch = "└── " if last else "├── "
-            nxt = prefix + ("    " if last else "│   ")
+            nxt = prefix + ("    " if last else "│   ") if len(prefix) < _MAX_INDENT else prefix
             if what == "frame":
                 lines.append(f"{prefix}{branch}frame {item}  {pose_text(item)}")
                 continue
@@ -232,7 +244,7 @@ def format_frames_tree(model: Model, link_poses: Mapping[str, Transform] | None 
                          f"{pose_text(item.name, joint=True)}")
             if item.child in model.links:
                 lines.append(f"{nxt}└── link {item.child}  {pose_text(item.child)}")
-                walk(item.child, nxt + "    ")
+                stack.append((items_of(item.child), nxt + "    " if len(nxt) < _MAX_INDENT else nxt, 0))
 
     if WORLD not in model.links and (children.get(WORLD) or attached.get(WORLD)):
         lines.append("  world")

@@ -6,10 +6,12 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.lazy_modules import lazy_module
 from robot_state_format.limits import read_input_file
-from robot_state_format.model import urdf_gazebo
+from robot_state_format.model import access, urdf_gazebo
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import (
     TAG_RE,
@@ -18,7 +20,7 @@ from robot_state_format.model.detect import (
     looks_like_xacro,
     prolog_end,
 )
-from robot_state_format.model.types import Model
+from robot_state_format.model.types import WORLD, Joint, Model, Source
 from robot_state_format.model.urdf import read_urdf
 from robot_state_format.model.xacro import expand_xacro_mapped
 
@@ -48,7 +50,57 @@ def load_model(
     it stands, as urdfdom reads it: when that makes the document invalid, the first error
     (``XACRO_UNEXPANDED``) says it looks like xacro and how to expand it; when it does not, the
     same code is a warning.
+
+    The document and every file it includes or adds are bounded together (``RSF_MAX_EXPANDED_*``,
+    ``RSF_MAX_LINKS``: :mod:`~robot_state_format.model.access`).
     """
+    with access.expanded_document() as outermost:
+        if outermost:
+            access.count_bytes(len(text), file)
+        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):  # overflow: MODEL_NON_FINITE_POSE
+            model = _load_model(text, file=file, fmt=fmt, xacro_args=xacro_args, search_paths=search_paths,
+                                xacro=xacro)
+            _refuse_non_finite(model)
+        return model
+
+
+def _refuse_non_finite(model: Model) -> None:
+    """Every pose the model places at its zero configuration is finite (composed along its joints from
+    its roots, with a stack: no recursion), else ``MODEL_NON_FINITE_POSE`` naming the first one (values
+    near 1e308 overflow once composed). ``check``, ``frames``, ``fk`` and the nodes refuse alike."""
+    def bad(what: str, name: str, source: Source | None) -> ModelError:
+        src = source or Source(model.source_file)
+        return ModelError(Diagnostic("MODEL_NON_FINITE_POSE", f"{what} {name!r}: its pose is not finite at the zero "
+                                     "configuration (values this large overflow once composed)",
+                                     src.file, src.line, src.element))
+
+    children: dict[str, list[Joint]] = {}
+    for j in model.joints.values():
+        if not (np.isfinite(j.origin).all() and np.isfinite(j.child_offset).all()):
+            raise bad("joint", j.name, j.source)
+        children.setdefault(j.parent, []).append(j)
+    for kind, items in (("link", model.links), ("frame", model.frames), ("model", model.models)):
+        for name, item in items.items():
+            if not np.isfinite(item.pose).all():
+                raise bad(kind, name, item.source)
+    if not np.isfinite(model.pose).all():
+        raise bad("model", model.name, model.root_source)
+    todo = [(WORLD, np.eye(4))] + [(r, np.asarray(model.links[r].pose)) for r in model.root_links()]
+    seen: set[str] = set()
+    while todo:
+        link, x = todo.pop()
+        if link in seen:
+            continue
+        seen.add(link)
+        for j in children.get(link, ()):
+            xc = x @ j.origin @ j.child_offset
+            if not np.isfinite(xc).all():
+                raise bad("link", j.child, model.links[j.child].source if j.child in model.links else j.source)
+            todo.append((j.child, xc))
+
+
+def _load_model(text: str | bytes, *, file: str, fmt: str | None, xacro_args: Mapping[str, str] | None,
+                search_paths: Sequence[str], xacro: bool) -> Model:
     kind = "xacro" if xacro else fmt or detect_format(text, None if file == "<string>" else file)
     if kind == "xacro":
         return load_xacro(text, file=file, xacro_args=xacro_args, search_paths=search_paths)[1]

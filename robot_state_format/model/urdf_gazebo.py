@@ -217,24 +217,32 @@ def _converted_links(model: Model) -> list[tuple[str, _Mass | None]]:
         lumped = j.type is JointType.FIXED and j.parent != WORLD and j.name not in keep
         kids.setdefault(j.parent, []).append((j.child, lumped, j.origin @ j.child_offset))
         has_parent.add(j.child)
-    limit = len(model.links)
     cache: dict[str, _Mass | None] = {}
     massive = _massive_without_inertial(model)
 
-    def lumped_mass(name: str, depth: int = 0) -> _Mass | None:
-        """Own plus what fixed joints lump into it; None: the link's own inertial alone."""
-        if name in cache:
-            return cache[name]
-        total: _Mass | None = None
-        if depth <= limit:  # a cycle: urdfdom refuses it before this runs
-            for c, lumped, x in kids.get(name, []):
+    def lumped_mass(name: str) -> _Mass | None:
+        """Own plus what fixed joints lump into it; None: the link's own inertial alone. Children first,
+        with a stack of its own (a chain of thousands of fixed joints is a valid URDF)."""
+        stack, open_ = [(name, False)], set()
+        while stack:
+            n, ready = stack.pop()
+            if n in cache:
+                continue
+            if not ready:
+                open_.add(n)  # a cycle: urdfdom refuses it before this runs; never walked twice
+                stack.append((n, True))
+                stack.extend((c, False) for c, lumped, _ in kids.get(n, []) if lumped and c not in cache
+                             and c not in open_)
+                continue
+            total: _Mass | None = None
+            for c, lumped, x in kids.get(n, []):
                 if lumped:
-                    sub = lumped_mass(c, depth + 1)
+                    sub = cache.get(c)
                     sub = _own(model, c, massive) if sub is None else sub
                     if sub.mass != 0.0:
-                        total = (_own(model, name, massive) if total is None else total) + sub.moved(x)
-        cache[name] = total
-        return total
+                        total = (_own(model, n, massive) if total is None else total) + sub.moved(x)
+            cache[n] = total
+        return cache[name]
 
     out: list[tuple[str, _Mass | None]] = []
     todo = [(n, False) for n in model.links if n not in has_parent]

@@ -29,6 +29,7 @@ from typing import Generic, TypeVar
 from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.loader import detect_format, load_model, load_xacro
@@ -58,18 +59,27 @@ def refusal_kind(exc: BaseException) -> str:
     return exc.kind if isinstance(exc, DescriptionRefused) else "error"
 
 
+DESCRIPTION_FILES = ("package", "any")
+
+
 @dataclass(frozen=True)
 class XacroPolicy:
-    """Whether xacro in a description text is expanded (``allow``), and what it may read (``include_paths``)."""
+    """How a description text is read: whether xacro in it is expanded (``allow``), what that expansion may
+    read (``include_paths``), and which files its references may open (``files``: ``"package"``, only
+    ``package://`` files inside packages on the node's package path; ``"any"``, whatever they name)."""
 
     allow: bool = False
     include_paths: tuple[str, ...] = ()
+    files: str = "package"
 
     @staticmethod
-    def from_params(allow: bool, include_paths: str) -> XacroPolicy:
-        """From the parameters ``allow_xacro_descriptions`` and ``xacro_include_paths`` (``os.pathsep``-separated)."""
+    def from_params(allow: bool, include_paths: str, files: str = "package") -> XacroPolicy:
+        """From the parameters ``allow_xacro_descriptions``, ``xacro_include_paths`` (``os.pathsep``-separated)
+        and ``description_files``."""
         paths = tuple(os.path.abspath(os.path.expanduser(p)) for p in include_paths.split(os.pathsep) if p.strip())
-        return XacroPolicy(bool(allow), paths)
+        if files not in DESCRIPTION_FILES:
+            raise DescriptionConfigError(f"description_files: {files!r} is not one of {', '.join(DESCRIPTION_FILES)}")
+        return XacroPolicy(bool(allow), paths, files)
 
 
 @dataclass
@@ -135,8 +145,18 @@ def read_description_text(text: str, xacro_args: str, policy: XacroPolicy,
     Raises :class:`DescriptionRefused` for a text over ``RSF_MAX_DOCUMENT_BYTES`` (before any parsing)
     or holding xacro (declared namespace and ``<xacro:``, ``${`` or ``$(`` outside comments) while
     ``policy.allow`` is false, and the readers' errors for a description that does not parse.
+
+    The files its references open (``add_model``, ``<include>``...) are restricted by ``policy.files``
+    and no diagnostic quotes what was read from one (:func:`~robot_state_format.model.access.network_description`).
     """
     file = f"<{source}>"
+    with access.network_description(text, file, any_file=policy.files == "any"):
+        loaded = _read_text(text, xacro_args, policy, source, file)
+        loaded.model.warnings[:] = access.withhold(loaded.model.warnings)
+        return loaded
+
+
+def _read_text(text: str, xacro_args: str, policy: XacroPolicy, source: str, file: str) -> LoadedDescription:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.MAX_DOCUMENT_BYTES:
         raise DescriptionRefused("size", f"{source}: {size} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte limit "
@@ -148,6 +168,8 @@ def read_description_text(text: str, xacro_args: str, policy: XacroPolicy,
                 "a description received as a parameter or on a topic unless the node is started with "
                 "allow_xacro_descriptions:=true; publish the expanded URDF (xacro FILE) or use model_file")
         args = xacro_args_from_text(xacro_args)
+        if policy.include_paths:
+            access.note_files_read("xacro_include_paths")  # what the expansion read may reach its errors
         expanded, model = load_xacro(text, file=file, xacro_args=args, search_paths=policy.include_paths,
                                      confinement=Confinement(policy.include_paths))
         return LoadedDescription(expanded, model, source)
@@ -243,5 +265,5 @@ def load_description(description: str, model_file: str, xacro_args: str,
     return read_description_text(description, xacro_args, policy or XacroPolicy())
 
 
-__all__ = ["DescriptionConfigError", "DescriptionRefused", "InBackground", "LoadedDescription", "XacroPolicy", "load_description",
+__all__ = ["DESCRIPTION_FILES", "DescriptionConfigError", "DescriptionRefused", "InBackground", "LoadedDescription", "XacroPolicy", "load_description",
            "load_peer_model_file", "read_description_text", "refusal_kind", "xacro_args_from_text"]

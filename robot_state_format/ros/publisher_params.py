@@ -17,7 +17,7 @@ from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, Paramete
 from rclpy.node import Node
 
 from robot_state_format.errors import RobotStateFormatError
-from robot_state_format.ros.description import XacroPolicy
+from robot_state_format.ros.description import DESCRIPTION_FILES, XacroPolicy
 from robot_state_format.ros.qos import JOINT_STATES_QOS
 
 FREQUENCY_PARAMS = ("publish_frequency", "snapshot_frequency")
@@ -25,7 +25,7 @@ EVERY_JOINT_STATE = -1.0  # snapshot_frequency: a world_state after every JointS
 DESCRIPTION_PARAMS = frozenset({"robot_description", "model_file", "xacro_args"})
 NAMES = ("robot_description", "model_file", "xacro_args", "publish_frequency", "ignore_timestamp",
          "frame_prefix", "snapshot_frequency", "model_parent_frame", "use_robot_description_topic",
-         "joint_states_qos", "allow_xacro_descriptions", "xacro_include_paths")
+         "joint_states_qos", "allow_xacro_descriptions", "xacro_include_paths", "description_files")
 
 
 class StatePublisherConfigError(RobotStateFormatError):
@@ -48,11 +48,12 @@ class PublisherParams:
     joint_states_qos: str = "sensor_data"
     allow_xacro_descriptions: bool = False
     xacro_include_paths: str = ""
+    description_files: str = "package"
 
     @property
     def xacro_policy(self) -> XacroPolicy:
         """What xacro in a description text (parameter or topic) may do."""
-        return XacroPolicy.from_params(self.allow_xacro_descriptions, self.xacro_include_paths)
+        return XacroPolicy.from_params(self.allow_xacro_descriptions, self.xacro_include_paths, self.description_files)
 
     @property
     def has_description(self) -> bool:
@@ -142,12 +143,20 @@ def declare(node: Node) -> PublisherParams:
         ("xacro_include_paths", "",
          _descriptor("directories (separated by ':') an allowed xacro description may read includes and YAML "
                      "from; nothing else is readable", s, read_only=True)),
+        ("description_files", "package",
+         _descriptor("files a robot_description text (parameter or topic) may open through its references "
+                     "(add_model, <include>): package (package:// files inside packages on the package path) "
+                     "or any (every file the node can read: a risk, see docs/state_publisher.md)", s,
+                     read_only=True)),
     ])
     raw = _values(node)
     for key in FREQUENCY_PARAMS:
         problem = check_frequency(key, raw[key])
         if problem:
             raise StatePublisherConfigError(problem)
+    if raw["description_files"] not in DESCRIPTION_FILES:
+        raise StatePublisherConfigError(f"description_files {raw['description_files']!r}: expected one of "
+                                        f"{', '.join(DESCRIPTION_FILES)}")
     if raw["joint_states_qos"] not in JOINT_STATES_QOS:
         raise StatePublisherConfigError(f"joint_states_qos {raw['joint_states_qos']!r}: expected one of "
                                         f"{', '.join(JOINT_STATES_QOS)}")
@@ -169,7 +178,7 @@ def _typed(raw: dict[str, Any]) -> PublisherParams:
         use_robot_description_topic=bool(raw["use_robot_description_topic"]),
         joint_states_qos=str(raw["joint_states_qos"]),
         allow_xacro_descriptions=bool(raw["allow_xacro_descriptions"]),
-        xacro_include_paths=str(raw["xacro_include_paths"]))
+        xacro_include_paths=str(raw["xacro_include_paths"]), description_files=str(raw["description_files"]))
 
 
 def read(node: Node) -> PublisherParams:

@@ -218,7 +218,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if not description.strip() and not model_file.strip():
             return None
         policy = XacroPolicy.from_params(bool(self._p("allow_xacro_descriptions")),
-                                         str(self._p("xacro_include_paths")))
+                                         str(self._p("xacro_include_paths")), str(self._p("description_files")))
         return load_description(description, model_file, xacro_args, policy, own_model_file=own_model_file).model
 
     def _load_model(self) -> None:

@@ -15,6 +15,7 @@ from rclpy.parameter import Parameter
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.playback.tf_source import TF_SOURCES
+from robot_state_format.ros.description import DESCRIPTION_FILES
 
 MAX_PERIOD_S = 86400.0
 
@@ -28,6 +29,10 @@ PARAMS: dict[str, tuple[Any, str]] = {
                                  "process; read-only"),
     "xacro_include_paths": ("", "directories (separated by ':') an allowed xacro description may read includes "
                             "and YAML from; nothing else is readable; read-only"),
+    "description_files": ("package", "files a robot_description text (parameter or topic) may open through its "
+                          "references (add_model, <include>): package (package:// files inside packages on the "
+                          "package path) or any (every file the node can read: a risk, see docs/state_store.md); "
+                          "read-only"),
     "output_dir": ("restart_files", "directory of restart files and recordings (created when missing)"),
     "checkpoint_period": (0.0, "seconds between checkpoints; 0 = off"),
     "allow_partial": (False, "save and checkpoint also when some moving joints were never reported: only the "
@@ -55,7 +60,7 @@ PARAMS: dict[str, tuple[Any, str]] = {
                           "player thread and the executor, and a short GIL switch interval; restored after"),
 }
 
-READ_ONLY = frozenset({"joint_states_qos", "allow_xacro_descriptions", "xacro_include_paths"})
+READ_ONLY = frozenset({"joint_states_qos", "allow_xacro_descriptions", "xacro_include_paths", "description_files"})
 _KINDS = {str: ParameterType.PARAMETER_STRING, float: ParameterType.PARAMETER_DOUBLE,
           int: ParameterType.PARAMETER_INTEGER, bool: ParameterType.PARAMETER_BOOL,
           list: ParameterType.PARAMETER_STRING_ARRAY}
@@ -125,6 +130,8 @@ def check_values(changes: Mapping[str, Any], has_clock: Callable[[], bool]) -> s
     if "record_topics" in changes and (not changes["record_topics"]
                                        or not all(str(t).strip() for t in changes["record_topics"])):
         return f"record_topics must name at least one topic, got {list(changes['record_topics'])!r}"
+    if "description_files" in changes and changes["description_files"] not in DESCRIPTION_FILES:
+        return f"description_files must be one of {', '.join(DESCRIPTION_FILES)}, got {changes['description_files']!r}"
     if "tf_source" in changes and changes["tf_source"] not in TF_SOURCES:
         return f"tf_source must be one of {', '.join(TF_SOURCES)}, got {changes['tf_source']!r}"
     if "publish_clock" in changes and changes["publish_clock"] and not has_clock():

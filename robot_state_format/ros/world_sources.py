@@ -161,8 +161,10 @@ class WorldSources:
         node = self.node
         if not node.has_parameter("allow_xacro_descriptions"):
             return XacroPolicy()
+        files = str(node.get_parameter("description_files").value) if node.has_parameter("description_files") \
+            else "package"
         return XacroPolicy.from_params(bool(node.get_parameter("allow_xacro_descriptions").value),
-                                       str(node.get_parameter("xacro_include_paths").value))
+                                       str(node.get_parameter("xacro_include_paths").value), files)
 
     def _on_description(self, ns: str, msg: String) -> None:
         name = topic(ns, "robot_description")

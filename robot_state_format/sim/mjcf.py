@@ -201,7 +201,24 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
         mapped.append(mj)
         return out
 
-    def body(link: str, x: Transform, ind: str, pj: Joint | None, at_top: bool) -> None:
+    def body(top_link: str, top_x: Transform, top_ind: str, top_pj: Joint | None, top_at_top: bool) -> None:
+        """The body of ``top_link`` and every body below it, depth first with a stack of its own (a
+        chain of a thousand joints is a valid model; MuJoCo says itself where its depth limit is)."""
+        stack: list[tuple[str, Transform, str, Joint | None, bool] | str] = [
+            (top_link, top_x, top_ind, top_pj, top_at_top)]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                lines.append(item)  # a closing tag
+                continue
+            link, x, ind, pj, at_top = item
+            open_body(link, x, ind, pj, at_top)
+            stack.append(f"{ind}</body>")
+            for cj in reversed(children.get(link, [])):
+                if cj.name not in lifted:
+                    stack.append((cj.child, np.asarray(cj.origin) @ np.asarray(cj.child_offset), ind + "  ", cj, False))
+
+    def open_body(link: str, x: Transform, ind: str, pj: Joint | None, at_top: bool) -> None:
         bodies.append(link)
         lines.append(f"{ind}<body name={quoteattr(link)} {_posquat(x)}>")
         inner = ind + "  "
@@ -250,29 +267,28 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
                 continue
             bits = ' contype="1" conaffinity="1"' if static else ' contype="2" conaffinity="1"'
             lines.append(f'{inner}<geom type="{kind}" size="{_vec(size)}" {_posquat(shape.origin)}{bits}/>')
-        for cj in children.get(link, []):
-            if cj.name in lifted:
-                continue
-            lines_x = np.asarray(cj.origin) @ np.asarray(cj.child_offset)
-            body(cj.child, lines_x, inner, cj, False)
-        lines.append(f"{ind}</body>")
 
     welded_cache: dict[str, bool] = {}
 
-    def _welded(link: str) -> bool:
-        if link in welded_cache:
-            return welded_cache[link]
-        if link in free:
-            res = False
-        else:
-            pj = model.parent_joint(link)
-            if pj is None:
-                res = True
-            elif pj.type is not JointType.FIXED:
+    def _welded(first: str) -> bool:
+        """Fixed to the world through fixed joints only (up the chain with a loop, not recursion)."""
+        path: list[str] = []
+        link = first
+        while True:
+            if link in welded_cache:
+                res = welded_cache[link]
+                break
+            pj = None if link in free else model.parent_joint(link)
+            if link in free or (pj is not None and pj.type is not JointType.FIXED):
                 res = False
-            else:
-                res = pj.parent == WORLD or _welded(pj.parent)
-        welded_cache[link] = res
+                break
+            path.append(link)
+            if pj is None or pj.parent == WORLD or pj.parent in path:
+                res = True
+                break
+            link = pj.parent
+        for done in path:
+            welded_cache[done] = res
         return res
 
     for link, x, pj in top:

@@ -219,14 +219,20 @@ class SnapshotBuilder:
         mi = {n: i for i, n in enumerate(t.moving_joint_names)}
         nm = len(mi)
 
-        def roots(name: str, depth: int = 0) -> set[int]:
+        def roots(name: str) -> set[int]:
+            """The moving joints ``name`` follows, transitively (a stack, not recursion: a chain of
+            thousands of mimic joints is valid; each joint once, so a cycle ends too)."""
             out: set[int] = set()
-            if name in mi:
-                out.add(mi[name])
-            joint = model.joints.get(name)
-            if joint is not None and depth <= len(t.joint_names):
-                for m in joint.mimic:
-                    out |= roots(m.joint, depth + 1)
+            todo, seen = [name], {name}
+            while todo:
+                n = todo.pop()
+                if n in mi:
+                    out.add(mi[n])
+                joint = model.joints.get(n)
+                for m in joint.mimic if joint is not None else ():
+                    if m.joint not in seen:
+                        seen.add(m.joint)
+                        todo.append(m.joint)
             return out
 
         link_dep = np.zeros((t.nlinks, nm), dtype=bool)

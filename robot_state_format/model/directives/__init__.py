@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from robot_state_format.errors import Diagnostic, ModelError
-from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.directives.compose import Composer, LoadFile
 from robot_state_format.model.directives.schema import Directive, read_schema
 from robot_state_format.model.directives.yaml_nodes import parse_yaml
@@ -42,9 +42,9 @@ def _parse(text: str | bytes, file: str) -> list[Directive]:
     return read_schema(parse_yaml(text, file), file)
 
 
-def _read_file(path: Path) -> list[Directive]:
+def _read_file(path: Path, uri: str, referrer: str) -> list[Directive]:
     try:
-        data = read_input_file(path)
+        data = access.read_included(path, uri=uri, referrer=referrer)
     except OSError as exc:
         raise ModelError(Diagnostic("DMD_FILE_NOT_FOUND", f"cannot read: {exc.strerror or exc}", str(path), None)) \
             from None

@@ -33,7 +33,7 @@ import numpy as np
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError, Severity
-from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.directives.drake_urdf import declare_world_link, urdf_frames
 from robot_state_format.model.directives.schema import (
     AddDirectives,
@@ -58,7 +58,7 @@ from robot_state_format.model.types import (
 from robot_state_format.spatial import Transform, inverse, matrix_to_quaternion
 
 LoadFile = Callable[[Path, bytes], Model]  # a model file's path and content -> its Model
-ReadDirectives = Callable[[Path], list[Directive]]
+ReadDirectives = Callable[[Path, str, str], list[Directive]]  # path, reference as written, referencing file
 
 MODEL_FRAME = "__model__"
 _REVERSIBLE = (JointType.FIXED, JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC, JointType.SCREW)
@@ -115,6 +115,7 @@ class Composer:
     # ---- files ----------------------------------------------------------------------------------
     def resolve(self, uri: str, line: int | None = None) -> Path:
         """``package://``, ``model://`` (the same, as in Drake) or ``file:///absolute`` → a path."""
+        access.check_reference(uri, self.file, line if line is not None else self.line)  # before any lookup
         if uri.startswith(("package://", "model://")):
             rest = uri.split("://", 1)[1]
             pkg, _, rel = rest.partition("/")
@@ -240,13 +241,16 @@ class Composer:
             raise self.fail("DMD_UNSUPPORTED_FILE", f"{d.file!r}: add_model reads .urdf, .sdf and .xml files "
                             "(Drake chooses its parser by the extension)", d.file_line)
         try:
-            data = read_input_file(path)
+            data = access.read_included(path, uri=d.file, referrer=self.file, line=d.file_line)
         except OSError as exc:
             raise self.fail("DMD_FILE_NOT_FOUND", f"{path}: cannot read: {exc.strerror or exc}", d.file_line) from None
         urdf = path.name.endswith(".urdf")
         try:
             sub = self.load_file(path, declare_world_link(data) if urdf else data)
-            problems = urdf_frames(data, sub, str(path)) if urdf else []
+            with access.uncounted():  # the same file again, counted once
+                problems = urdf_frames(data, sub, str(path)) if urdf else []
+        except (access.FileRefused, access.ExpansionTooLarge):
+            raise  # one line naming the reference or the bound
         except ModelError as exc:
             head = Diagnostic("DMD_MODEL_FILE", f"add_model {inst!r}: {path} is not a valid model",
                               self.file, d.file_line, self.element)
@@ -405,7 +409,7 @@ class Composer:
         self.stack.append(key)
         file, line, element = self.file, self.line, self.element
         try:
-            self.process(self.read_directives(path), new_ns, str(path))
+            self.process(self.read_directives(path, d.file, file), new_ns, str(path))
         except ModelError as exc:
             head = Diagnostic("DMD_INCLUDED_FILE", f"in directives included from here ({d.file})", file, line, element)
             raise ModelError([*exc.diagnostics, head]) from None

@@ -22,7 +22,7 @@ from lxml import etree
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError, Severity
-from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.mjcf.schema import COMPILER_ATTRS, DEFAULT_CHILDREN
 from robot_state_format.model.xml import describe, parse_xml
 
@@ -83,6 +83,8 @@ def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Pa
             doc.report(child, "MJCF_INCLUDE", "<include> needs a file attribute")
             el.remove(child)
             continue
+        referrer = doc.file_of(child)
+        access.check_reference(name, referrer, child.sourceline)  # before any lookup
         path = (base / name).resolve()
         if path in seen:
             doc.report(child, "MJCF_INCLUDE", f"file {name!r} is included more than once (MuJoCo refuses "
@@ -96,7 +98,9 @@ def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Pa
             continue
         seen.add(path)
         try:
-            data = read_input_file(path)
+            data = access.read_included(path, uri=name, referrer=referrer, line=child.sourceline)
+        except (access.FileRefused, access.ExpansionTooLarge):
+            raise
         except (OSError, ModelError) as exc:
             doc.report(child, "MJCF_INCLUDE", f"cannot read included file {name!r} ({path}): "
                        f"{getattr(exc, 'strerror', None) or exc}")
@@ -108,6 +112,7 @@ def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Pa
             doc.report(child, "MJCF_INCLUDE", f"included file {name!r} has root <{sub.tag}>, not <mujoco>")
             el.remove(child)
             continue
+        doc.files[sub] = str(path)  # what sub's own includes are referenced from
         _expand_includes(doc, sub, base, seen, depth + 1)
         at = el.index(child)
         el.remove(child)

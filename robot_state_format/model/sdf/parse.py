@@ -19,7 +19,7 @@ from lxml import etree
 from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError
 from robot_state_format.lazy_modules import lazy_package
-from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.detect import detect_format
 from robot_state_format.model.sdf import dom_rules, drake, include, urdf_include
 from robot_state_format.model.sdf.elements import (
@@ -415,6 +415,7 @@ class Parser(JointParts):
             self.report.error("SDF_INCLUDE_MISSING_URI", "<include> has no <uri>", file, el)
             return
         base = Path(file).parent if file and not file.startswith("<") else None
+        access.check_reference(uri, file, el.sourceline)  # before any lookup
         problems: list[str] = []
         found = include.resolve_uri(uri, base, self.search_paths, problems)
         shown = uri if len(uri) <= 80 else uri[:38] + "..." + uri[-38:]
@@ -424,6 +425,7 @@ class Parser(JointParts):
                               f"cannot resolve include URI {shown!r} (searched next to the file, the search "
                               f"paths and {', '.join(include.ENV_VARS)}){refused}", file, el)
             return
+        access.check_path(found, uri=uri, referrer=file, line=el.sourceline)  # before a model.config is read
         try:
             path, why = include.model_file(found)
             key = str(path.resolve()) if path is not None else ""
@@ -443,7 +445,7 @@ class Parser(JointParts):
                                   "(RSF_MAX_SDF_INCLUDES); includes that include each other more than once?", file, el)
             return
         try:
-            data = read_input_file(path)
+            data = access.read_included(path, uri=uri, referrer=file, line=el.sourceline)
         except OSError as exc:
             self.report.error("SDF_INCLUDE_NOT_FOUND", f"cannot read {path}: {exc.strerror or exc}", file, el)
             return

@@ -1,0 +1,361 @@
+"""Which files a description may open, what its errors may quote, and how much it may expand to (issue 33).
+
+A description text received over the network (``read_description_text``) opens only ``package://`` files
+inside their package; no diagnostic quotes a file's content; every description (network or a user file)
+is bounded as a whole (``RSF_MAX_EXPANDED_*``, ``RSF_MAX_LINKS``). A secret file holds ``MARKER``: it
+must never appear in an error, a warning, or a model read from the network under the default policy.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose
+
+from robot_state_format import limits
+from robot_state_format.errors import DiagnosticError, ModelError, error_text
+from robot_state_format.kinematics import fk
+from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.model import access, load_model, load_model_file
+from robot_state_format.model.frames import format_frames_tree, frames_document
+from robot_state_format.model.packages import clear_cache
+from robot_state_format.model.urdf_gazebo import _converted_links
+from robot_state_format.ros.description import XacroPolicy, read_description_text
+from robot_state_format.sim.mjcf import build_mjcf
+
+MARKER = "SECRETMARKER7731"
+URDF_T = ('<robot name="{n}"><link name="{n}_base"/><link name="{n}_arm"/><joint name="{n}_j" type="revolute">'
+          '<parent link="{n}_base"/><child link="{n}_arm"/><axis xyz="0 0 1"/>'
+          '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')
+MJCF_T = '<mujoco model="{n}"><worldbody><body name="{n}_body"><geom size="0.1"/></body></worldbody></mujoco>'
+SDF_T = '<sdf version="1.9"><model name="{n}"><link name="{n}_link"/></model></sdf>'
+
+
+class Files:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.outside = root / "outside"
+        self.pkg = root / "ws" / "goodpkg"
+
+
+@pytest.fixture()
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Files]:
+    f = Files(tmp_path)
+    f.outside.mkdir()
+    (f.outside / "shadow").write_text(f"root:{MARKER}:19000:0:99999:7:::\n")
+    (f.outside / "robot.urdf").write_text(URDF_T.format(n=MARKER))
+    (f.outside / "robot.xml").write_text(MJCF_T.format(n=MARKER))
+    (f.outside / "m").mkdir()
+    (f.outside / "m" / "model.sdf").write_text(SDF_T.format(n=MARKER))
+    (f.outside / "m" / "model.config").write_text("<model><sdf version='1.9'>model.sdf</sdf></model>")
+    f.pkg.mkdir(parents=True)
+    (f.pkg / "package.xml").write_text('<package format="3"><name>goodpkg</name></package>')
+    (f.pkg / "arm.urdf").write_text(URDF_T.format(n="pkgarm"))
+    (f.pkg / "arm.sdf").write_text(SDF_T.format(n="pkgsdf"))
+    (f.pkg / "parts.xml").write_text(MJCF_T.format(n="pkgpart"))
+    (f.pkg / "scene.xml").write_text('<mujoco model="scene"><include file="parts.xml"/></mujoco>')
+    (f.pkg / "escape.xml").write_text('<mujoco model="esc"><include file="../../outside/robot.xml"/></mujoco>')
+    (f.pkg / "leak.urdf").symlink_to(f.outside / "robot.urdf")
+    (f.pkg / "leakdir").symlink_to(f.outside)
+    # a package file that is broken and quotes names: its errors must not reach the network
+    (f.pkg / "broken.urdf").write_text(f'<robot name="{MARKER}"><link name="{MARKER}"/><link name="{MARKER}"/></robot>')
+    monkeypatch.setenv("ROS_PACKAGE_PATH", str(tmp_path / "ws"))
+    monkeypatch.setenv("AMENT_PREFIX_PATH", "")
+    monkeypatch.chdir(tmp_path)
+    clear_cache()
+    yield f
+    clear_cache()
+
+
+def dmd(kind: str, uri: str) -> str:
+    if kind == "add_directives":
+        return f"directives:\n- add_directives:\n    file: {uri}\n"
+    return f"directives:\n- add_model:\n    name: m\n    file: {uri}\n"
+
+
+def sdf_include(uri: str) -> str:
+    return f'<sdf version="1.9"><world name="w"><include><uri>{uri}</uri></include></world></sdf>'
+
+
+def mjcf_include(name: str) -> str:
+    return f'<mujoco model="x"><include file="{name}"/></mujoco>'
+
+
+def hostile(f: Files) -> dict[str, str]:
+    out = f.outside
+    return {
+        "dmd add_directives file://": dmd("add_directives", f"file://{out}/shadow"),
+        "dmd add_model file://": dmd("add_model", f"file://{out}/robot.urdf"),
+        "dmd add_model package ..": dmd("add_model", "package://goodpkg/../../outside/robot.urdf"),
+        "dmd add_model package symlink": dmd("add_model", "package://goodpkg/leak.urdf"),
+        "dmd add_model package symlinked dir": dmd("add_model", "package://goodpkg/leakdir/robot.urdf"),
+        "dmd add_model model://": dmd("add_model", "model://goodpkg/../../outside/robot.urdf"),
+        "dmd add_model unknown package": dmd("add_model", "package://nosuchpkg/robot.urdf"),
+        "mjcf include absolute": mjcf_include(f"{out}/robot.xml"),
+        "mjcf include relative": mjcf_include("outside/robot.xml"),
+        "mjcf include package (MuJoCo has no package://)": mjcf_include("package://goodpkg/parts.xml"),
+        "sdf include file://": sdf_include(f"file://{out}/m"),
+        "sdf include absolute": sdf_include(f"{out}/m"),
+        "sdf include relative": sdf_include("outside/m"),
+        "sdf include model://": sdf_include("model://m"),
+        "sdf include package ..": sdf_include("package://goodpkg/../../outside/m"),
+        "sdf include package symlink": sdf_include("package://goodpkg/leakdir/m"),
+    }
+
+
+CASES = ["dmd add_directives file://", "dmd add_model file://", "dmd add_model package ..",
+         "dmd add_model package symlink", "dmd add_model package symlinked dir", "dmd add_model model://",
+         "dmd add_model unknown package", "mjcf include absolute", "mjcf include relative",
+         "mjcf include package (MuJoCo has no package://)", "sdf include file://", "sdf include absolute",
+         "sdf include relative", "sdf include model://", "sdf include package ..", "sdf include package symlink"]
+
+
+def network(text: str, files: str = "package") -> DiagnosticError:
+    with pytest.raises(DiagnosticError) as info:
+        read_description_text(text, "", XacroPolicy(files=files))
+    return info.value
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_a_network_description_opens_no_file_outside_a_package(files: Files, case: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    opened: list[str] = []
+    real_read = access.read_input_file
+    monkeypatch.setattr(access, "read_input_file", lambda p, *a, **k: opened.append(str(p)) or real_read(p, *a, **k))
+    exc = network(hostile(files)[case])
+    assert exc.errors[0].code == "MODEL_FILE_REFUSED", error_text(exc)
+    assert exc.errors[0].file == "<robot_description>"
+    assert MARKER not in str(exc)
+    assert "description_files:=any" in str(exc)  # says how to widen it
+    assert not [p for p in opened if "outside" in p], opened
+
+
+def test_what_a_user_file_names_still_opens(files: Files) -> None:
+    """A file the user names (command line, model_file) is not the network's: its references open."""
+    scene = files.root / "scene.dmd.yaml"
+    scene.write_text(dmd("add_model", f"file://{files.outside}/robot.urdf"))
+    assert f"m::{MARKER}_arm" in load_model_file(scene).links
+    main = files.root / "main.xml"
+    main.write_text(mjcf_include(f"{files.outside}/robot.xml"))
+    assert f"{MARKER}_body" in load_model_file(main).links
+
+
+def test_package_files_load_from_the_network(files: Files) -> None:
+    model = read_description_text(dmd("add_model", "package://goodpkg/arm.urdf"), "", XacroPolicy()).model
+    assert {"m::pkgarm_base", "m::pkgarm_arm"} <= set(model.links)
+    model = read_description_text(sdf_include("package://goodpkg/arm.sdf"), "", XacroPolicy()).model
+    assert any(name.endswith("pkgsdf_link") for name in model.links)
+    # an MJCF file of the package, and the file it includes beside it (relative, inside the package)
+    model = read_description_text(dmd("add_model", "package://goodpkg/scene.xml"), "", XacroPolicy()).model
+    assert "m::pkgpart_body" in model.links
+
+
+def test_a_package_file_cannot_include_its_way_out(files: Files) -> None:
+    exc = network(dmd("add_model", "package://goodpkg/escape.xml"))
+    assert any(d.code == "MODEL_FILE_REFUSED" for d in exc.errors), error_text(exc)
+    assert MARKER not in str(exc)
+
+
+def test_errors_of_a_package_file_quote_nothing_of_it(files: Files) -> None:
+    exc = network(dmd("add_model", "package://goodpkg/broken.urdf"))
+    text = str(exc)
+    assert MARKER not in text
+    assert "message withheld" in text
+    codes = {(d.code, d.file) for d in exc.diagnostics}
+    assert ("URDF_DUPLICATE_LINK", str(files.pkg / "broken.urdf")) in codes  # code and file stay
+    # the same file named by the user: the full message, as before
+    scene = files.root / "s.dmd.yaml"
+    scene.write_text(dmd("add_model", "package://goodpkg/broken.urdf"))
+    with pytest.raises(ModelError) as info:
+        load_model_file(scene)
+    assert MARKER in str(info.value)
+
+
+def test_warnings_of_a_package_file_are_withheld(files: Files) -> None:
+    model = read_description_text(dmd("add_model", "package://goodpkg/arm.urdf"), "", XacroPolicy()).model
+    assert model.warnings  # libsdformat's verdict on a massless URDF: a warning about the package file
+    assert all("pkgarm" not in d.message and d.element is None for d in model.warnings if d.file != "<robot_description>")
+
+
+def test_description_files_any_opens_files_but_still_quotes_none(files: Files) -> None:
+    model = read_description_text(mjcf_include(f"{files.outside}/robot.xml"), "", XacroPolicy(files="any")).model
+    assert f"{MARKER}_body" in model.links  # the documented risk
+    exc = network(dmd("add_directives", f"file://{files.outside}/shadow"), files="any")
+    assert MARKER not in str(exc)
+    assert exc.errors[0].file == str(files.outside / "shadow")
+    exc = network(mjcf_include(f"{files.outside}/shadow"), files="any")
+    assert MARKER not in str(exc) and exc.errors[0].code == "XML_SYNTAX"
+
+
+def test_xacro_from_the_network_includes_no_file(files: Files) -> None:
+    text = ('<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="x">'
+            f'<xacro:include filename="{files.outside}/robot.urdf"/><link name="a"/></robot>')
+    with pytest.raises(ModelError) as info:  # the confined child may read nothing outside xacro_include_paths
+        read_description_text(text, "", XacroPolicy(allow=True))
+    assert info.value.errors[0].code == "XACRO_INCLUDE" and "not allowed" in str(info.value)
+    assert MARKER not in str(info.value)
+
+
+def test_a_policy_value_that_is_not_known_is_refused() -> None:
+    with pytest.raises(Exception, match="description_files"):
+        XacroPolicy.from_params(False, "", "everything")
+
+
+# ---- bounds on the expanded document ---------------------------------------------------------------
+def chain_urdf(name: str, n: int, kind: str = "fixed", mass: bool = False) -> str:
+    inertial = ('<inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial>'
+                if mass else "")
+    parts = [f'<robot name="{name}">', f'<link name="l0">{inertial}</link>']
+    extra = ('<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+             if kind == "revolute" else "")
+    for i in range(1, n):
+        parts.append(f'<link name="l{i}">{inertial}</link><joint name="j{i}" type="{kind}"><parent link="l{i - 1}"/>'
+                     f'<child link="l{i}"/><origin xyz="0.001 0 0"/>{extra}</joint>')
+    parts.append("</robot>")
+    return "\n".join(parts)
+
+
+def test_add_models_are_bounded_together(files: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    (files.pkg / "c40.urdf").write_text(chain_urdf("c", 40))
+    monkeypatch.setattr(limits, "MAX_LINKS", 100)
+    two = "directives:\n" + "".join(f"- add_model:\n    name: m{i}\n    file: package://goodpkg/c40.urdf\n"
+                                    for i in range(2))
+    assert len(read_description_text(two, "", XacroPolicy()).model.links) == 80  # 80 <= 100
+    twenty = two.replace("m1", "m1").replace("directives:\n", "directives:\n" + "".join(
+        f"- add_model:\n    name: k{i}\n    file: package://goodpkg/c40.urdf\n" for i in range(18)))
+    exc = network(twenty)
+    assert exc.errors[0].code == "MODEL_EXPANSION_TOO_LARGE" and "RSF_MAX_LINKS" in exc.errors[0].message
+    assert len(error_text(exc).splitlines()) == 1
+    # the same from a user file: the bound is not the network's only
+    scene = files.root / "fan.dmd.yaml"
+    scene.write_text(twenty.replace("package://goodpkg", f"file://{files.pkg}"))
+    with pytest.raises(ModelError, match="RSF_MAX_LINKS"):
+        load_model_file(scene)
+
+
+def test_mjcf_includes_are_bounded_together(files: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    body = "".join(f'<body name="b{{i}}_{k}"/>' for k in range(30))
+    for i in range(5):
+        (files.root / f"part{i}.xml").write_text(f"<mujoco><worldbody>{body.format(i=i)}</worldbody></mujoco>")
+    main = files.root / "fan.xml"
+    main.write_text("<mujoco>" + "".join(f'<include file="part{i}.xml"/>' for i in range(5)) + "</mujoco>")
+    assert len(load_model_file(main).links) == 150
+    monkeypatch.setattr(limits, "MAX_LINKS", 100)
+    with pytest.raises(ModelError, match="RSF_MAX_LINKS") as info:
+        load_model_file(main)
+    assert info.value.errors[0].code == "MODEL_EXPANSION_TOO_LARGE"
+    monkeypatch.setattr(limits, "MAX_LINKS", 10_000)
+    monkeypatch.setattr(limits, "MAX_EXPANDED_ELEMENTS", 100)
+    with pytest.raises(ModelError, match="RSF_MAX_EXPANDED_ELEMENTS"):
+        load_model_file(main)
+    monkeypatch.setattr(limits, "MAX_EXPANDED_ELEMENTS", 10_000)
+    monkeypatch.setattr(limits, "MAX_EXPANDED_BYTES", 2 * len((files.root / "part0.xml").read_bytes()))
+    with pytest.raises(ModelError, match="RSF_MAX_EXPANDED_BYTES"):
+        load_model_file(main)
+
+
+def test_sdf_includes_are_bounded_together(files: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    links = "".join(f'<link name="l{k}"/>' for k in range(30))
+    (files.pkg / "thirty.sdf").write_text(f'<sdf version="1.9"><model name="t">{links}</model></sdf>')
+    world = ('<sdf version="1.9"><world name="w">' + "".join(
+        f"<include><uri>package://goodpkg/thirty.sdf</uri><name>t{i}</name></include>" for i in range(5))
+        + "</world></sdf>")
+    assert len(read_description_text(world, "", XacroPolicy()).model.links) == 150
+    monkeypatch.setattr(limits, "MAX_LINKS", 100)
+    exc = network(world)
+    assert any(d.code == "MODEL_EXPANSION_TOO_LARGE" and "RSF_MAX_LINKS" in d.message for d in exc.errors)
+
+
+# ---- deep chains: no recursion ---------------------------------------------------------------------
+@pytest.mark.parametrize("kind", ["fixed", "revolute"])
+def test_a_5000_link_chain_loads_and_places_every_link(kind: str) -> None:
+    n = 5000
+    model = load_model(chain_urdf("deep", n, kind, mass=True), file="deep.urdf")
+    assert len(model.links) == n and not [w for w in model.warnings if w.severity.value == "error"]
+    tree = compile_model(model)
+    q = np.zeros(len(tree.moving_joint_names))
+    poses = fk.forward(tree, q)
+    last = poses[tree.link_names.index(f"l{n - 1}")]
+    assert_allclose(last[:3, 3], [0.001 * (n - 1), 0.0, 0.0], rtol=0, atol=1e-9)  # 4999 steps of 1 mm
+    doc = frames_document(model)
+    assert_allclose(doc["frames"][f"deep::l{n - 1}"]["position"], [0.001 * (n - 1), 0.0, 0.0], rtol=0, atol=1e-9)
+    text = format_frames_tree(model)
+    assert f"link l{n - 1}" in text and len(text) < 1000 * n  # linear in the chain (quadratic: ~200 MB)
+
+
+def test_fixed_chain_lumps_every_mass_into_the_root() -> None:
+    n = 5000
+    model = load_model(chain_urdf("deep", n, "fixed", mass=True), file="deep.urdf")
+    links = _converted_links(model)
+    assert [name for name, _ in links] == ["l0"]
+    mass = links[0][1]
+    assert mass is not None
+    assert mass.mass == n
+    assert_allclose(mass.com, [0.001 * (n - 1) / 2, 0.0, 0.0], rtol=0, atol=1e-9)  # mean of 0 .. 4.999 m
+
+
+def test_a_3000_joint_mimic_chain_follows_its_leader() -> None:
+    n = 3000
+    parts = ['<robot name="m"><link name="l0"/>']
+    for i in range(1, n):
+        mimic = f'<mimic joint="j{i - 1}"/>' if i > 1 else ""
+        parts.append(f'<link name="l{i}"/><joint name="j{i}" type="revolute"><parent link="l{i - 1}"/>'
+                     f'<child link="l{i}"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+                     f"{mimic}</joint>")
+    model = load_model("".join(parts) + "</robot>", file="mimic.urdf")
+    tree = compile_model(model)
+    q, _ = tree.resolve_mapping({"j1": 0.001})
+    last = fk.forward(tree, q)[tree.link_names.index(f"l{n - 1}")]
+    yaw = 0.001 * (n - 1)  # every joint turns by its leader's 0.001 rad about the same z axis
+    assert_allclose(last[:2, 0], [math.cos(yaw), math.sin(yaw)], rtol=0, atol=1e-9)
+
+
+# ---- non-finite poses, entities ----------------------------------------------------------------------
+def test_a_pose_that_overflows_is_refused_by_every_reader() -> None:
+    deep = ('<mujoco><worldbody><body name="a" pos="1e308 0 0"><geom size="0.1"/><body name="b" pos="1e308 0 0">'
+            '<geom size="0.1"/><body name="c" pos="1e308 0 0"><geom size="0.1"/></body></body></body></worldbody>'
+            '</mujoco>')
+    with pytest.raises(ModelError) as info:
+        load_model(deep, file="inf.xml")
+    assert info.value.errors[0].code == "MODEL_NON_FINITE_POSE" and "'b'" in info.value.errors[0].message
+    urdf = ('<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+            '<joint name="j1" type="fixed"><parent link="a"/><child link="b"/><origin xyz="1e308 0 0"/></joint>'
+            '<joint name="j2" type="fixed"><parent link="b"/><child link="c"/><origin xyz="1e308 0 0"/></joint></robot>')
+    with pytest.raises(ModelError, match="MODEL_NON_FINITE_POSE"):
+        load_model(urdf, file="inf.urdf")
+
+
+def test_an_external_entity_in_an_mjcf_attribute_is_an_entity_error(files: Files) -> None:
+    text = (f'<?xml version="1.0"?><!DOCTYPE mujoco [<!ENTITY x SYSTEM "file://{files.outside}/shadow">]>'
+            '<mujoco><worldbody><body name="&x;"/></worldbody></mujoco>')
+    with pytest.raises(ModelError) as info:
+        load_model(text, file="xxe.xml")
+    assert info.value.errors[0].code == "XML_ENTITY"
+    assert MARKER not in str(info.value)
+
+
+def test_budget_is_per_read(files: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two reads in a row each have the whole budget (nothing carries over)."""
+    (files.pkg / "c60.urdf").write_text(chain_urdf("c", 60))
+    monkeypatch.setattr(limits, "MAX_LINKS", 100)
+    for _ in range(3):
+        assert len(read_description_text(dmd("add_model", "package://goodpkg/c60.urdf"), "", XacroPolicy())
+                   .model.links) == 60
+    assert os.environ["ROS_PACKAGE_PATH"]
+
+
+def test_the_mujoco_export_of_a_2000_link_chain_nests_every_body() -> None:
+    """sim's MJCF is written with a stack: every body opened is closed, in chain order (MuJoCo itself then
+    refuses a tree this deep, in one line)."""
+    n = 2000
+    layout = build_mjcf(load_model(chain_urdf("deep", n, "revolute", mass=True), file="deep.urdf"))
+    opened = [line.split('"')[1] for line in layout.xml.splitlines() if line.lstrip().startswith("<body ")]
+    assert opened == [f"l{i}" for i in range(n)]
+    assert layout.xml.count("</body>") == n
+    lines = layout.xml.splitlines()
+    assert lines[lines.index(next(x for x in lines if 'name="l1999"' in x)) + 1].lstrip().startswith("<joint")
