@@ -107,6 +107,12 @@ class TfEncoder:
         transforms_to_quaternions(x, out=vals[:, 3:])
         return self.encode_pose7(slots, vals, stamp_ns)
 
+    def prepared(self, slots: NDArray[np.intp], rows: NDArray[np.intp] | None = None) -> PreparedTf:
+        """A :class:`PreparedTf` for these slots (its buffer allocated once; see there)."""
+        slots = np.asarray(slots, dtype=np.intp)
+        skeleton, size, stamp_words, dbl_words, _ = self._layout(slots)
+        return PreparedTf(skeleton[:size], stamp_words, dbl_words, slots if rows is None else rows)
+
     def encode_pose7(self, slots: NDArray[np.intp], pose7: NDArray[np.float64], stamp_ns: int) -> bytes:
         """:meth:`encode` from rows ``x y z qx qy qz qw`` (``(k, 7)``, unit quaternions) instead of matrices."""
         slots = np.asarray(slots, dtype=np.intp)
@@ -122,6 +128,40 @@ class TfEncoder:
         words[stamp_words] = struct.unpack("<Q", stamp)[0]
         words[dbl_words] = vals.view("<u8").ravel()
         return bytes(memoryview(buf)[:size])
+
+
+class PreparedTf:
+    """One TFMessage layout (a fixed list of slots) written in place: the 1 kHz path of the state_publisher.
+
+    The buffer holds the frame ids once; :meth:`write` puts one stamp and the seven numbers of each
+    transform into it (two numpy assignments and one pack) and returns the buffer itself, which
+    ``Publisher.publish`` (``publish_raw``) copies: it is rewritten by the next :meth:`write`. ``rows``:
+    the row of each slot in the ``(n, 7)`` array given to :meth:`write`.
+    """
+
+    __slots__ = ("_dbl", "_rows", "_stamp", "_words", "buffer", "size")
+
+    def __init__(self, skeleton: bytes, stamp_words: NDArray[np.intp], dbl_words: NDArray[np.intp],
+                 rows: NDArray[np.intp]) -> None:
+        if not len(rows):
+            raise ValueError("a PreparedTf needs at least one transform")
+        self.size = len(skeleton)
+        # every transform ends with its 8-aligned doubles: the message from byte 4 is whole uint64 words
+        self.buffer = bytearray(skeleton)
+        self._words = np.frombuffer(self.buffer, dtype="<u8", offset=4)
+        self._stamp = stamp_words
+        self._dbl = dbl_words
+        self._rows = np.asarray(rows, dtype=np.intp)
+
+    def write(self, pose7: NDArray[np.float64], stamp_ns: int) -> bytearray:
+        """The message with ``pose7[rows]`` (rows ``x y z qx qy qz qw``, C-contiguous float64) at ``stamp_ns``."""
+        sec, nsec = divmod(stamp_ns, 1_000_000_000)
+        struct.pack_into("<iI", self.buffer, 8, sec, nsec)
+        words = self._words
+        if len(self._stamp):
+            words[self._stamp] = (nsec << 32) | (sec & 0xFFFFFFFF)
+        words[self._dbl] = pose7[self._rows].view("<u8").ravel()
+        return self.buffer
 
 
 def stamp_to_ns(stamp: Any) -> int:

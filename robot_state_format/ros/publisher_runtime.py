@@ -24,6 +24,7 @@ from robot_state_format.model.types import WORLD, JointType
 from robot_state_format.playback.state_cache import JointStateCache, Update
 from robot_state_format.ros.description import LoadedDescription
 from robot_state_format.ros.messages import TfEncoder
+from robot_state_format.ros.publisher_hot import HotPath
 from robot_state_format.usdf.build import SnapshotBuilder
 
 
@@ -78,6 +79,7 @@ class Runtime:
         self.X_root_rootlink: NDArray[np.float64] = (np.asarray(root.pose, dtype=np.float64) if root is not None
                                                      else np.eye(4))
         self._snapshots: SnapshotBuilder | None = None
+        self.hot = HotPath(self.cache, self.encoder, self.joint_pose7)  # the common JointState (1 kHz path)
 
     @property
     def root_frame(self) -> str:
