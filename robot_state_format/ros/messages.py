@@ -105,6 +105,7 @@ class TfEncoder:
         vals = np.empty((k, 7))
         vals[:, :3] = x[:, :3, 3]
         transforms_to_quaternions(x, out=vals[:, 3:])
+        kdl_quaternion_signs(vals[:, 3:])
         return self.encode_pose7(slots, vals, stamp_ns)
 
     def prepared(self, slots: NDArray[np.intp], rows: NDArray[np.intp] | None = None) -> PreparedTf:
@@ -188,11 +189,33 @@ def joint_state_arrays(msg: Any) -> tuple[list[str], NDArray[np.float64], NDArra
             stamp_to_ns(msg.header.stamp))
 
 
+_W_KDL = 0.5 + 2.5e-13  # KDL's trace > 1e-12 is 4 w^2 - 1 > 1e-12 for a unit quaternion
+
+
+def kdl_quaternion_signs(quats: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Rows ``x y z w`` (unit, ``w >= 0``) turned, in place, to the sign KDL's ``Rotation::GetQuaternion``
+    gives (robot_state_publisher's TF): ``w > 0`` while the rotation's trace exceeds 1e-12 (under about
+    120 degrees); beyond, the component of the largest diagonal element of the matrix positive (x when
+    ``m00`` is larger than ``m11`` and ``m22``, else y when ``m11 > m22``, else z). The same rotation
+    either way; the same numbers as the C++ node's."""
+    w = quats[:, 3]
+    if not len(w) or float(w.min()) > _W_KDL:
+        return quats
+    rows = np.flatnonzero(w <= _W_KDL)
+    r = quats[rows]
+    x2, y2, z2 = r[:, 0] * r[:, 0], r[:, 1] * r[:, 1], r[:, 2] * r[:, 2]  # m00 - m11 = 2 (x2 - y2), ...
+    lead = np.where((x2 > y2) & (x2 > z2), r[:, 0], np.where(y2 > z2, r[:, 1], r[:, 2]))
+    quats[rows] = r * np.copysign(1.0, lead)[:, None]
+    return quats
+
+
 def transforms_to_msgs(frames: Sequence[tuple[str, str]], transforms: NDArray[np.float64],
                        stamp_ns: int) -> list[TransformStamped]:
-    """``geometry_msgs/TransformStamped`` objects for ``frames[k]`` at ``transforms[k]``."""
+    """``geometry_msgs/TransformStamped`` objects for ``frames[k]`` at ``transforms[k]`` (quaternion
+    signs as :func:`kdl_quaternion_signs`)."""
     stamp = ns_to_stamp(stamp_ns)
-    quats = matrices_to_quaternions(transforms[:, :3, :3]) if len(transforms) else np.empty((0, 4))
+    quats = kdl_quaternion_signs(matrices_to_quaternions(transforms[:, :3, :3])) if len(transforms) \
+        else np.empty((0, 4))
     out = []
     for (parent, child), t, q in zip(frames, transforms, quats):
         msg = TransformStamped()

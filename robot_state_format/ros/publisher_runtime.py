@@ -23,7 +23,7 @@ from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.types import WORLD, JointType
 from robot_state_format.playback.state_cache import JointStateCache, Update
 from robot_state_format.ros.description import LoadedDescription
-from robot_state_format.ros.messages import TfEncoder
+from robot_state_format.ros.messages import TfEncoder, kdl_quaternion_signs
 from robot_state_format.ros.publisher_hot import HotPath
 from robot_state_format.usdf.build import SnapshotBuilder
 
@@ -103,10 +103,12 @@ class Runtime:
         return Applied(self.encoder.encode_pose7(up.send, self.joint_pose7()[up.send], up.stamp_ns), up)
 
     def joint_pose7(self) -> NDArray[np.float64]:
-        """:meth:`joint_transforms` as rows ``x y z qx qy qz qw`` (TF's numbers, without the matrices)."""
+        """:meth:`joint_transforms` as rows ``x y z qx qy qz qw`` (TF's numbers, without the matrices; the
+        quaternions' signs as robot_state_publisher's, :func:`~.messages.kdl_quaternion_signs`)."""
         rows = joint_pose7(self.tree, self.cache.q)
         if len(self.world_parent):
             rows[self.world_parent] = left_compose_pose7(self.world_pose, rows[self.world_parent], self._world_quat)
+        kdl_quaternion_signs(rows[:, 3:])  # the C++ node's signs past 120 degrees (a view: in place)
         return rows
 
     def snapshots(self) -> SnapshotBuilder:

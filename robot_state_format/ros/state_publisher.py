@@ -105,7 +105,7 @@ class StatePublisher(Node):
         self._js_sub = self.create_subscription(
             JointState, "joint_states", self._on_joint_state, JOINT_STATES_QOS[p.joint_states_qos],
             qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
-        self._tf_listener = TfListener(self, lambda key, text: self._warn(Problem(key, text)))
+        self._tf_listener_: TfListener | None = None  # made while snapshots are on (see _tf_listener)
         if p.use_robot_description_topic:
             self._description_sub = self.create_subscription(String, "robot_description",
                                                              self._on_description_topic, LATCHED)
@@ -316,8 +316,23 @@ class StatePublisher(Node):
                   lambda: problem.text)
 
     def destroy_node(self) -> None:
-        self._tf_listener.destroy()
+        self._drop_tf_listener()
         super().destroy_node()
+
+    @property
+    def _tf_listener(self) -> TfListener:
+        """The model pose's TF listener, made on first use: only snapshots need it, and with them off the
+        node does not read its own 1 kHz /tf back (nor start the helper node)."""
+        if self._tf_listener_ is None:
+            self._tf_listener_ = TfListener(self, lambda key, text: self._warn(Problem(key, text)))
+        return self._tf_listener_
+
+    def _drop_tf_listener(self) -> None:
+        if self._tf_listener_ is not None:
+            self._tf_listener_.destroy()
+            self._tf_listener_ = None
+            self._placed = None
+            self._tf_seen = -1
 
     # -- model pose from TF ----------------------------------------------------------------------
     def model_pose(self) -> NDArray[np.float64] | None:
@@ -339,6 +354,10 @@ class StatePublisher(Node):
         self._snapshot_every = freq == EVERY_JOINT_STATE
         if freq > 0:
             self._snapshot_timer = self.create_timer(1.0 / freq, self._on_snapshot_timer)
+        if freq > 0 or self._snapshot_every:
+            _ = self._tf_listener  # listening from now on: the model pose is known by the first snapshot
+        else:
+            self._drop_tf_listener()
         if (freq > 0 or self._snapshot_every) and self._rt is not None:
             self._rt.snapshots()  # built (and the compiled kinematics loaded) now, not in the first snapshot
         note = formatter_note() if freq > 0 or self._snapshot_every else None
