@@ -162,10 +162,9 @@ class Stream:
                 if self.first_tf is None and stamp >= self.after_ns:
                     self.first_tf = time.monotonic() - self.t0
                 w = self.window
-                if w is not None and stamp in w.sent:
-                    if w.sent[stamp] == 1:
-                        w.sent[stamp] = 2
-                        w.latency_ns.append(now_ns - stamp)
+                if w is not None and w.sent.get(stamp) == 1:
+                    w.sent[stamp] = 2
+                    w.latency_ns.append(now_ns - stamp)
                 if stamp in self.keep:
                     self.keep[stamp].append(raw)
 

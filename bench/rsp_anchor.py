@@ -76,7 +76,7 @@ def build_anchor(venv: Path | None = None, log: Path | None = None) -> tuple[Anc
     """Build (or find cached) the anchor with the shared script; None and why when it cannot."""
     script = build_script()
     if not script.is_file():
-        found, why = find_anchor()
+        found, _ = find_anchor()
         return (found, "") if found is not None else (None, f"no build script at {script} (set RSF_RSP_BUILD)")
     prefix = work_dir() / "install"
     venv = venv or Path(sys.prefix)

@@ -20,17 +20,17 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from tf2_msgs.msg import TFMessage  # noqa: E402
+from rclpy.serialization import deserialize_message, serialize_message
+from sensor_msgs.msg import JointState
+from tf2_msgs.msg import TFMessage
 
-from robot_state_format.model.loader import load_model  # noqa: E402
-from robot_state_format.ros.description import LoadedDescription  # noqa: E402
-from robot_state_format.ros.messages import kdl_quaternion_signs  # noqa: E402
-from robot_state_format.ros.publisher_hot import MISS  # noqa: E402
-from robot_state_format.ros.publisher_params import period_ns  # noqa: E402
-from robot_state_format.ros.publisher_runtime import Runtime  # noqa: E402
-from robot_state_format.ros.publisher_wire import JointStateReader  # noqa: E402
+from robot_state_format.model.loader import load_model
+from robot_state_format.ros.description import LoadedDescription
+from robot_state_format.ros.messages import kdl_quaternion_signs
+from robot_state_format.ros.publisher_hot import MISS
+from robot_state_format.ros.publisher_params import period_ns
+from robot_state_format.ros.publisher_runtime import Runtime
+from robot_state_format.ros.publisher_wire import JointStateReader
 
 MS = 1_000_000
 T0 = 1_700_000_000 * 1_000_000_000

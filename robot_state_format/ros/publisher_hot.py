@@ -107,7 +107,7 @@ class HotPath:
         self._plans[d.key] = h
         return h
 
-    def apply(self, d: Decoded, now_ns: int) -> bytearray | None | _Miss:
+    def apply(self, d: Decoded, now_ns: int) -> bytearray | _Miss | None:
         """Merge ``d``; the /tf message to publish now (a buffer rewritten by the next call), None when
         none is due, or :data:`MISS` (nothing done: the general path must take this message)."""
         h = self._hot(d)

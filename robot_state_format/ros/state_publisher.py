@@ -52,13 +52,13 @@ from robot_state_format.ros.description import (
 )
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener
+from robot_state_format.ros.publisher_hot import MISS
 from robot_state_format.ros.publisher_params import (
     EVERY_JOINT_STATE,
     Load,
     PublisherParams,
     StatePublisherConfigError,
 )
-from robot_state_format.ros.publisher_hot import MISS
 from robot_state_format.ros.publisher_runtime import Runtime, waiting_text
 from robot_state_format.ros.publisher_wire import JointStateReader
 from robot_state_format.ros.qos import JOINT_STATES_QOS, LATCHED

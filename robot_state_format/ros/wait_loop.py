@@ -53,8 +53,11 @@ class _Entities:
         self.services = [s.handle for s in node.services]
         self.clients = [c.handle for c in node.clients]
         self.guard_handles = [g.handle for g in self.guards]
+        context = node.context.handle
+        if context is None:
+            raise RuntimeError("the node's context is shut down")
         self.wait_set = _rclpy.WaitSet(1 + len(self.subs), len(self.guards), len(self.timers), len(self.clients),
-                                       len(self.services), 0, node.context.handle)
+                                       len(self.services), 0, context)
 
     def fill(self) -> Any:
         """The wait set with every entity added again (a wait leaves only the ready ones in it)."""
@@ -65,8 +68,8 @@ class _Entities:
             ws.add_subscription(s)
         for t in self.timers:
             ws.add_timer(t)
-        for s in self.services:
-            ws.add_service(s)
+        for srv in self.services:
+            ws.add_service(srv)
         for c in self.clients:
             ws.add_client(c)
         for g in self.guard_handles:
