@@ -44,7 +44,8 @@ from typing import Any
 import numpy as np
 from figures import Figures
 from machine import describe_machine
-from rsp_anchor import Anchor, build_anchor, find_anchor
+from rsp_anchor import Anchor, build_anchor, find_anchor, our_command
+from rsp_anchor import start as start_node
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -243,31 +244,14 @@ def load(name: str, path: Path) -> Model:
 
 
 def start(ros: Any, anchor: Anchor | None, variant: str, model: Model, workdir: Path, index: int) -> Any:
-    from ros_harness import NodeProcess, configure_ros_environment, write_params_file  # type: ignore[import-not-found]
-
     params: dict[str, Any] = {"robot_description": model.text, "ignore_timestamp": True}
     if variant != "cpp":
         params["snapshot_frequency"] = 0.0 if variant == "ours" else -1.0
-    label = f"{variant}-{model.name}-{index}"
-    params_path = write_params_file(workdir / f"{label}.params.yaml", params)
-    env = dict(os.environ)
     if variant == "cpp":
         assert anchor is not None
-        env.update(anchor.env)
-        cmd = anchor.command()
-    else:
-        exe = Path(sys.executable).parent / "state_publisher"
-        cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "robot_state_format.ros.state_publisher"]
-    configure_ros_environment(env)
-    cmd += ["--ros-args", "--params-file", str(params_path), "-r", f"__ns:={NS}"]
-    log = workdir / f"{label}.log"
-    import subprocess
-
-    with log.open("wb") as f:
-        p = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
-    proc = NodeProcess(label, cmd, log, p, params_path)
-    ros.processes.append(proc)
-    return proc
+        return start_node(ros, anchor.command(), params, ["-r", f"__ns:={NS}"], f"{variant}-{model.name}-{index}",
+                          anchor.env)
+    return start_node(ros, our_command(), params, ["-r", f"__ns:={NS}"], f"{variant}-{model.name}-{index}")
 
 
 def measure(ros: Any, stream: Stream, anchor: Anchor | None, variant: str, model: Model, workdir: Path, index: int,
@@ -431,6 +415,86 @@ def report(model: Model, res: dict[str, list[dict[str, Any]]], rates: tuple[floa
                      anchor_is="our node TF only (snapshot_frequency 0), same run")
 
 
+def breakdown(model: Model, context: Any, n: int) -> dict[str, float]:
+    """Where a JointState's microseconds go in our node, each stage timed alone in this process (romeo's
+    stream): the wait (one rclpy wait set as ros/wait_loop.py fills it, a message ready), the raw take,
+    the CDR read, the merge (HotPath without kinematics and encoding), the kinematics (Pose7), the TF
+    encoding (PreparedTf), the raw publish (one subscriber matched), the node clock."""
+    from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
+    from rclpy.node import Node
+    from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from rclpy.serialization import serialize_message
+    from sensor_msgs.msg import JointState
+    from tf2_msgs.msg import TFMessage
+
+    from robot_state_format.model.loader import load_model
+    from robot_state_format.ros.description import LoadedDescription
+    from robot_state_format.ros.publisher_runtime import Runtime
+    from robot_state_format.ros.publisher_wire import JointStateReader
+
+    node = Node("rsp_bench_breakdown", context=context, start_parameter_services=False, enable_rosout=False)
+    deep = QoSProfile(depth=n + 10, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
+    pub = node.create_publisher(JointState, "/rspbench_breakdown/joint_states", deep)
+    sub = node.create_subscription(JointState, "/rspbench_breakdown/joint_states", lambda _m: None, deep, raw=True)
+    tf_pub = node.create_publisher(TFMessage, "/rspbench_breakdown/tf", 100)
+    node.create_subscription(TFMessage, "/rspbench_breakdown/tf", lambda _m: None, 100, raw=True)
+    rt = Runtime(LoadedDescription(model.text, load_model(model.text), model.name), "", 0, True)
+    reader = JointStateReader()
+    raws = []
+    for k in range(n):
+        msg = JointState(name=model.names, position=(0.1 * np.sin(np.arange(len(model.names)) + 0.01 * k)).tolist())
+        msg.header.stamp.sec, msg.header.stamp.nanosec = 1000 + k // 1000, (k % 1000) * 1_000_000
+        raws.append(serialize_message(msg))
+    end = time.monotonic() + 5.0
+    while sub.handle.get_publisher_count() < 1 and time.monotonic() < end:
+        time.sleep(0.01)
+    out: dict[str, float] = {}
+
+    def timed(name: str, fn: Callable[[int], Any], count: int = n) -> None:
+        t0 = time.perf_counter()
+        for i in range(count):
+            fn(i)
+        out[name] = (time.perf_counter() - t0) / count * 1e6
+
+    for raw in raws:  # n messages waiting
+        pub.publish(raw)
+    time.sleep(0.2)
+    ws = _rclpy.WaitSet(1, 1, 1, 0, 7, 0, context.handle)
+    services = [s.handle for s in node.services]
+    gc = node.create_guard_condition(lambda: None)
+
+    def wait(_i: int) -> None:  # what spin_hot does per wake-up, the message already there
+        ws.clear_entities()
+        ws.add_subscription(sub.handle)
+        for srv in services:
+            ws.add_service(srv)
+        ws.add_guard_condition(gc.handle)
+        ws.wait(0)
+        ws.is_ready("subscription", 0)
+        ws.get_ready_entities("guard_condition")
+
+    timed("wait set filled and waited on, a message ready", wait, 2000)
+    timed("raw take", lambda _i: sub.handle.take_message(sub.msg_type, True))
+    timed("CDR read (JointStateReader)", lambda i: reader.read(raws[i]))
+    decoded = [reader.read(r) for r in raws]
+    plan = rt.hot._hot(decoded[0])
+    assert plan is not None and plan.tf is not None
+    tf = plan.tf
+    timed("apply", lambda i: rt.hot.apply(decoded[i], 10**18 + i))
+    timed("kinematics (Pose7, every tree joint)", lambda _i: rt.joint_pose7())
+    p7 = rt.joint_pose7().copy()
+    timed("TF encoding (PreparedTf.write)", lambda i: tf.write(p7, 10**18 + i))
+    apply = out.pop("apply")  # the merge and the throttle: HotPath.apply without the two above
+    out["merge + throttle (HotPath.apply without kinematics and encoding)"] = max(
+        0.0, apply - out["kinematics (Pose7, every tree joint)"] - out["TF encoding (PreparedTf.write)"])
+    publish_raw = tf_pub.handle.publish_raw
+    timed("raw publish (55 transforms, one subscriber)", lambda _i: publish_raw(tf.buffer))
+    clock = node.get_clock().handle
+    timed("node clock (get_now)", lambda _i: clock.get_now().nanoseconds)
+    node.destroy_node()
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="2 rounds, 4 s windows")
@@ -441,6 +505,7 @@ def main() -> None:
     ap.add_argument("--rates", default="100,1000")
     ap.add_argument("--no-full", action="store_true", help="skip our node with snapshot_frequency -1")
     ap.add_argument("--no-build", action="store_true", help="use the anchor only when already built")
+    ap.add_argument("--breakdown", action="store_true", help="only where our node's microseconds go (romeo)")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
     rounds = a.rounds or (1 if a.smoke else 2 if a.quick else 3)
@@ -475,6 +540,19 @@ def main() -> None:
     ros = RosHarness(context, workdir)
     variants = [v for v in VARIANTS if (v != "cpp" or anchor is not None) and (v != "full" or not a.no_full)]
     try:
+        for model in models:
+            if model.name != "romeo" and len(models) > 1:
+                continue
+            parts = {k: min(v, breakdown(model, context, 500 if not a.smoke else 50)[k]) for k, v in
+                     breakdown(model, context, 500 if not a.smoke else 50).items()}  # the better of two runs
+            total = sum(parts.values())
+            print(f"{model.name}: where a JointState's microseconds go in our node (each stage alone, in process):")
+            for k, v in parts.items():
+                print(f"  {k:60s} {v:7.2f} us")
+                FIGS.add(f"vs rsp breakdown {model.name}: {k}", v, total, "us", anchor_is="the sum of the stages")
+            print(f"  {'sum':60s} {total:7.2f} us")
+        if a.breakdown:
+            models = []
         for model in models:
             stream = Stream(context, model.names, model.lower, model.upper)
             try:

@@ -19,6 +19,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 EXE = Path("lib", "robot_state_publisher", "robot_state_publisher")
@@ -91,4 +92,31 @@ def build_anchor(venv: Path | None = None, log: Path | None = None) -> tuple[Anc
     return find_anchor()
 
 
-__all__ = ["Anchor", "build_anchor", "build_script", "find_anchor", "work_dir"]
+def start(ros: Any, command: list[str], params: dict[str, Any], ros_args: list[str], label: str,
+          env: dict[str, str] | None = None) -> Any:
+    """Start ``command`` as a node process of the harness ``ros`` (test/ros_harness.py; stopped with the
+    harness's others): its params file, ``ros_args``, the harness's DDS environment plus ``env``."""
+    import subprocess
+
+    from ros_harness import NodeProcess, configure_ros_environment, write_params_file
+
+    params_path = write_params_file(ros.workdir / f"{label}.params.yaml", params)
+    child_env = dict(os.environ)
+    child_env.update(env or {})
+    configure_ros_environment(child_env)
+    cmd = [*command, "--ros-args", "--params-file", str(params_path), *ros_args]
+    log = ros.workdir / f"{label}.log"
+    with log.open("wb") as f:
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=child_env)
+    node = NodeProcess(label, cmd, log, proc, params_path)
+    ros.processes.append(node)
+    return node
+
+
+def our_command() -> list[str]:
+    """The state_publisher console script beside this Python (or the module)."""
+    exe = Path(sys.executable).parent / "state_publisher"
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "robot_state_format.ros.state_publisher"]
+
+
+__all__ = ["Anchor", "build_anchor", "build_script", "find_anchor", "our_command", "start", "work_dir"]
