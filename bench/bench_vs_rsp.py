@@ -29,6 +29,7 @@ run (medians over the rounds):
 from __future__ import annotations
 
 import argparse
+import compileall
 import math
 import os
 import statistics
@@ -512,6 +513,8 @@ def main() -> None:
     window = a.window or (1.0 if a.smoke else 4.0 if a.quick else 8.0)
     rates = tuple(float(r) for r in a.rates.split(","))
     print(f"machine: {describe_machine()}")
+    # installed packages carry bytecode (pip, apt, colcon, ./run setup): so does this tree's (bench_footprint.py)
+    compileall.compile_dir(str(ROOT / "robot_state_format"), quiet=1)
     if a.smoke or a.no_build:
         anchor, why = find_anchor()
     else:
