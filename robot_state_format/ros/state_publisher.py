@@ -249,7 +249,10 @@ class StatePublisher(Node):
         rt = self._rt
         if rt is None:
             return
-        d = self._reader.read(data)
+        try:
+            d = self._reader.read(data)
+        except Exception:  # bytes the reader cannot follow: rclpy's deserialiser says what is wrong
+            d = None
         if d is None:
             try:
                 msg = deserialize_message(data, JointState)
