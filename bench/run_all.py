@@ -44,6 +44,7 @@ BENCHES: dict[str, list[str]] = {
     "playback_memory": ["--messages", "100000"],
     "restamp": [],
     "footprint": ["--quick"],
+    "vs_rsp": [],
     "xacro_child": ["--repeat", "5"],  # the full run (3 start-ups, 60 s soak): bench_footprint.py alone
 }
 

@@ -9,8 +9,9 @@ Rules (documented in docs/state_publisher.md):
 * multi-DOF joints are set through named sub-joints ``<joint>/<dof>`` (MoveIt's names):
   floating ``trans_x trans_y trans_z rot_x rot_y rot_z rot_w``, planar ``x y theta``,
   ball ``rot_x rot_y rot_z rot_w``, universal/revolute2 ``axis1 axis2``; quaternions are normalised;
-* a stamp is never sent twice for a joint; with a publish period, a joint's transform is sent
-  again only once the stamp has advanced by the period (robot_state_publisher's throttle, per joint);
+* a stamp is never sent twice for a joint; with a publish period, a message's transforms are sent
+  when its stamp is at least one period after the last sent stamp of the least recently sent joint it
+  affects (robot_state_publisher's rule), and then every joint it affects is sent;
   ``ignore_timestamp`` lifts that throttle and keeps the message stamps (as robot_state_publisher);
 * a stamp older than the newest seen by more than ``jump_tolerance_ns`` (bag loop, simulation
   reset), or the node clock going backwards, resets the cache (one info line);
@@ -40,6 +41,13 @@ _PLAN_CACHE_SIZE = 64
 def _short(names: Sequence[str], shown: int = 10) -> str:
     """Joint names for a log line: the first ``shown``, then how many more (messages can be huge)."""
     return ", ".join(names[:shown]) + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+def _due(last_sent: NDArray[np.int64], stamp: int, period: int) -> bool:
+    """robot_state_publisher's rule: a message is published when its stamp is at least one period after
+    the last published stamp of the least recently published joint it names (never published: due)."""
+    oldest = int(last_sent.min()) if len(last_sent) else -1
+    return oldest < 0 or stamp >= oldest + period
 
 
 class Problem:
@@ -429,8 +437,9 @@ class JointStateCache:
             cand = cand[self.tree_has_value[cand]]
             last = self.last_sent[cand]
             ok = last < stamp
-            if self.publish_period_ns > 0 and not self.ignore_timestamp:
-                ok &= (last < 0) | (stamp >= last + self.publish_period_ns)
+            if self.publish_period_ns > 0 and not self.ignore_timestamp and not _due(last, stamp,
+                                                                                     self.publish_period_ns):
+                ok[:] = False
             cand = cand[ok]
             self.last_sent[cand] = stamp
             if len(cand):
@@ -466,8 +475,8 @@ class JointStateCache:
         if not (self.max_sent < 0 or (stamp > self.max_sent and stamp >= self.max_sent + period)):
             last = self.last_sent[cand]
             ok = last < stamp
-            if period > 0:
-                ok &= (last < 0) | (stamp >= last + period)
+            if period > 0 and not _due(last, stamp, period):
+                ok[:] = False
             cand = cand[ok]
         if len(cand):
             self.last_sent[cand] = stamp

@@ -105,7 +105,14 @@ class TfEncoder:
         vals = np.empty((k, 7))
         vals[:, :3] = x[:, :3, 3]
         transforms_to_quaternions(x, out=vals[:, 3:])
+        kdl_quaternion_signs(vals[:, 3:])
         return self.encode_pose7(slots, vals, stamp_ns)
+
+    def prepared(self, slots: NDArray[np.intp], rows: NDArray[np.intp] | None = None) -> PreparedTf:
+        """A :class:`PreparedTf` for these slots (its buffer allocated once; see there)."""
+        slots = np.asarray(slots, dtype=np.intp)
+        skeleton, size, stamp_words, dbl_words, _ = self._layout(slots)
+        return PreparedTf(skeleton[:size], stamp_words, dbl_words, slots if rows is None else rows)
 
     def encode_pose7(self, slots: NDArray[np.intp], pose7: NDArray[np.float64], stamp_ns: int) -> bytes:
         """:meth:`encode` from rows ``x y z qx qy qz qw`` (``(k, 7)``, unit quaternions) instead of matrices."""
@@ -122,6 +129,40 @@ class TfEncoder:
         words[stamp_words] = struct.unpack("<Q", stamp)[0]
         words[dbl_words] = vals.view("<u8").ravel()
         return bytes(memoryview(buf)[:size])
+
+
+class PreparedTf:
+    """One TFMessage layout (a fixed list of slots) written in place: the 1 kHz path of the state_publisher.
+
+    The buffer holds the frame ids once; :meth:`write` puts one stamp and the seven numbers of each
+    transform into it (two numpy assignments and one pack) and returns the buffer itself, which
+    ``Publisher.publish`` (``publish_raw``) copies: it is rewritten by the next :meth:`write`. ``rows``:
+    the row of each slot in the ``(n, 7)`` array given to :meth:`write`.
+    """
+
+    __slots__ = ("_dbl", "_rows", "_stamp", "_words", "buffer", "size")
+
+    def __init__(self, skeleton: bytes, stamp_words: NDArray[np.intp], dbl_words: NDArray[np.intp],
+                 rows: NDArray[np.intp]) -> None:
+        if not len(rows):
+            raise ValueError("a PreparedTf needs at least one transform")
+        self.size = len(skeleton)
+        # every transform ends with its 8-aligned doubles: the message from byte 4 is whole uint64 words
+        self.buffer = bytearray(skeleton)
+        self._words = np.frombuffer(self.buffer, dtype="<u8", offset=4)
+        self._stamp = stamp_words
+        self._dbl = dbl_words
+        self._rows = np.asarray(rows, dtype=np.intp)
+
+    def write(self, pose7: NDArray[np.float64], stamp_ns: int) -> bytearray:
+        """The message with ``pose7[rows]`` (rows ``x y z qx qy qz qw``, C-contiguous float64) at ``stamp_ns``."""
+        sec, nsec = divmod(stamp_ns, 1_000_000_000)
+        struct.pack_into("<iI", self.buffer, 8, sec, nsec)
+        words = self._words
+        if len(self._stamp):
+            words[self._stamp] = (nsec << 32) | (sec & 0xFFFFFFFF)
+        words[self._dbl] = pose7[self._rows].view("<u8").ravel()
+        return self.buffer
 
 
 def stamp_to_ns(stamp: Any) -> int:
@@ -148,11 +189,33 @@ def joint_state_arrays(msg: Any) -> tuple[list[str], NDArray[np.float64], NDArra
             stamp_to_ns(msg.header.stamp))
 
 
+_W_KDL = 0.5 + 2.5e-13  # KDL's trace > 1e-12 is 4 w^2 - 1 > 1e-12 for a unit quaternion
+
+
+def kdl_quaternion_signs(quats: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Rows ``x y z w`` (unit, ``w >= 0``) turned, in place, to the sign KDL's ``Rotation::GetQuaternion``
+    gives (robot_state_publisher's TF): ``w > 0`` while the rotation's trace exceeds 1e-12 (under about
+    120 degrees); beyond, the component of the largest diagonal element of the matrix positive (x when
+    ``m00`` is larger than ``m11`` and ``m22``, else y when ``m11 > m22``, else z). The same rotation
+    either way; the same numbers as the C++ node's."""
+    w = quats[:, 3]
+    if not len(w) or float(w.min()) > _W_KDL:
+        return quats
+    rows = np.flatnonzero(w <= _W_KDL)
+    r = quats[rows]
+    x2, y2, z2 = r[:, 0] * r[:, 0], r[:, 1] * r[:, 1], r[:, 2] * r[:, 2]  # m00 - m11 = 2 (x2 - y2), ...
+    lead = np.where((x2 > y2) & (x2 > z2), r[:, 0], np.where(y2 > z2, r[:, 1], r[:, 2]))
+    quats[rows] = r * np.copysign(1.0, lead)[:, None]
+    return quats
+
+
 def transforms_to_msgs(frames: Sequence[tuple[str, str]], transforms: NDArray[np.float64],
                        stamp_ns: int) -> list[TransformStamped]:
-    """``geometry_msgs/TransformStamped`` objects for ``frames[k]`` at ``transforms[k]``."""
+    """``geometry_msgs/TransformStamped`` objects for ``frames[k]`` at ``transforms[k]`` (quaternion
+    signs as :func:`kdl_quaternion_signs`)."""
     stamp = ns_to_stamp(stamp_ns)
-    quats = matrices_to_quaternions(transforms[:, :3, :3]) if len(transforms) else np.empty((0, 4))
+    quats = kdl_quaternion_signs(matrices_to_quaternions(transforms[:, :3, :3])) if len(transforms) \
+        else np.empty((0, 4))
     out = []
     for (parent, child), t, q in zip(frames, transforms, quats):
         msg = TransformStamped()

@@ -87,8 +87,9 @@ class ChangePlan:
 
 
 def period_ns(freq: float) -> int:
-    """The period of a rate in Hz (0: no period)."""
-    return int(round(1e9 / freq)) if freq > 0 else 0
+    """The period of a rate in Hz (0: no period), in whole milliseconds as robot_state_publisher takes
+    it (``1000 / publish_frequency`` truncated: 30 Hz is 33 ms)."""
+    return int(1000.0 / freq) * 1_000_000 if freq > 0 else 0
 
 
 def check_frequency(key: str, value: Any) -> str | None:

@@ -9,6 +9,7 @@ do (:class:`Applied`).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -18,12 +19,15 @@ from numpy.typing import NDArray
 from robot_state_format import spatial as tfm
 from robot_state_format.kinematics import compiled
 from robot_state_format.kinematics.fk import joint_transforms
-from robot_state_format.kinematics.joint_quaternions import joint_pose7, left_compose_pose7
+from robot_state_format.kinematics.joint_quaternions import left_compose_pose7
 from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.model.joint_limits import position_ranges
 from robot_state_format.model.types import WORLD, JointType
 from robot_state_format.playback.state_cache import JointStateCache, Update
 from robot_state_format.ros.description import LoadedDescription
-from robot_state_format.ros.messages import TfEncoder
+from robot_state_format.ros.messages import TfEncoder, kdl_quaternion_signs
+from robot_state_format.ros.publisher_hot import HotPath
+from robot_state_format.ros.publisher_pose import Pose7
 from robot_state_format.usdf.build import SnapshotBuilder
 
 
@@ -78,6 +82,14 @@ class Runtime:
         self.X_root_rootlink: NDArray[np.float64] = (np.asarray(root.pose, dtype=np.float64) if root is not None
                                                      else np.eye(4))
         self._snapshots: SnapshotBuilder | None = None
+        limits = {}
+        for name in tree.moving_joint_names:
+            start = tree.q_slice(name).start
+            for k, bounds in enumerate(position_ranges(model.joints[name])):
+                if bounds is not None and math.isfinite(bounds[0]) and math.isfinite(bounds[1]):
+                    limits[start + k] = bounds
+        self._pose7 = Pose7(tree, limits)
+        self.hot = HotPath(self.cache, self.encoder, self.joint_pose7)  # the common JointState (1 kHz path)
 
     @property
     def root_frame(self) -> str:
@@ -101,10 +113,15 @@ class Runtime:
         return Applied(self.encoder.encode_pose7(up.send, self.joint_pose7()[up.send], up.stamp_ns), up)
 
     def joint_pose7(self) -> NDArray[np.float64]:
-        """:meth:`joint_transforms` as rows ``x y z qx qy qz qw`` (TF's numbers, without the matrices)."""
-        rows = joint_pose7(self.tree, self.cache.q)
+        """:meth:`joint_transforms` as rows ``x y z qx qy qz qw`` (TF's numbers, without the matrices; the
+        quaternions' signs as robot_state_publisher's, :func:`~.messages.kdl_quaternion_signs`); an array
+        rewritten by the next call (:class:`~.publisher_pose.Pose7`)."""
+        rows = self._pose7(self.cache.q)
         if len(self.world_parent):
-            rows[self.world_parent] = left_compose_pose7(self.world_pose, rows[self.world_parent], self._world_quat)
+            rows = rows.copy()  # the kernel's buffer is rewritten by its next call
+            wp = self.world_parent
+            rows[wp] = left_compose_pose7(self.world_pose, rows[wp], self._world_quat)
+            rows[wp, 3:] = kdl_quaternion_signs(rows[wp, 3:])
         return rows
 
     def snapshots(self) -> SnapshotBuilder:

@@ -141,13 +141,15 @@ N = TypeVar("N", bound=Node)
 
 def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures: Sequence[Failure],
              on_exit: Callable[[N], None] | None = None, *,
-             until: Callable[[N], float | None] | None = None) -> int:
+             until: Callable[[N], float | None] | None = None,
+             spin_node: Callable[[N, Stop, float | None], bool] | None = None) -> int:
     """A node's console script: init, make the node, spin until SIGINT/SIGTERM, finish.
 
     ``failures``: ``(exception types, text before the error, exit code)``, the first that matches an
     exception raised while making or spinning the node is printed as ``PROG: error: TEXT<exc>`` on
     stderr and gives the exit code; any other exception propagates. ``on_exit(node)`` runs before
     the node is destroyed (when it was made). ``until(node)``: a monotonic time to stop at (None: never).
+    ``spin_node(node, stop, until)``: runs the node instead of :func:`spin` (the same contract).
     """
     stop = init(args if args is not None else sys.argv)
     log_sites.prime()  # the node's first log line without inspect's walk over every module (~13 ms)
@@ -156,7 +158,11 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
     try:
         node = make()
         release_free_memory()  # what start-up freed (ros/memory.py)
-        spin(node, stop, until=until(node) if until is not None else None)
+        stop_at = until(node) if until is not None else None
+        if spin_node is not None:
+            spin_node(node, stop, stop_at)
+        else:
+            spin(node, stop, until=stop_at)
     except Exception as exc:
         for types, lead, exit_code in failures:
             if isinstance(exc, types):

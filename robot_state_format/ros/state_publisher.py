@@ -19,6 +19,7 @@ Snapshots (``world_state``) are built on a timer, or after every JointState (``s
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,8 @@ from rcl_interfaces.msg import SetParametersResult
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos_overriding_options import QoSOverridingOptions
+from rclpy.serialization import deserialize_message
+from rclpy.subscription import Subscription
 from rclpy.timer import Timer
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -37,7 +40,7 @@ from robot_state_format.errors import ModelIOError, RobotStateFormatError, error
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
 from robot_state_format.playback.state_cache import Problem
-from robot_state_format.ros import kernel_param, spin
+from robot_state_format.ros import kernel_param, spin, wait_loop
 from robot_state_format.ros import publisher_params as params
 from robot_state_format.ros.description import (
     DescriptionConfigError,
@@ -49,6 +52,7 @@ from robot_state_format.ros.description import (
 )
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener
+from robot_state_format.ros.publisher_hot import MISS
 from robot_state_format.ros.publisher_params import (
     EVERY_JOINT_STATE,
     Load,
@@ -56,6 +60,7 @@ from robot_state_format.ros.publisher_params import (
     StatePublisherConfigError,
 )
 from robot_state_format.ros.publisher_runtime import Runtime, waiting_text
+from robot_state_format.ros.publisher_wire import JointStateReader
 from robot_state_format.ros.qos import JOINT_STATES_QOS, LATCHED
 from robot_state_format.ros.tf_publisher import TfPublisher
 from robot_state_format.usdf.build import Placement
@@ -90,14 +95,17 @@ class StatePublisher(Node):
 
         self._tf = TfPublisher(self, backend="native")  # the same wire semantics as tf2_ros's, without its import
         self._send_tf = self._tf.send_serialized
+        self._send_tf_raw = self._tf.raw_sender()  # the hot path's buffer, copied by publish_raw
+        self._reader = JointStateReader()  # JointState CDR -> arrays, name lists cached
+        self._clock_handle = self.get_clock().handle  # now() without a Time object (~15 us less per message)
         self._world_pub = self.create_publisher(String, "world_state", LATCHED)
         self._description_pub = None
         if not p.use_robot_description_topic:
             self._description_pub = self.create_publisher(String, "robot_description", LATCHED)
         self._js_sub = self.create_subscription(
             JointState, "joint_states", self._on_joint_state, JOINT_STATES_QOS[p.joint_states_qos],
-            qos_overriding_options=QoSOverridingOptions.with_default_policies())
-        self._tf_listener = TfListener(self, lambda key, text: self._warn(Problem(key, text)))
+            qos_overriding_options=QoSOverridingOptions.with_default_policies(), raw=True)
+        self._tf_listener_: TfListener | None = None  # made while snapshots are on (see _tf_listener)
         if p.use_robot_description_topic:
             self._description_sub = self.create_subscription(String, "robot_description",
                                                              self._on_description_topic, LATCHED)
@@ -217,19 +225,58 @@ class StatePublisher(Node):
                                f"{len(rt.cache.moving_names)} moving joints, {len(rt.fixed)} fixed")
 
     # -- hot path -------------------------------------------------------------------------------
-    def _on_joint_state(self, msg: JointState) -> None:
-        """Handle one JointState, then any already waiting (a backlog skips the executor's overhead)."""
-        self._handle_joint_state(msg)
+    def hot_subscription(self) -> tuple[Subscription[Any], Callable[[bytes], None]]:
+        """The joint_states subscription (raw) and what takes its bytes (for :mod:`~.wait_loop`)."""
+        return self._js_sub, self.on_joint_state_bytes
+
+    def _on_joint_state(self, data: bytes) -> None:
+        """Handle one JointState (CDR bytes), then any already waiting (a backlog skips the executor)."""
+        self.on_joint_state_bytes(data)
         sub = self._js_sub
         for _ in range(JOINT_STATE_DRAIN):
             try:
                 with sub.handle:
-                    taken = sub.handle.take_message(sub.msg_type, False)
+                    taken = sub.handle.take_message(sub.msg_type, True)
             except Exception:
                 return
             if taken is None:
                 return
-            self._handle_joint_state(taken[0])
+            self.on_joint_state_bytes(taken[0])
+
+    def on_joint_state_bytes(self, data: bytes) -> None:
+        """One JointState as CDR bytes: the common message through the runtime's HotPath, the others
+        through the general path (decoded by rclpy when the reader does not know the layout)."""
+        rt = self._rt
+        if rt is None:
+            return
+        try:
+            d = self._reader.read(data)
+        except Exception:  # bytes the reader cannot follow: rclpy's deserialiser says what is wrong
+            d = None
+        if d is None:
+            try:
+                msg = deserialize_message(data, JointState)
+            except Exception as exc:
+                self._warn(Problem("decode", f"JointState unreadable: {exc}"))
+                return
+            self._handle_joint_state(msg)
+            return
+        now = self._clock_handle.get_now().nanoseconds
+        try:
+            tf = rt.hot.apply(d, now)
+            if isinstance(tf, bytearray):
+                self._send_tf_raw(tf)
+            elif tf is MISS:
+                self._apply(rt, list(d.names), d.position, d.velocity, d.effort, d.stamp_ns, now)
+                return
+        except Exception as exc:
+            self._warn(Problem("internal", f"JointState dropped: {type(exc).__name__}: {exc}"))
+            return
+        for problem in rt.hot.problems:
+            self._warn(problem)
+        self._dirty = True
+        if self._snapshot_every:
+            self._on_snapshot_timer()
 
     def _handle_joint_state(self, msg: JointState) -> None:
         rt = self._rt
@@ -240,8 +287,13 @@ class StatePublisher(Node):
         except (TypeError, ValueError) as exc:
             self._warn(Problem("decode", f"JointState unreadable: {exc}"))
             return
+        self._apply(rt, names, pos, vel, eff, stamp, self._clock_handle.get_now().nanoseconds)
+
+    def _apply(self, rt: Runtime, names: list[str], pos: NDArray[np.float64], vel: NDArray[np.float64],
+               eff: NDArray[np.float64], stamp: int, now: int) -> None:
+        """The general path: JointStateCache.update (every rule, every warning)."""
         try:
-            applied = rt.apply(names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds)
+            applied = rt.apply(names, pos, vel, eff, stamp, now)
             if applied.tf is not None:
                 self._send_tf(applied.tf)
         except Exception as exc:
@@ -267,8 +319,23 @@ class StatePublisher(Node):
                   lambda: problem.text)
 
     def destroy_node(self) -> None:
-        self._tf_listener.destroy()
+        self._drop_tf_listener()
         super().destroy_node()
+
+    @property
+    def _tf_listener(self) -> TfListener:
+        """The model pose's TF listener, made on first use: only snapshots need it, and with them off the
+        node does not read its own 1 kHz /tf back (nor start the helper node)."""
+        if self._tf_listener_ is None:
+            self._tf_listener_ = TfListener(self, lambda key, text: self._warn(Problem(key, text)))
+        return self._tf_listener_
+
+    def _drop_tf_listener(self) -> None:
+        if self._tf_listener_ is not None:
+            self._tf_listener_.destroy()
+            self._tf_listener_ = None
+            self._placed = None
+            self._tf_seen = -1
 
     # -- model pose from TF ----------------------------------------------------------------------
     def model_pose(self) -> NDArray[np.float64] | None:
@@ -290,6 +357,10 @@ class StatePublisher(Node):
         self._snapshot_every = freq == EVERY_JOINT_STATE
         if freq > 0:
             self._snapshot_timer = self.create_timer(1.0 / freq, self._on_snapshot_timer)
+        if freq > 0 or self._snapshot_every:
+            _ = self._tf_listener  # listening from now on: the model pose is known by the first snapshot
+        else:
+            self._drop_tf_listener()
         if (freq > 0 or self._snapshot_every) and self._rt is not None:
             self._rt.snapshots()  # built (and the compiled kinematics loaded) now, not in the first snapshot
         note = formatter_note() if freq > 0 or self._snapshot_every else None
@@ -367,12 +438,18 @@ class StatePublisher(Node):
         return Placement(tfm.transform_to_pose6(pose), parent, tfm.transform_to_pose6(x) if x is not None else None)
 
 
+def _spin(node: StatePublisher, stop: spin.Stop, until: float | None) -> bool:
+    """The node's own process: JointStates taken raw in a lean wait loop, the rest by rclpy's executor."""
+    sub, on_raw = node.hot_subscription()
+    return wait_loop.spin_hot(node, stop, sub, on_raw, until=until)
+
+
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_publisher``: spin the node until SIGINT/SIGTERM."""
     return spin.run_main("state_publisher", StatePublisher, args, [
         ((StatePublisherConfigError, DescriptionConfigError, rclpy.exceptions.ParameterException), "", 2),
         (ModelIOError, "cannot load the robot description: ", 2),  # a model_file that cannot be read: I/O
-        (RobotStateFormatError, "cannot load the robot description:\n", 1)])
+        (RobotStateFormatError, "cannot load the robot description:\n", 1)], spin_node=_spin)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ transform per child frame (ros2/geometry2 issue #818), cannot drop a frame and s
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any
 
@@ -110,6 +110,15 @@ class TfPublisher:
             pub.publish(bytes(data))
             return
         self.send(deserialize_message(bytes(data), TFMessage).transforms)
+
+    def raw_sender(self) -> Callable[[bytes | bytearray], None]:
+        """:meth:`send_serialized` without its checks and copy: the publisher's own ``publish_raw``
+        (it copies the bytes before it returns, so a buffer may be rewritten afterwards)."""
+        pub = self._tf_pub if self._broadcaster is None else getattr(self._broadcaster, "pub_tf", None)
+        if pub is None:
+            return lambda data: self.send_serialized(bytes(data))
+        publish_raw: Callable[[bytes | bytearray], None] = pub.handle.publish_raw
+        return publish_raw
 
     # -- static --------------------------------------------------------------------------------
     @property

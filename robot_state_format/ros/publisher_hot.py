@@ -1,0 +1,181 @@
+"""The state_publisher's 1 kHz path: one decoded JointState merged and its /tf written, in a few numpy calls.
+
+:class:`HotPath` handles the common message, the one a joint-state publisher sends a thousand times a
+second: the same name list as before (its plan cached per list), every name known or ignored, finite
+values, a stamp newer than every stamp the cache holds, the clock going forward. It does what
+:meth:`JointStateCache.update <robot_state_format.playback.state_cache.JointStateCache.update>` does for
+such a message, with the same bookkeeping in the same arrays, and writes the TF into a
+:class:`~robot_state_format.ros.messages.PreparedTf` (the frame ids are in its buffer once). Anything
+else (a reset, a repeated or older stamp, a non-finite value, a quaternion or a mimic follower named,
+duplicated names) is :data:`MISS`: the caller takes the general path, which handles and reports it.
+
+The ``publish_frequency`` rule is robot_state_publisher's: a message is published when its stamp is at
+least one period after the last published stamp of the least recently published joint it names
+(every joint it names then gets this stamp); ``ignore_timestamp`` lifts it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robot_state_format.playback.state_cache import JointStateCache, Problem
+from robot_state_format.ros.messages import PreparedTf, TfEncoder
+from robot_state_format.ros.publisher_wire import Decoded
+
+_MAX_PLANS = 64
+
+
+class _Miss:
+    """The type of :data:`MISS`."""
+
+    __slots__ = ()
+
+
+MISS: Final = _Miss()
+"""What :meth:`HotPath.apply` returns for a message the general path must handle."""
+
+
+class _Hot:
+    """What one name list needs per message, against one compiled model."""
+
+    __slots__ = ("em", "epoch", "hi", "lim", "lo", "names", "plan", "qdst", "send", "src", "tf", "unknown", "vdst",
+                 "vsrc")
+
+    def __init__(self, cache: JointStateCache, encoder: TfEncoder, names: tuple[str, ...]) -> None:
+        plan = cache._plan(names)
+        self.plan = plan
+        self.names = names
+        n = len(names)
+        ident = len(plan.src) == n and bool((plan.src == np.arange(n)).all())
+        self.src: NDArray[np.intp] | None = None if ident else plan.src
+        self.qdst = plan.qdst
+        self.em = plan.entry_moving
+        has_v = len(plan.vsrc) > 0
+        self.vsrc: NDArray[np.intp] | None = plan.vsrc if has_v else None
+        self.vdst = plan.vdst
+        self.send = plan.send
+        self.tf: PreparedTf | None = encoder.prepared(plan.send) if len(plan.send) else None
+        if len(plan.lim_src):
+            all_limited = len(plan.lim_src) == n and bool((plan.lim_src == np.arange(n)).all())
+            self.lim: NDArray[np.intp] | None = None if all_limited else plan.lim_src
+            self.lo: NDArray[np.float64] | None = plan.lim_lo
+            self.hi: NDArray[np.float64] | None = plan.lim_hi
+        else:
+            self.lim, self.lo, self.hi = None, None, None
+        self.unknown: Problem | None = None
+        if plan.unknown:  # the same line as the general path's (one key per list of unknown names)
+            shown = ", ".join(plan.unknown[:10]) + (f" and {len(plan.unknown) - 10} more"
+                                                    if len(plan.unknown) > 10 else "")
+            self.unknown = Problem("unknown:" + ",".join(plan.unknown[:10]),
+                                   f"JointState joint(s) not in the model ignored: {shown}")
+        self.epoch = -1
+
+    @staticmethod
+    def eligible(cache: JointStateCache, names: tuple[str, ...]) -> bool:
+        plan = cache._plan(names)
+        return bool(len(plan.src)) and not plan.quats and not len(plan.follower_send) and not plan.duplicates
+
+
+class HotPath:
+    """The common JointState against one runtime's cache (see the module text).
+
+    ``pose7()``: rows ``x y z qx qy qz qw`` of every tree joint at the cache's q (the runtime's).
+    After :meth:`apply`, :attr:`problems` holds what the message had wrong (limits, unknown names).
+    """
+
+    def __init__(self, cache: JointStateCache, encoder: TfEncoder,
+                 pose7: Callable[[], NDArray[np.float64]]) -> None:
+        self.cache = cache
+        self.encoder = encoder
+        self.pose7 = pose7
+        self.problems: list[Problem] = []
+        self._plans: dict[int, _Hot | None] = {}
+        self._last: _Hot | None = None  # the plan that published last, at _last_stamp (its joints' stamp)
+        self._last_stamp = -1
+
+    def _hot(self, d: Decoded) -> _Hot | None:
+        if d.key in self._plans:
+            return self._plans[d.key]
+        if len(self._plans) >= _MAX_PLANS:
+            self._plans.clear()
+        h = _Hot(self.cache, self.encoder, d.names) if _Hot.eligible(self.cache, d.names) else None
+        self._plans[d.key] = h
+        return h
+
+    def apply(self, d: Decoded, now_ns: int) -> bytearray | _Miss | None:
+        """Merge ``d``; the /tf message to publish now (a buffer rewritten by the next call), None when
+        none is due, or :data:`MISS` (nothing done: the general path must take this message)."""
+        h = self._hot(d)
+        if h is None:
+            return MISS
+        c = self.cache
+        stamp = d.stamp_ns
+        if (stamp <= c.max_sent or stamp < c.max_value_stamp or stamp <= 0
+                or (c.last_now_ns is not None and now_ns < c.last_now_ns)
+                or (c.newest_ns is not None and stamp < c.newest_ns - c.jump_tolerance_ns)):
+            return MISS
+        pos, vel, eff = d.position, d.velocity, d.effort
+        if not math.isfinite(float(pos.sum())) or (len(vel) and not math.isfinite(float(vel.sum()))) \
+                or (len(eff) and not math.isfinite(float(eff.sum()))):
+            return MISS
+        problems: list[Problem] = []
+        self.problems = problems
+        if h.unknown is not None:
+            problems.append(h.unknown)
+        if h.lo is not None and h.hi is not None:
+            v = pos if h.lim is None else pos[h.lim]
+            out = (v < h.lo) | (v > h.hi)
+            if out.any():
+                problems.append(JointStateCache._limit_problem(d.names, h.plan, out, v.copy()))
+        # the merge: JointStateCache._fast_update's, for this plan
+        if h.src is None:
+            c.q[h.qdst] = pos
+        else:
+            c.q[h.qdst] = pos[h.src]
+        c.value_stamp[h.em] = stamp
+        if h.epoch != c._epoch:
+            c.has_value[h.em] = True
+            c.tree_has_value[h.send] = True
+            h.epoch = c._epoch
+        c.max_value_stamp = stamp
+        if h.vsrc is not None:
+            if len(vel):
+                c.seen_velocity = True
+                c.has_velocity[h.vdst] = True
+                c.v[h.vdst] = vel[h.vsrc]
+            if len(eff):
+                c.seen_effort = True
+                c.has_effort[h.vdst] = True
+                c.effort[h.vdst] = eff[h.vsrc]
+        if stamp > c.stamp_ns:
+            c.stamp_ns = stamp
+        if c.newest_ns is None or stamp > c.newest_ns:
+            c.newest_ns = stamp
+        c.last_now_ns = now_ns
+        if h.tf is None:
+            return None
+        period = 0 if c.ignore_timestamp else c.publish_period_ns
+        if period > 0:
+            # the least recently published joint of the message: the plan's own last stamp when it
+            # published last (all its joints then got that stamp), else read from the cache
+            oldest = self._last_stamp if self._last is h and c.max_sent == self._last_stamp else \
+                int(c.last_sent[h.send].min())
+            if oldest >= 0 and stamp < oldest + period:
+                return None
+        c.last_sent[h.send] = stamp
+        c.max_sent = stamp
+        self._last, self._last_stamp = h, stamp
+        return h.tf.write(self.pose7(), stamp)
+
+
+def names_of(d: Decoded) -> Sequence[str]:
+    """The names of a decoded message as the general path takes them."""
+    return list(d.names)
+
+
+__all__ = ["MISS", "HotPath", "names_of"]
