@@ -61,10 +61,10 @@ LEGACY_METADATA = {
     "entry_points": {
         "console_scripts": [
             f"robot-state-format = {PACKAGE}.cli:entry_point",
-            f"state_publisher = {PACKAGE}.ros.state_publisher:main",
-            f"state_store = {PACKAGE}.ros.state_store:main",
-            f"joint_state_source = {PACKAGE}.ros.trajectory_source:entry_point",
-            f"sim_bridge = {PACKAGE}.ros.sim_bridge:main",
+            f"state_publisher = {PACKAGE}.ros.entry:state_publisher",
+            f"state_store = {PACKAGE}.ros.entry:state_store",
+            f"joint_state_source = {PACKAGE}.ros.entry:joint_state_source",
+            f"sim_bridge = {PACKAGE}.ros.entry:sim_bridge",
         ],
     },
 }

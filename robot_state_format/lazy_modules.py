@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import threading
 from types import ModuleType
@@ -45,11 +46,26 @@ class Extra(NamedTuple):
 
 RECORD = Extra("MCAP recording and replay of recordings", ("mcap", "mcap-ros2-support"), (), "record")
 FAST = Extra("the compiled kinematics kernels", ("numba",), ("python3-numba",), "fast")
-OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "numba": FAST}
-"""Top-level module name -> the optional part it belongs to."""
+PLOT = Extra("the picture (PNG)", ("matplotlib",), ("python3-matplotlib",), "plot")
+SIM = Extra("simulation", ("mujoco",), (), "sim")
+DRAKE = Extra("Drake", ("drake",), (), "sim")
+XACRO = Extra("reading xacro files", ("xacro",), ("ros-{distro}-xacro",), "")
+OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "orjson": RECORD, "numba": FAST,
+                              "matplotlib": PLOT, "mujoco": SIM, "pydrake": DRAKE, "xacro": XACRO}
+"""Top-level module name -> the optional part it belongs to (``{distro}`` in an apt name: the user's ROS 2 distro)."""
 ROS = frozenset({"rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "std_srvs", "sensor_msgs",
-                 "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros"})
+                 "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros", "rpyutils",
+                 "rosidl_parser", "rosidl_runtime_py", "action_msgs", "unique_identifier_msgs",
+                 "service_msgs", "type_description_interfaces"})
 """ROS 2 packages: from a ROS 2 installation (apt, rosdep), not from pip."""
+_ROS_APT = {"tf2_ros": "tf2-ros-py"}  # module -> its apt package's name when not the module's
+_NO_WHEEL = frozenset({"tf2_ros", "tf2_msgs", "launch", "launch_ros"})  # no ros-<distro>-* wheel on PyPI
+
+
+def ros_distro() -> str:
+    """The user's ROS 2 distro (``ROS_DISTRO``, set by sourcing a ROS 2 installation), or ``<distro>``."""
+    distro = os.environ.get("ROS_DISTRO", "").strip().lower()
+    return distro if distro.isalnum() else "<distro>"
 
 
 class MissingDependencyError(RobotStateFormatError):
@@ -59,15 +75,19 @@ class MissingDependencyError(RobotStateFormatError):
 def missing_dependency_text(module: str) -> str:
     """One line: which optional part needs ``module`` and how to install it (apt and pip names)."""
     top = module.split(".", 1)[0]
+    distro = ros_distro()
     if top in ROS:
-        return (f"this needs ROS 2's {top} (not installed): source a ROS 2 Humble, Jazzy or Kilted installation "
-                f"(apt install ros-<distro>-{top.replace('_', '-')}; `rosdep install --from-paths <src>` installs "
-                "every dependency of robot_state_format)")
+        apt = f"ros-{distro}-{_ROS_APT.get(top, top.replace('_', '-'))}"
+        pip = "" if top in _NO_WHEEL or distro in ("humble", "<distro>") else \
+            f" or pip install {'ros' if distro == 'kilted' else 'ros-' + distro}-{top.replace('_', '-')}"
+        return (f"this needs ROS 2's {top} (not installed): apt install {apt}{pip}, or source a ROS 2 installation "
+                "that has it (`rosdep install --from-paths <src>`: every dependency)")
     part = OPTIONAL.get(top, Extra("this feature", (top,), (), ""))
     needs = "needs" if len(part.pip) == 1 or part.feature == "this feature" else "need"
     pip = f"pip install {' '.join(part.pip)}" + (f" (or pip install 'robot_state_format[{part.extra}]')"
                                                    if part.extra else "")
-    how = f"apt install {' '.join(part.apt)} or {pip}" if part.apt else f"{pip}; there is no apt/rosdep package"
+    apt = " ".join(name.format(distro=distro) for name in part.apt)
+    how = f"apt install {apt} or {pip}" if part.apt else f"{pip}; there is no apt/rosdep package"
     return f"{part.feature} {needs} {' and '.join(part.pip)} (not installed): {how}"
 
 
