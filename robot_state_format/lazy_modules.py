@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 
 from robot_state_format.errors import RobotStateFormatError
 
-__all__ = ["OPTIONAL", "MissingDependencyError", "lazy_module", "lazy_package", "missing_dependency_text",
-           "optional_module"]
+__all__ = ["OPTIONAL", "MissingDependencyError", "first_missing", "lazy_module", "lazy_package",
+           "missing_dependency_text", "optional_module"]
 
 _LOCK = threading.Lock()
 
@@ -47,8 +47,8 @@ class Extra(NamedTuple):
 RECORD = Extra("MCAP recording and replay of recordings", ("mcap", "mcap-ros2-support"), (), "record")
 FAST = Extra("the compiled kinematics kernels", ("numba",), ("python3-numba",), "fast")
 PLOT = Extra("the picture (PNG)", ("matplotlib",), ("python3-matplotlib",), "plot")
-SIM = Extra("simulation", ("mujoco",), (), "sim")
-DRAKE = Extra("Drake", ("drake",), (), "sim")
+SIM = Extra("MuJoCo (simulation, mujoco-keyframe export)", ("mujoco",), (), "sim")
+DRAKE = Extra("Drake simulation", ("drake",), (), "sim")
 XACRO = Extra("reading xacro files", ("xacro",), ("ros-{distro}-xacro",), "")
 OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "orjson": RECORD, "numba": FAST,
                               "matplotlib": PLOT, "mujoco": SIM, "pydrake": DRAKE, "xacro": XACRO}
@@ -59,6 +59,7 @@ ROS = frozenset({"rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "s
                  "service_msgs", "type_description_interfaces"})
 """ROS 2 packages: from a ROS 2 installation (apt, rosdep), not from pip."""
 _ROS_APT = {"tf2_ros": "tf2-ros-py"}  # module -> its apt package's name when not the module's
+_WHEELS_FOR_PYTHON = {(3, 11): "kilted", (3, 12): "jazzy"}  # the ROS 2 wheels on PyPI for this Python
 _NO_WHEEL = frozenset({"tf2_ros", "tf2_msgs", "launch", "launch_ros"})  # no ros-<distro>-* wheel on PyPI
 
 
@@ -78,8 +79,9 @@ def missing_dependency_text(module: str) -> str:
     distro = ros_distro()
     if top in ROS:
         apt = f"ros-{distro}-{_ROS_APT.get(top, top.replace('_', '-'))}"
-        pip = "" if top in _NO_WHEEL or distro in ("humble", "<distro>") else \
-            f" or pip install {'ros' if distro == 'kilted' else 'ros-' + distro}-{top.replace('_', '-')}"
+        wheels = distro if distro != "<distro>" else _WHEELS_FOR_PYTHON.get(sys.version_info[:2], "")
+        pip = "" if top in _NO_WHEEL or wheels not in ("jazzy", "kilted") else \
+            f" or pip install {'ros' if wheels == 'kilted' else 'ros-' + wheels}-{top.replace('_', '-')}"
         return (f"this needs ROS 2's {top} (not installed): apt install {apt}{pip}, or source a ROS 2 installation "
                 "that has it (`rosdep install --from-paths <src>`: every dependency)")
     part = OPTIONAL.get(top, Extra("this feature", (top,), (), ""))
@@ -89,6 +91,18 @@ def missing_dependency_text(module: str) -> str:
     apt = " ".join(name.format(distro=distro) for name in part.apt)
     how = f"apt install {apt} or {pip}" if part.apt else f"{pip}; there is no apt/rosdep package"
     return f"{part.feature} {needs} {' and '.join(part.pip)} (not installed): {how}"
+
+
+def first_missing(*modules: str) -> str | None:
+    """:func:`missing_dependency_text` for the first of ``modules`` that is not installed (None: all are), found
+    without importing anything: to refuse a command before it does anything (creates a folder, starts a node)."""
+    for name in modules:
+        try:
+            if _find_sub(name) is None:
+                return missing_dependency_text(name)
+        except ImportError as exc:  # a finder that refuses the name
+            return missing_dependency_text(exc.name or name)
+    return None
 
 
 class _Missing(ModuleType):

@@ -15,7 +15,7 @@ from types import ModuleType
 
 from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
 
-__all__ = ["joint_state_source", "sim_bridge", "state_publisher", "state_store"]
+__all__ = ["demo", "joint_state_source", "sim_bridge", "state_publisher", "state_store"]
 
 MISSING_DEPENDENCY_EXIT = 2
 
@@ -71,3 +71,8 @@ def joint_state_source() -> None:
 def sim_bridge() -> None:
     """Console script ``sim_bridge`` (robot_state_format.ros.sim_bridge)."""
     _run("sim_bridge", "sim_bridge")
+
+
+def demo() -> None:
+    """``python -m robot_state_format.demo`` / ``./run demo`` (robot_state_format.ros.demo)."""
+    _run("demo", "demo")
