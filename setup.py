@@ -55,16 +55,17 @@ LEGACY_METADATA = {
         "record": ["mcap>=1.5", "mcap-ros2-support>=0.5", "orjson>=3.9"],
         "fast": ["numba>=0.60"],
         "sim": ["mujoco>=4.0.0", "drake>=1.51.1"],
+        "plot": ["matplotlib>=3.5"],
         "test": ["pytest>=8.0,<9", "hypothesis>=6.100", "pytest-timeout>=2.2"],
     },
     "zip_safe": False,
     "entry_points": {
         "console_scripts": [
             f"robot-state-format = {PACKAGE}.cli:entry_point",
-            f"state_publisher = {PACKAGE}.ros.state_publisher:main",
-            f"state_store = {PACKAGE}.ros.state_store:main",
-            f"joint_state_source = {PACKAGE}.ros.trajectory_source:entry_point",
-            f"sim_bridge = {PACKAGE}.ros.sim_bridge:main",
+            f"state_publisher = {PACKAGE}.ros.entry:state_publisher",
+            f"state_store = {PACKAGE}.ros.entry:state_store",
+            f"joint_state_source = {PACKAGE}.ros.entry:joint_state_source",
+            f"sim_bridge = {PACKAGE}.ros.entry:sim_bridge",
         ],
     },
 }

@@ -21,6 +21,7 @@ from __future__ import annotations
 import importlib
 import importlib.machinery
 import importlib.util
+import os
 import sys
 import threading
 from types import ModuleType
@@ -28,8 +29,8 @@ from typing import Any, NamedTuple
 
 from robot_state_format.errors import RobotStateFormatError
 
-__all__ = ["OPTIONAL", "MissingDependencyError", "lazy_module", "lazy_package", "missing_dependency_text",
-           "optional_module"]
+__all__ = ["OPTIONAL", "MissingDependencyError", "first_missing", "lazy_module", "lazy_package",
+           "missing_dependency_text", "optional_module"]
 
 _LOCK = threading.Lock()
 
@@ -45,11 +46,27 @@ class Extra(NamedTuple):
 
 RECORD = Extra("MCAP recording and replay of recordings", ("mcap", "mcap-ros2-support"), (), "record")
 FAST = Extra("the compiled kinematics kernels", ("numba",), ("python3-numba",), "fast")
-OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "numba": FAST}
-"""Top-level module name -> the optional part it belongs to."""
+PLOT = Extra("the picture (PNG)", ("matplotlib",), ("python3-matplotlib",), "plot")
+SIM = Extra("MuJoCo (simulation, mujoco-keyframe export)", ("mujoco",), (), "sim")
+DRAKE = Extra("Drake simulation", ("drake",), (), "sim")
+XACRO = Extra("reading xacro files", ("xacro",), ("ros-{distro}-xacro",), "")
+OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "orjson": RECORD, "numba": FAST,
+                              "matplotlib": PLOT, "mujoco": SIM, "pydrake": DRAKE, "xacro": XACRO}
+"""Top-level module name -> the optional part it belongs to (``{distro}`` in an apt name: the user's ROS 2 distro)."""
 ROS = frozenset({"rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "std_srvs", "sensor_msgs",
-                 "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros"})
+                 "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros", "rpyutils",
+                 "rosidl_parser", "rosidl_runtime_py", "action_msgs", "unique_identifier_msgs",
+                 "service_msgs", "type_description_interfaces"})
 """ROS 2 packages: from a ROS 2 installation (apt, rosdep), not from pip."""
+_ROS_APT = {"tf2_ros": "tf2-ros-py"}  # module -> its apt package's name when not the module's
+_WHEELS_FOR_PYTHON = {(3, 11): "kilted", (3, 12): "jazzy"}  # the ROS 2 wheels on PyPI for this Python
+_NO_WHEEL = frozenset({"tf2_ros", "tf2_msgs", "launch", "launch_ros"})  # no ros-<distro>-* wheel on PyPI
+
+
+def ros_distro() -> str:
+    """The user's ROS 2 distro (``ROS_DISTRO``, set by sourcing a ROS 2 installation), or ``<distro>``."""
+    distro = os.environ.get("ROS_DISTRO", "").strip().lower()
+    return distro if distro.isalnum() else "<distro>"
 
 
 class MissingDependencyError(RobotStateFormatError):
@@ -59,16 +76,33 @@ class MissingDependencyError(RobotStateFormatError):
 def missing_dependency_text(module: str) -> str:
     """One line: which optional part needs ``module`` and how to install it (apt and pip names)."""
     top = module.split(".", 1)[0]
+    distro = ros_distro()
     if top in ROS:
-        return (f"this needs ROS 2's {top} (not installed): source a ROS 2 Humble, Jazzy or Kilted installation "
-                f"(apt install ros-<distro>-{top.replace('_', '-')}; `rosdep install --from-paths <src>` installs "
-                "every dependency of robot_state_format)")
+        apt = f"ros-{distro}-{_ROS_APT.get(top, top.replace('_', '-'))}"
+        wheels = distro if distro != "<distro>" else _WHEELS_FOR_PYTHON.get(sys.version_info[:2], "")
+        pip = "" if top in _NO_WHEEL or wheels not in ("jazzy", "kilted") else \
+            f" or pip install {'ros' if wheels == 'kilted' else 'ros-' + wheels}-{top.replace('_', '-')}"
+        return (f"this needs ROS 2's {top} (not installed): apt install {apt}{pip}, or source a ROS 2 installation "
+                "that has it (`rosdep install --from-paths <src>`: every dependency)")
     part = OPTIONAL.get(top, Extra("this feature", (top,), (), ""))
     needs = "needs" if len(part.pip) == 1 or part.feature == "this feature" else "need"
     pip = f"pip install {' '.join(part.pip)}" + (f" (or pip install 'robot_state_format[{part.extra}]')"
                                                    if part.extra else "")
-    how = f"apt install {' '.join(part.apt)} or {pip}" if part.apt else f"{pip}; there is no apt/rosdep package"
+    apt = " ".join(name.format(distro=distro) for name in part.apt)
+    how = f"apt install {apt} or {pip}" if part.apt else f"{pip}; there is no apt/rosdep package"
     return f"{part.feature} {needs} {' and '.join(part.pip)} (not installed): {how}"
+
+
+def first_missing(*modules: str) -> str | None:
+    """:func:`missing_dependency_text` for the first of ``modules`` that is not installed (None: all are), found
+    without importing anything: to refuse a command before it does anything (creates a folder, starts a node)."""
+    for name in modules:
+        try:
+            if _find_sub(name) is None:
+                return missing_dependency_text(name)
+        except ImportError as exc:  # a finder that refuses the name
+            return missing_dependency_text(exc.name or name)
+    return None
 
 
 class _Missing(ModuleType):

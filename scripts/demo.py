@@ -8,11 +8,12 @@ from __future__ import annotations
 import sys
 
 
-def main(argv: list[str]) -> int:
-    from robot_state_format.demo import main as demo_main
+def main(argv: list[str]) -> None:
+    from robot_state_format.ros.entry import demo  # one line and exit 2 when rclpy or a message is missing
 
-    return demo_main(argv)
+    sys.argv[1:] = argv
+    demo()
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    main(sys.argv[1:])

@@ -137,7 +137,7 @@ def build_cmake_chains(srcs: Path, venv: Path, python: Path, run: Callable[..., 
             name = Path(rel).name
             build = venv / "build" / "ros2" / name
             shutil.rmtree(build, ignore_errors=True)
-            log(f"building {name} (cmake) into .venv")
+            log(f"building {name} (cmake) into {venv.name}")
             run(["cmake", "-S", str(srcs / rel), "-B", str(build), *generator,
                  f"-DCMAKE_INSTALL_PREFIX={venv}", f"-DPython3_EXECUTABLE={python}",
                  "-DBUILD_TESTING=OFF", "-DCMAKE_BUILD_TYPE=Release"],

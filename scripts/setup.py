@@ -227,7 +227,7 @@ def create_venv(mode: str, logfile: Path) -> None:
         probe = subprocess.run([str(py), "-c", "import sys"], capture_output=True, check=False)
         if probe.returncode == 0:
             return
-        log("existing .venv is broken; recreating it")
+        log(f"existing {VENV.name} is broken; recreating it")
         shutil.rmtree(VENV)
     python = base_python()
     log(f"creating {VENV.name} ({mode}, RSF_DISTRO={DISTRO_NAME}) with {python}")
@@ -379,7 +379,7 @@ def fix_wheel_cmake_exports() -> int:
 
 def build_tf2_msgs(mode: str, logfile: Path) -> None:
     """Build and install the TFMessage-only tf2_msgs into the venv (wheels) or a venv prefix (distro)."""
-    log("building tf2_msgs (TFMessage) into .venv")
+    log(f"building tf2_msgs (TFMessage) into {VENV.name}")
     fixed = fix_wheel_cmake_exports() if mode == "wheels" else 0
     if fixed:
         log(f"fixed {fixed} wheel cmake export files")
@@ -402,7 +402,7 @@ def build_tf2_msgs(mode: str, logfile: Path) -> None:
         logfile, env=env)
     run(["cmake", "--install", str(build_dir)], "installing tf2_msgs (cmake --install)", logfile, env=env)
     if not imports("tf2_msgs.msg"):
-        raise SetupError(f"tf2_msgs was built but does not import in .venv; see {logfile}")
+        raise SetupError(f"tf2_msgs was built but does not import in {VENV.name}; see {logfile}")
 
 
 def install_ros2_tools(logfile: Path, mode: str) -> bool:
@@ -618,7 +618,7 @@ def byte_compile(logfile: Path) -> None:
     targets = [t for t in (site, str(ROOT / "robot_state_format")) if t and Path(t).is_dir()]
     if not targets:
         return
-    log("byte-compiling .venv and the package (Python caches nothing where PYTHONDONTWRITEBYTECODE is set)")
+    log(f"byte-compiling {VENV.name} and the package (Python caches nothing where PYTHONDONTWRITEBYTECODE is set)")
     report = VENV / ".rsf-bytecode.log"
     with report.open("w") as out:
         proc = subprocess.run([str(venv_python()), "-m", "compileall", "-q", "-j", "0", *targets],

@@ -37,6 +37,10 @@ HERE = Path(__file__).resolve().parent
 FASTDDS_PROFILE = HERE / "fastdds_profile.xml"
 DOMAIN_RANGE = range(1, 101)
 DEFAULT_TIMEOUT = 10.0
+# Every wait's bound is multiplied by this (``RSF_TEST_WAIT_SCALE``, default 3): a wait ends as soon as its event
+# happens, so the bound only decides how long a failure takes to be reported; on a loaded machine (a full
+# `colcon test` run serially beside other work) 10 s for a service or a save has been seen to run out.
+WAIT_SCALE = max(1.0, float(os.environ.get("RSF_TEST_WAIT_SCALE", "") or 3.0))
 # Grace period per signal. A node normally exits 0.2-0.5 s after SIGINT; Fast DDS teardown on a loaded
 # 2-core machine has been seen to take over 5 s.
 STOP_TIMEOUT = 10.0
@@ -186,10 +190,23 @@ def _resolve_command(target: str, python: str) -> list[str]:
         return [str(exe)]
     if "." in target:
         return [python, "-m", target]
-    found = shutil.which(target)
+    found = shutil.which(target) or _ament_executable(target)
     if found is None:
-        raise FileNotFoundError(f"no console script {target!r} in {bindir} or on PATH, and not a module name")
+        raise FileNotFoundError(
+            f"no console script {target!r} in {bindir}, on PATH, or in lib/robot_state_format/ of an "
+            f"AMENT_PREFIX_PATH prefix ({os.environ.get('AMENT_PREFIX_PATH', 'unset')}), and not a module name")
     return [found]
+
+
+def _ament_executable(target: str, package: str = "robot_state_format") -> str | None:
+    """Where ``colcon build`` installs a package's console scripts (``ros2 run`` and launch look there):
+    ``PREFIX/lib/PACKAGE/TARGET`` for each prefix of ``AMENT_PREFIX_PATH`` that indexes the package."""
+    marker = Path("share", "ament_index", "resource_index", "packages", package)
+    for prefix in filter(None, os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep)):
+        exe = Path(prefix) / "lib" / package / target
+        if (Path(prefix) / marker).exists() and exe.is_file() and os.access(exe, os.X_OK):
+            return str(exe)
+    return None
 
 
 def write_params_file(path: Path, params: Mapping[str, Any], node_name: str = "/**") -> Path:
@@ -255,6 +272,7 @@ class RosHarness:
         ``every`` (optional) is called about every ``every_period`` s while waiting, e.g. to re-publish.
         A started node process that exits meanwhile raises ``NodeProcessDied`` at once.
         """
+        timeout *= WAIT_SCALE
         deadline = time.monotonic() + timeout
         next_every = time.monotonic()
         while True:
@@ -320,7 +338,7 @@ class RosHarness:
         one of our node processes prints that during the call and no answer came, the request is sent
         again (at most three times): the server did run it, the transport lost only the reply.
         """
-        deadline = time.monotonic() + timeout
+        deadline = time.monotonic() + timeout * WAIT_SCALE
         for _attempt in range(4):
             dropped_before = self._dropped_responses()
             future = client.call_async(request)
@@ -328,7 +346,7 @@ class RosHarness:
             def answered_or_dropped(future: Any = future, before: int = dropped_before) -> bool:
                 return bool(future.done()) or self._dropped_responses() > before
 
-            self.spin_until(answered_or_dropped, max(0.0, deadline - time.monotonic()),
+            self.spin_until(answered_or_dropped, max(0.0, deadline - time.monotonic()) / WAIT_SCALE,
                             f"response from {client.srv_name}")
             if future.done():
                 return future.result()

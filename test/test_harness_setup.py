@@ -6,6 +6,7 @@ import importlib.util
 import json
 import os
 import shutil
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -58,9 +59,10 @@ def test_stage_hashes_follow_the_requirement_files() -> None:
 def test_set_up_left_bytecode_for_what_every_process_imports() -> None:
     """Where PYTHONDONTWRITEBYTECODE is set Python caches nothing it compiles: the set-up byte-compiles .venv
     and the package, so numpy, lxml and this package's modules load from cached bytecode."""
-    stamp = ROOT / ".venv" / ".rsf-setup-stamp.json"
+    venv = Path(sys.prefix)  # the venv running the tests: .venv, or .venv-<distro> under RSF_DISTRO
+    stamp = venv / ".rsf-setup-stamp.json"
     if not stamp.is_file() or "bytecode" not in json.loads(stamp.read_text()).get("stages", {}):
-        pytest.skip("this .venv was not made by scripts/setup.py (run the tests through ./run test)")
+        pytest.skip(f"this venv ({venv.name}) was not made by scripts/setup.py (run the tests through ./run test)")
     for source in (Path(numpy.__file__), Path(lxml.__file__), Path(robot_state_format.model.urdf.__file__)):
         cached = Path(importlib.util.cache_from_source(str(source)))
         edited_since = source.stat().st_mtime > stamp.stat().st_mtime  # recompiled on use, from source

@@ -121,6 +121,7 @@ def test_state_publisher_never_runs_a_description_from_the_network(ros: RosHarne
     ros.spin_until(lambda: warned(topic_node, "allow_xacro_descriptions"), timeout=30.0, what="refusal warning")
     hostile.publish(String(data="<robot>" + "x" * 2_000_000 + "</robot>"))  # over its RSF_MAX_DOCUMENT_BYTES
     ros.spin_until(lambda: warned(topic_node, "RSF_MAX_DOCUMENT_BYTES"), timeout=30.0, what="size warning")
+    assert warned(topic_node, "[XML_TOO_LARGE] ")  # docs/robustness.md's code, as for a file
     for ns in ("hp", "ht"):
         tf_flows(ros, ns, f"{ns}/arm")
     assert not marker.exists()

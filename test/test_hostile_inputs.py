@@ -79,6 +79,14 @@ def test_the_size_bound_is_checked_before_reading_and_configurable(tmp_path: Pat
     with pytest.raises(ModelError) as exc2:  # the same bound on text given in memory
         load_model(p.read_bytes(), file="mem.urdf")
     assert exc2.value.code == "XML_TOO_LARGE"
+    # and on a description received over ROS (the nodes' robot_description parameter or topic): the same code
+    from robot_state_format.ros.description import DescriptionRefused, XacroPolicy, read_description_text
+
+    with pytest.raises(DescriptionRefused) as exc3:
+        read_description_text(p.read_text(), "", XacroPolicy(allow=False))
+    assert exc3.value.kind == "size"
+    assert str(exc3.value) == ("robot_description: [XML_TOO_LARGE] 5040 bytes, over the 4096-byte limit "
+                               "(RSF_MAX_DOCUMENT_BYTES); not read")
 
 
 def test_the_bounds_come_from_the_environment() -> None:

@@ -142,13 +142,26 @@ def _check(*args: str) -> subprocess.CompletedProcess[str]:
                           text=True, timeout=120, cwd=ROOT)
 
 
-def test_check_keeps_urdfdoms_verdict_and_strict_gives_libsdformats(tmp_path: Path) -> None:
+def test_one_flag_one_verdict_plain_and_strict_are_urdfdoms_gazebo_is_libsdformats(tmp_path: Path) -> None:
+    """A URDF of massless links (as drawn for RViz): urdfdom loads it, Gazebo's conversion refuses it
+    (SDF_URDF_NO_LINK). Plain ``check`` and ``--strict`` (urdfdom's verdict plus the file's own lint, which this
+    file passes) accept it, saying in a note what Gazebo would do; ``--gazebo`` refuses it."""
     path = tmp_path / "no_mass.urdf"
     path.write_text(_robot('<link name="b"/>'))
     plain = _check(str(path))
     strict = _check("--strict", str(path))
-    assert plain.returncode == 0 and strict.returncode == 1
-    assert f"{path}:2: warning: [SDF_URDF_NO_LINK] libsdformat 12 (Gazebo) refuses this URDF: " in plain.stdout
+    gazebo = _check("--gazebo", str(path))
+    assert (plain.returncode, strict.returncode, gazebo.returncode) == (0, 0, 1)
+    note = f"{path}:2: note: [SDF_URDF_NO_LINK] libsdformat 12 (Gazebo) refuses this URDF: "
+    assert note in plain.stdout and note in strict.stdout and ": warning:" not in plain.stdout
+    assert plain.stdout.rstrip().endswith("0 warnings; Gazebo would refuse it (check --gazebo)")
+    assert gazebo.stderr.startswith(f"{path}:2: error: [SDF_URDF_NO_LINK] libsdformat 12 (Gazebo) refuses this URDF: ")
+    # a lint warning of the file's own still fails --strict, and only --strict
+    lint = tmp_path / "zero_range.urdf"
+    lint.write_text(_robot(f'<link name="b">{MASS}</link>', f'<link name="c">{MASS}</link>',
+                           '<joint name="j" type="revolute"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/>'
+                           '<limit effort="1" velocity="1" lower="0" upper="0"/></joint>'))
+    assert [_check(*a, str(lint)).returncode for a in ((), ("--strict",), ("--gazebo",))] == [0, 1, 0]
 
 
 def test_check_gazebo_gives_libsdformats_verdict_and_keeps_its_warnings(tmp_path: Path) -> None:

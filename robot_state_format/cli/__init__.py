@@ -108,7 +108,22 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     for name, (_module, help_line) in COMMANDS.items():
         if name not in sub.choices:
             sub.add_parser(name, help=help_line, add_help=False)
+    _plain_help(parser)
     return parser
+
+
+def _plain_help(parser: argparse.ArgumentParser) -> None:
+    """The commands' descriptions are their module docstrings (reStructuredText): ``code`` shows as `code`."""
+    for action in parser._actions:
+        if action.help:
+            action.help = action.help.replace("``", "`")
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _plain_help(child)
+    if parser.description:
+        parser.description = parser.description.replace("``", "`")
+    if parser.epilog:
+        parser.epilog = parser.epilog.replace("``", "`")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -15,6 +15,7 @@ from robot_state_format.errors import (
     RobotStateFormatError,
     Severity,
 )
+from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.xacro import parse_xacro_args
 
@@ -55,12 +56,12 @@ def split_xacro_items(items: list[str], options: list[str]) -> tuple[list[str], 
 def report_error(prog: str, exc: RobotStateFormatError, path: str) -> int:
     """Print ``exc`` the way every command does and return its exit code.
 
-    I/O errors: ``PROG: error: ...``, exit 2. Document errors: each diagnostic as
+    I/O errors and a missing dependency: ``PROG: error: ...``, exit 2. Document errors: each diagnostic as
     ``FILE:LINE: error: [CODE] text`` (errors first, then warnings), exit 1. Kinematics errors
     (positions that do not fit the model): ``PROG: error: ...``, exit 1. Any other error of this
     package makes the file unusable: ``PATH: error: ...``, exit 1.
     """
-    if isinstance(exc, ModelIOError):
+    if isinstance(exc, (ModelIOError, MissingDependencyError)):  # MissingDependencyError: e.g. xacro for a .xacro
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return 2
     if isinstance(exc, DiagnosticError):

@@ -2,11 +2,17 @@
 SDFormat). ``NAME:=VALUE`` items are xacro arguments, as on the ``xacro`` command line (or
 ``--xacro-arg NAME:=VALUE``).
 
+One flag, one verdict: plain ``check`` is urdfdom's verdict on a URDF (as robot_state_publisher loads it),
+``--strict`` adds the file's own lint (its warnings fail), ``--gazebo`` is libsdformat 12's (Gazebo's URDF
+conversion). What Gazebo alone would refuse is printed without ``--gazebo`` as a note
+(``FILE:LINE: note: [CODE] libsdformat 12 (Gazebo) refuses this URDF: ...``), which neither plain ``check``
+nor ``--strict`` fails on.
+
 Exit codes: 0 every file valid (warnings printed on stdout as ``FILE:LINE: warning: [CODE] text``),
 1 some file invalid (its errors, then its warnings, on stderr as ``FILE:LINE: error: [CODE] text``),
 or, with ``--gazebo``, some URDF is refused by libsdformat 12 (Gazebo's URDF conversion),
 or, with ``--strict``, some file has warnings,
-2 usage or I/O error (unreadable file, malformed xacro argument, no MODEL).
+2 usage or I/O error (unreadable file, malformed xacro argument, no MODEL), or xacro missing for a xacro file.
 """
 
 from __future__ import annotations
@@ -16,7 +22,7 @@ import sys
 from dataclasses import replace
 
 from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
-from robot_state_format.errors import RobotStateFormatError, Severity
+from robot_state_format.errors import Diagnostic, RobotStateFormatError, Severity
 from robot_state_format.model.loader import gazebo_refusals, load_model_file
 
 PROG = "robot-state-format check"
@@ -29,11 +35,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                    help="model file(s): .urdf, .xacro, .sdf, .world, .dmd.yaml; NAME:=VALUE items are xacro arguments")
     p.add_argument("-q", "--quiet", action="store_true", help="print no summary line for valid files")
     p.add_argument("--strict", action="store_true",
-                   help="lint: a file with warnings fails too (exit 1); without it only errors fail")
+                   help="lint: a file with warnings fails too (exit 1); without it only errors fail. What only "
+                        "Gazebo refuses is a note, not a warning: --gazebo judges that")
     p.add_argument("--gazebo", action="store_true",
                    help="judge URDF (and xacro) as Gazebo loads it, by libsdformat 12's URDF conversion: what it "
                         "refuses fails (exit 1); without it a URDF is judged by urdfdom, as robot_state_publisher "
-                        "loads it, and those refusals are warnings. SDFormat is always judged by libsdformat")
+                        "loads it, and those refusals are notes. SDFormat is always judged by libsdformat")
     add_model_options(p)
     p.set_defaults(func=run)
 
@@ -64,12 +71,20 @@ def run(args: argparse.Namespace) -> int:
                     print(d.format(), file=sys.stderr)
             status = max(status, 1)
             continue
+        notes = gazebo_refusals(model)  # Gazebo's verdict, which only --gazebo judges by
+        warnings = [d for d in model.warnings if d not in notes]
         for d in model.warnings:
-            print(d.format())
-        if args.strict and model.warnings:
+            print(d.format() if d not in notes else _note(d))
+        if args.strict and warnings:
             status = max(status, 1)
         if not args.quiet:
             kind = "world" if model.is_world else "model"
+            gazebo = "; Gazebo would refuse it (check --gazebo)" if notes else ""
             print(f"{path}: valid {model.format} {kind} {model.name!r}: {len(model.links)} links, "
-                  f"{len(model.joints)} joints, {len(model.warnings)} warnings")
+                  f"{len(model.joints)} joints, {len(warnings)} warnings{gazebo}")
     return status
+
+
+def _note(d: Diagnostic) -> str:
+    """``FILE:LINE: note: [CODE] text``: a Gazebo refusal shown by plain ``check`` (not a warning)."""
+    return d.format().replace(f": {d.severity.value}: [{d.code}]", f": note: [{d.code}]", 1)

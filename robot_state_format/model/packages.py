@@ -6,7 +6,10 @@ A package is looked up, in order, in
    (``PREFIX/share/ament_index/resource_index/packages/PKG`` marks ``PREFIX/share/PKG``);
 2. every directory of ``ROS_PACKAGE_PATH`` (and any ``extra`` directories given): a directory
    named ``PKG`` that holds a ``package.xml``, or whose ``package.xml`` declares ``<name>PKG</name>``,
-   searched recursively (ROS 1 style) but not below a found package.
+   searched recursively (ROS 1 style) but not below a found package;
+3. this package itself (``robot_state_format``) when neither lists it: its installed files (``samples/`` are
+   package data), so ``package://robot_state_format/samples/...`` resolves from a wheel or a venv as from a
+   colcon workspace.
 
 Results are cached per (environment, extra) tuple; :func:`clear_cache` forgets them.
 """
@@ -84,10 +87,25 @@ def clear_cache() -> None:
     _index.cache_clear()
 
 
+OWN_PACKAGE = "robot_state_format"
+NOT_FOUND_HOW = ("not found in AMENT_PREFIX_PATH (source the workspace that installs it), ROS_PACKAGE_PATH (set it to "
+                 "a directory holding the package) or --search-path DIR (search_paths= in Python)")
+"""What every MODEL_PACKAGE_NOT_FOUND says after the package's name: where packages are looked for."""
+
+
+def own_package_dir() -> Path:
+    """This package's installed directory: what ``package://robot_state_format/...`` means where no ament index
+    nor ROS_PACKAGE_PATH lists the package (a wheel, a venv). It holds the same ``samples/`` as a colcon
+    install's ``share/robot_state_format/``."""
+    return Path(__file__).resolve().parent.parent
+
+
 def package_paths(extra: Sequence[str] = ()) -> dict[str, Path]:
     """Every package visible from the environment (and ``extra`` directories): name → share dir."""
-    return dict(_index(_split(os.environ.get("AMENT_PREFIX_PATH")),
-                       _split(os.environ.get("ROS_PACKAGE_PATH")) + tuple(extra)))
+    found = dict(_index(_split(os.environ.get("AMENT_PREFIX_PATH")),
+                        _split(os.environ.get("ROS_PACKAGE_PATH")) + tuple(extra)))
+    found.setdefault(OWN_PACKAGE, own_package_dir())
+    return found
 
 
 def find_package(name: str, extra: Sequence[str] = ()) -> Path | None:
@@ -102,7 +120,7 @@ def require_package(name: str, extra: Sequence[str] = (), *, file: str = "<strin
     if path is None:
         raise ModelError(Diagnostic(
             "MODEL_PACKAGE_NOT_FOUND",
-            f"package {name!r} not found in AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", file, line))
+            f"package {name!r} {NOT_FOUND_HOW}", file, line))
     return path
 
 

@@ -36,19 +36,19 @@ from robot_state_format.errors import (
     RobotStateFormatError,
     Severity,
 )
-from robot_state_format.lazy_modules import lazy_package
+from robot_state_format.lazy_modules import lazy_package, optional_module
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.bounded_child import ChildFailed, ChildLimits, Confinement, run_child
 from robot_state_format.model.detect import looks_like_xacro
-from robot_state_format.model.packages import PACKAGE_URI, find_package
+from robot_state_format.model.packages import NOT_FOUND_HOW, PACKAGE_URI, find_package
 from robot_state_format.model.types import Model
 from robot_state_format.model.xacro_dom import replace_node
 from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
 # xacro and yaml cost ~60 ms to import: their code runs when a xacro document is first expanded
-_XACRO = lazy_package("xacro", "substitution_args")
-xacro: Any = _XACRO[0]  # xacro is untyped; its module globals are patched below
-_substitution_args: Any = _XACRO[1]
+# (optional: only xacro documents need it; without it they fail with one line naming what to install)
+xacro: Any = optional_module("xacro")  # xacro is untyped; its module globals are patched below
+_substitution_args: Any = optional_module("xacro.substitution_args")
 yaml: Any = lazy_package("yaml")[0]
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
 _log = logging.getLogger(__name__)
@@ -359,8 +359,8 @@ def expand_in_process(text: str | bytes, *, file: str = "<string>", args: Mappin
         except _PackageNotFound as exc:
             found: tuple[str, int | None] = _failing_element(exc) or (file, None)
             raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
-                                        f"$(find {exc.name}): package {exc.name!r} not found in "
-                                        "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", found[0], found[1])) from None
+                                        f"$(find {exc.name}): package {exc.name!r} {NOT_FOUND_HOW}",
+                                        found[0], found[1])) from None
         except xml.parsers.expat.ExpatError as exc:
             raise ModelError(Diagnostic("XACRO_SYNTAX", f"malformed XML: {exc}", file,
                                         getattr(exc, "lineno", None))) from None
@@ -369,8 +369,8 @@ def expand_in_process(text: str | bytes, *, file: str = "<string>", args: Mappin
             at: tuple[str, int | None] = _failing_element(exc) or (file, None)
             if isinstance(cause, _PackageNotFound):
                 raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
-                                            f"$(find {cause.name}): package {cause.name!r} not found in "
-                                            "AMENT_PREFIX_PATH or ROS_PACKAGE_PATH", at[0], at[1])) from None
+                                            f"$(find {cause.name}): package {cause.name!r} {NOT_FOUND_HOW}",
+                                            at[0], at[1])) from None
             name = type(exc).__name__
             if name == "ArgException" or type(cause).__name__ == "ArgException":
                 arg = cause if type(cause).__name__ == "ArgException" else exc

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import importlib.util
 import math
 import os
 import signal
@@ -34,6 +35,7 @@ from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
+from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.joint_arrays import joint_state_fields
@@ -207,13 +209,28 @@ def tf_error(a: Any, b: Any) -> tuple[float, float]:
 
 
 def write_png(state: WorldState, model: Model, path: Path) -> str:
-    """A picture of the saved state (usdf.plot; a model without a pose is drawn at the world origin)."""
+    """A picture of the saved state (usdf.plot; a model without a pose is drawn at the world origin): the line
+    the demo prints for it, which says what to install when matplotlib is missing."""
     shown = copy.deepcopy(state)
     unposed = [ms for ms in shown.model_states if ms.pose is None]
     for ms in unposed:  # no model pose in the snapshot (no TF to the world): draw it at the origin
         ms.pose = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    plot_world_state(shown, path, model=model)
-    return "usdf.plot" + (", model placed at the world origin" if unposed else "")
+    try:
+        plot_world_state(shown, path, model=model)
+    except MissingDependencyError as exc:
+        return f"not drawn: {exc}"
+    return f"{path} (usdf.plot" + (", model placed at the world origin)" if unposed else ")")
+
+
+def moving_joints_text(model: Model) -> str:
+    """"8 moving joints (finger_right_joint mimics another)": the independent ones, as the nodes count them
+    (a mimic follower has no value of its own in joint_states, snapshots or restart files)."""
+    followers = [j.name for j in model.moving_joints() if j.mimic]
+    independent = len(list(model.moving_joints())) - len(followers)
+    text = f"{independent} moving joint{'s' if independent != 1 else ''}"
+    if followers:
+        text += f" ({', '.join(followers)} {'mimics' if len(followers) == 1 else 'mimic'} another)"
+    return text
 
 
 def run(model_path: Path, out: Path, record_s: float) -> int:
@@ -224,7 +241,7 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
     restart_dir.mkdir(exist_ok=True)
     logs.mkdir(exist_ok=True)
     _environment(out)
-    _say(f"robot {model.name!r} from {model_path} ({len(list(model.moving_joints()))} moving joints); "
+    _say(f"robot {model.name!r} from {model_path} ({moving_joints_text(model)}); "
          f"ROS_DOMAIN_ID={os.environ['ROS_DOMAIN_ID']}")
     children = Children(logs)
     observer = Observer()
@@ -257,16 +274,19 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
         _say(f"saved {saved_path} (validates against the model; its {n_sent} joint values equal what the source "
              f"sent at its stamp, max error {sent_err:.3g})")
 
-        # 2. record a few seconds
-        ok, rec = observer.trigger("/state_store/start_recording", children)
-        if not ok:
-            raise DemoError(f"start_recording: {rec}")
-        t_end = time.monotonic() + record_s
-        observer.spin_until(lambda: time.monotonic() >= t_end, record_s + 5, "recording", children)
-        ok, rec_msg = observer.trigger("/state_store/stop_recording", children)
-        if not ok:
-            raise DemoError(f"stop_recording: {rec_msg}")
-        _say(f"recorded {rec_msg}")
+        # 2. record a few seconds (MCAP: the `record` extra; without it the demo says so and goes on)
+        if importlib.util.find_spec("mcap") is None or importlib.util.find_spec("mcap_ros2") is None:
+            rec_msg = f"not made: {missing_dependency_text('mcap')}"
+        else:
+            ok, rec = observer.trigger("/state_store/start_recording", children)
+            if not ok:
+                raise DemoError(f"start_recording: {rec}")
+            t_end = time.monotonic() + record_s
+            observer.spin_until(lambda: time.monotonic() >= t_end, record_s + 5, "recording", children)
+            ok, rec_msg = observer.trigger("/state_store/stop_recording", children)
+            if not ok:
+                raise DemoError(f"stop_recording: {rec_msg}")
+            _say(f"recorded {rec_msg}")
         for proc in (source, publisher, store):
             children.stop(proc)
         _say("stopped the live nodes (SIGINT)")
@@ -316,7 +336,7 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
         print()
         print(f"restart file : {saved_path}")
         print(f"recording    : {rec_msg}")
-        print(f"picture      : {png} ({how})")
+        print(f"picture      : {how}")
         print(f"logs         : {logs}")
         print(f"TF check     : {'equal' if ok_tf else 'DIFFERENT'} (max {max_t:.3g} m, {max_r:.3g} rad)")
         print(f"simulation   : {sim_line}")

@@ -159,8 +159,8 @@ def read_description_text(text: str, xacro_args: str, policy: XacroPolicy,
 def _read_text(text: str, xacro_args: str, policy: XacroPolicy, source: str, file: str) -> LoadedDescription:
     size = len(text.encode("utf-8", "surrogatepass"))
     if size > limits.MAX_DOCUMENT_BYTES:
-        raise DescriptionRefused("size", f"{source}: {size} bytes, over the {limits.MAX_DOCUMENT_BYTES}-byte limit "
-                                 "(RSF_MAX_DOCUMENT_BYTES); not read")
+        raise DescriptionRefused("size", f"{source}: [XML_TOO_LARGE] {size} bytes, over the "
+                                 f"{limits.MAX_DOCUMENT_BYTES}-byte limit (RSF_MAX_DOCUMENT_BYTES); not read")
     if detect_format(text) == "xacro" and looks_like_xacro(text):
         if not policy.allow:
             raise DescriptionRefused(

@@ -31,6 +31,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
+from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.model.bounded_child import add_interrupt
 from robot_state_format.ros import log_sites
 from robot_state_format.ros.memory import release_free_memory
@@ -164,7 +165,7 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
         else:
             spin(node, stop, until=stop_at)
     except Exception as exc:
-        for types, lead, exit_code in failures:
+        for types, lead, exit_code in [(MissingDependencyError, "", 2), *failures]:  # one cause, one code
             if isinstance(exc, types):
                 print(f"{prog}: error: {lead}{exc}", file=sys.stderr)
                 code = exit_code

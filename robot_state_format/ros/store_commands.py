@@ -11,6 +11,7 @@ from typing import Any
 
 from rclpy.parameter import Parameter
 
+from robot_state_format.lazy_modules import first_missing
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import spin
 from robot_state_format.ros.state_store import (
@@ -125,6 +126,10 @@ def _run_save(args: argparse.Namespace) -> int:
 
 
 def _run_record(args: argparse.Namespace) -> int:
+    missing = first_missing("mcap.writer", "mcap_ros2")  # refused before the --out folder is made
+    if missing is not None:
+        _err("record", missing)
+        return 2
     started = _start_in_out_dir("record", args, {"record_topics": list(args.topics)} if args.topics else None)
     if started is None:
         return 2

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_format.errors import ConversionError
+from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
 from robot_state_format.model.types import WORLD, Model
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.resolve import world_poses
@@ -23,14 +23,14 @@ def _state_link_name(layout: ModelLayout, name: str) -> str | None:
 
 
 def pyplot() -> Any:
-    """``matplotlib.pyplot`` on the file-only Agg backend (optional: ``ConversionError`` when missing)."""
+    """``matplotlib.pyplot`` on the file-only Agg backend (optional: ``MissingDependencyError`` when missing)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError:
-        raise ConversionError("matplotlib is not installed (pip install matplotlib)") from None
+        raise MissingDependencyError(missing_dependency_text("matplotlib")) from None
     return plt
 
 

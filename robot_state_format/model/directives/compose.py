@@ -44,7 +44,7 @@ from robot_state_format.model.directives.schema import (
     Directive,
     Pose,
 )
-from robot_state_format.model.packages import find_package
+from robot_state_format.model.packages import NOT_FOUND_HOW, find_package
 from robot_state_format.model.types import (
     SCOPE,
     WORLD,
@@ -123,8 +123,7 @@ class Composer:
             if share is None and pkg == "drake":  # Drake's own package, built into its package map
                 share = drake_share()
             if share is None:
-                raise self.fail("MODEL_PACKAGE_NOT_FOUND", f"{uri!r}: package {pkg!r} not found in AMENT_PREFIX_PATH, "
-                                "ROS_PACKAGE_PATH or --search-path", line)
+                raise self.fail("MODEL_PACKAGE_NOT_FOUND", f"{uri!r}: package {pkg!r} {NOT_FOUND_HOW}", line)
             path = share / rel
         elif uri.startswith("file://"):
             path = Path(uri[len("file://"):])

@@ -38,6 +38,7 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import ConversionError, ModelError, UsdfError
+from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
@@ -49,11 +50,11 @@ _PLANAR_SUFFIX = {"_TX": 0, "_TY": 1, "_RZ": 2}
 
 
 def mujoco_module() -> Any:
-    """The ``mujoco`` package (optional: ``ConversionError`` naming the install when it is missing)."""
+    """The ``mujoco`` package (optional: ``MissingDependencyError`` naming the install when it is missing)."""
     try:
         import mujoco
     except ImportError:
-        raise ConversionError("the mujoco package is not installed (pip install mujoco)") from None
+        raise MissingDependencyError(missing_dependency_text("mujoco")) from None
     return mujoco
 
 
