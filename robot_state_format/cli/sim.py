@@ -18,6 +18,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from robot_state_format import options
 from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import ConversionError, ModelIOError, RobotStateFormatError
@@ -39,11 +40,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r = sub.add_parser("run", help="a headless passive run (gravity, no control)")
     r.add_argument("model", metavar="MODEL", help="URDF, xacro or SDFormat file")
     r.add_argument("--engine", required=True, choices=("mujoco", "drake"))
-    r.add_argument("--steps", required=True, type=int, metavar="N")
-    r.add_argument("--dt", type=float, default=None, metavar="S",
+    r.add_argument("--steps", required=True, type=options.count(0, 10**9), metavar="N")
+    r.add_argument("--dt", type=options.positive_seconds, default=None, metavar="S",
                    help="time step in seconds [the restart file's, else 0.002]")
     r.add_argument("--restart", metavar="STATE.usdf", help="start from this restart file")
-    r.add_argument("--save-at", type=int, nargs="+", action="extend", default=[], metavar="K",
+    r.add_argument("--save-at", type=options.count(0, 10**9), nargs="+", action="extend", default=[], metavar="K",
                    help="write DIR/step_K.usdf when the step count reaches K (repeatable)")
     r.add_argument("--out", default=".", metavar="DIR", help="directory for --save-at files [.]")
     r.add_argument("--trajectory", metavar="FILE.csv", help="one row per step: step,time,<coordinates>")

@@ -24,6 +24,7 @@ from typing import Any
 
 from lxml import etree
 
+from robot_state_format import options
 from robot_state_format.cli._common import json_mapping
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import (
@@ -71,7 +72,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     v.add_argument("--lenient", action="store_true", help="accept the proposal's spellings (root <world>)")
     v.add_argument("--check-poses", action="store_true",
                    help="with --model: link poses must match the kinematics of the joint positions")
-    v.add_argument("--tolerance", type=float, default=1e-6, help="pose tolerance (m, rad) [1e-6]")
+    v.add_argument("--tolerance", type=options.non_negative, default=1e-6, help="pose tolerance (m, rad) [1e-6]")
     v.add_argument("--schema", action="store_true", help="also validate against the published XSD")
     v.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     v.set_defaults(func=_validate)
