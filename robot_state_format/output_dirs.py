@@ -8,6 +8,7 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import TextIO
 
 from robot_state_format.limits import kind_of, os_error_text, shown_path
 
@@ -68,3 +69,26 @@ def output_file_problem(path: str | os.PathLike[str]) -> str | None:
     if stat.S_ISREG(st.st_mode):
         return None
     return f"is {kind_of(st.st_mode)}, not a regular file"
+
+
+def open_output_file(path: str | os.PathLike[str]) -> TextIO:
+    """``path`` opened for writing text (created or truncated), its folder made when missing.
+
+    Raises :class:`OSError` whose ``strerror`` says why: what :func:`output_file_problem` refuses,
+    checked again on the opened file (opened non-blocking: a FIFO without a reader never blocks).
+    """
+    problem = output_file_problem(path) or ensure_parent(path)
+    if problem is not None:
+        raise OSError(errno.EINVAL, problem, os.fsdecode(path))
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"is {kind_of(st.st_mode)}, not a regular file", os.fsdecode(path))
+        os.ftruncate(fd, 0)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "w", encoding="utf-8")

@@ -136,8 +136,8 @@ def _main(argv: list[str]) -> int:
         return int(func(args))
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or a stop forced while blocked (ros/spin.py: its signal)
+        return 128 + int(getattr(exc, "signum", 2))
 
 
 def entry_point() -> None:

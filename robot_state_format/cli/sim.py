@@ -22,7 +22,9 @@ from robot_state_format import options
 from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import ConversionError, ModelIOError, RobotStateFormatError
+from robot_state_format.limits import input_problem, shown_path
 from robot_state_format.model.loader import load_model_file
+from robot_state_format.output_dirs import open_output_file, output_file_problem
 from robot_state_format.sim.mjcf import DEFAULT_DT
 from robot_state_format.sim.run import make_sim
 from robot_state_format.sim.run import run as run_steps
@@ -58,6 +60,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.steps < 0:
         print(f"{PROG}: error: --steps must be >= 0", file=sys.stderr)
         return 2
+    for option, given, problem in (("MODEL", args.model, input_problem(args.model)),
+                                   ("--restart", args.restart, args.restart and input_problem(args.restart)),
+                                   ("--trajectory", args.trajectory, args.trajectory and output_file_problem(args.trajectory))):
+        if problem:  # missing, a FIFO, a device, a directory, a name too long: refused before anything runs
+            print(f"{PROG}: error: {option} {shown_path(given)}: {problem}", file=sys.stderr)
+            return 2
     dt = DEFAULT_DT if args.dt is None else args.dt
     state = None
     if args.restart is not None:
@@ -112,12 +120,11 @@ def _run(args: argparse.Namespace) -> int:
     traj = None
     first = sim.step_count
     try:
-        if args.trajectory is not None:
-            Path(args.trajectory).parent.mkdir(parents=True, exist_ok=True)
-            traj = open(args.trajectory, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        if args.trajectory is not None:  # a FIFO, a device or a directory is refused, never opened blocking
+            traj = open_output_file(args.trajectory)
         saved = run_steps(sim, args.steps, save_at=args.save_at, out_dir=args.out, trajectory=traj)
     except OSError as exc:
-        print(f"{PROG}: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"{PROG}: error: {shown_path(exc.filename or '')}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except RobotStateFormatError as exc:  # the engine failed (or died): no header-only trajectory
         if traj is not None and sim.step_count == first:

@@ -221,7 +221,7 @@ def _expression_site(msg: str, at: tuple[str, int | None], main: str, main_text:
     needle = "${" + m.group(1) + "}"
     for path in dict.fromkeys((at[0], main)):
         try:
-            text = main_text if path == main else Path(path).read_text(encoding="utf-8", errors="replace")
+            text = main_text if path == main else read_input_file(path).decode("utf-8", "replace")
         except OSError:
             continue
         hits = [i for i, line in enumerate(text.splitlines(), start=1) if needle in line]
