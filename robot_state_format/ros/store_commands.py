@@ -161,16 +161,16 @@ MCAP_MAGIC = b"\x89MCAP0\r\n"  # the first 8 bytes of every MCAP file (MCAP spec
 
 
 def _not_mcap(path: Path, is_dir: bool) -> tuple[Path, str] | None:
-    """The first ``.mcap`` file of a recording that cannot be played and why: not MCAP at all
+    """The first file (restart file, or ``.mcap`` of a recording) that cannot be played and why: not MCAP
     (invalid input, exit 1, an empty why) or not readable (a FIFO, a device, no permission: exit 2)."""
-    files = sorted(path.glob("*.mcap")) if is_dir else [path] if path.suffix == ".mcap" else []
+    files = sorted(path.glob("*.mcap")) if is_dir else [path]
     for f in files:
         try:
             with open_input_file(f) as fh:  # never a blocking open (a FIFO without a writer)
                 head = fh.read(len(MCAP_MAGIC))
         except OSError as exc:
             return f, os_error_text(exc)
-        if head != MCAP_MAGIC[:len(head)]:  # a file cut off inside its magic (or empty) is a cut recording
+        if f.suffix == ".mcap" and head != MCAP_MAGIC[:len(head)]:  # a file cut off inside its magic (or empty) is a cut recording
             return f, ""
     return None
 
