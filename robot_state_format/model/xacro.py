@@ -37,7 +37,7 @@ from robot_state_format.errors import (
     Severity,
 )
 from robot_state_format.lazy_modules import lazy_package
-from robot_state_format.limits import read_input_file
+from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model.bounded_child import ChildFailed, ChildLimits, Confinement, run_child
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.packages import PACKAGE_URI, find_package
@@ -535,7 +535,7 @@ def expand_xacro_file(path: str | os.PathLike[str], *, args: Mapping[str, str] |
     try:
         data = read_input_file(p)
     except OSError as exc:
-        raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        raise ModelIOError(f"{shown_path(p)}: cannot read: {exc.strerror or exc}") from None
     return expand_xacro(data, file=str(p), args=args, search_paths=search_paths)
 
 
