@@ -77,7 +77,7 @@ def open_output_file(path: str | os.PathLike[str]) -> TextIO:
     Raises :class:`OSError` whose ``strerror`` says why: what :func:`output_file_problem` refuses,
     checked again on the opened file (opened non-blocking: a FIFO without a reader never blocks).
     """
-    problem = output_file_problem(path) or ensure_parent(path)
+    problem = output_file_problem(path) or ensure_parent(os.fspath(path))
     if problem is not None:
         raise OSError(errno.EINVAL, problem, os.fsdecode(path))
     flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
