@@ -265,3 +265,14 @@ def test_a_params_file_rcl_refuses_is_one_line_exit_2(tmp_path: Path, command: l
     needle = {"bomb": "Will not support aliasing", "fifo": "is a FIFO (named pipe)",
               "missing": "No such file or directory"}[params]
     refused(run([*command, "--ros-args", "--params-file", str(path)], tmp_path), 2, needle)
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["save", "--timeout", "0", "--node-name", "bad-name"], "--node-name: Invalid node name"),
+    (["replay", "x.usdf", "--node-name", "9x"], "x.usdf: no such file"),  # the path is checked first
+    (["record", "--duration", "0.1", "--node-name", "9x"], "node name must not start with a number"),
+    (["joint-states", "--model", MODEL, "--topic", "bad!t", "--duration", "0.1"], "Invalid topic name"),
+    (["record", "--duration", "0.1", "--topics", "bad!topic"], "record_topics: failed to resolve name"),
+])
+def test_a_name_rclpy_refuses_is_one_line_exit_2(tmp_path: Path, args: list[str], needle: str) -> None:
+    refused(run(args, tmp_path), 2, needle)

@@ -53,7 +53,8 @@ def bag_files(directory: Path) -> list[Path]:
     """The MCAP files of a recording directory in rosbag2 order (by their ``_N`` index)."""
     problem = directory_problem(directory)
     if problem is not None:
-        raise RecordingError(f"{shown_path(directory)}: {problem} (give the recording directory)")
+        what = problem if problem.startswith("is ") else f"not a directory: {problem}"
+        raise RecordingError(f"{shown_path(directory)}: {what} (give the recording directory)")
     files = sorted(directory.glob("*.mcap"), key=_file_index)
     if not files:
         raise RecordingError(f"{directory}: no .mcap file in the recording directory")

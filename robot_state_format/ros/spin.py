@@ -31,6 +31,7 @@ from types import FrameType
 from typing import Any, TypeVar
 
 import rclpy
+from rclpy.exceptions import NameValidationException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
@@ -75,10 +76,10 @@ class Stop:
             self.signum = signum
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
-        if self.requested and self._old:  # a second signal, or the watchdog: the stop was not acted on
+        if self._watchdog is not None and self._old:  # a second signal, or the watchdog's: not acted on
             raise Interrupted(self.signum or signum)
         self.request(signum)
-        if self._watchdog is None:
+        if self._old:
             self._watchdog = threading.Thread(target=self._force, args=(signum,), daemon=True,
                                               name="stop-watchdog")
             self._watchdog.start()
@@ -124,6 +125,11 @@ def ros_args_problem(args: Sequence[str] | None) -> str | None:
             except OSError as exc:
                 return f"{word} {shown_path(words[i + 1])}: {os_error_text(exc)}"
     return None
+
+
+def name_error_line(exc: BaseException) -> str:
+    """rclpy's name error (``Invalid node name: ...:\n  'bad-name'\n      ^``) as one line."""
+    return " ".join(part.strip() for part in str(exc).splitlines() if part.strip() and part.strip() != "^")
 
 
 def _rcl_error_line(exc: BaseException) -> str:
@@ -240,15 +246,20 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
     except Interrupted:  # stopped while blocked outside the spin loop: a stop all the same (exit 0)
         code = 0
     except Exception as exc:
-        for types, lead, exit_code in failures:
+        for types, lead, exit_code in [*failures, (NameValidationException, "", 2)]:  # -r __node:=bad-name
             if isinstance(exc, types):
-                print(f"{prog}: error: {lead}{exc}", file=sys.stderr)
+                text = name_error_line(exc) if isinstance(exc, NameValidationException) else f"{exc}"
+                print(f"{prog}: error: {lead}{text}", file=sys.stderr)
                 code = exit_code
                 break
         else:
             raise
     finally:
-        if node is not None and on_exit is not None:
-            on_exit(node)
-        finish(stop, node)
+        try:
+            if node is not None and on_exit is not None:
+                on_exit(node)
+        except Interrupted:  # the clean-up itself blocked past the watchdog: the node goes all the same
+            pass
+        finally:
+            finish(stop, node)
     return code

@@ -9,7 +9,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rclpy.exceptions import NameValidationException
 from rclpy.parameter import Parameter
+from rclpy.validate_node_name import validate_node_name
 
 from robot_state_format.limits import (
     directory_problem,
@@ -40,6 +42,10 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     if problem is not None:
         what = "no such model file" if problem == "no such file or directory" else problem
         raise _UsageError(f"{shown_path(args.model)}: {what}")
+    try:  # checked before the node exists: rclpy warns when it fails to make a node of a bad name
+        validate_node_name(args.node_name)
+    except NameValidationException as exc:
+        raise _UsageError(f"--node-name: {spin.name_error_line(exc)}") from None
     try:
         stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
     except spin.RosArgumentsError as exc:  # a params file rcl cannot open or parse
@@ -52,6 +58,9 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     except StateStoreConfigError as exc:  # a parameter given with --ros-args that the node refuses
         spin.finish(stop)
         raise _UsageError(str(exc)) from None
+    except NameValidationException as exc:  # --node-name, a remapped name or topic rclpy refuses
+        spin.finish(stop)
+        raise _UsageError(spin.name_error_line(exc)) from None
     except StateStoreModelIOError as exc:  # a model_file given with --ros-args that cannot be read: I/O
         spin.finish(stop)
         raise _UsageError(str(exc)) from None
