@@ -23,6 +23,9 @@ attribute                      environment variable                default
 ``MAX_XACRO_SECONDS``          ``RSF_MAX_XACRO_SECONDS``           30 s (wall clock) per expansion
 =============================  ==================================  =========================
 
+``MAX_PACKAGE_SCAN_DIRECTORIES`` (``RSF_MAX_PACKAGE_SCAN_DIRECTORIES``, default 10 000) bounds the
+directories one ``package://`` lookup visits below ``ROS_PACKAGE_PATH`` (each real directory once).
+
 :func:`read_input_file` opens only regular files: a FIFO, a device (``/dev/zero``), a socket or a
 directory is an :class:`OSError` at once, never a blocking or endless read; the size is checked
 with ``fstat`` before reading, and the read itself never takes more than the bound.
@@ -33,6 +36,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import BinaryIO
 
 
 def _env_int(name: str, default: int) -> int:
@@ -58,6 +62,8 @@ MAX_SDF_INCLUDES: int = _env_int("RSF_MAX_SDF_INCLUDES", 1_000)
 MAX_EXPANDED_BYTES: int = _env_int("RSF_MAX_EXPANDED_BYTES", 64 * 1024 * 1024)
 MAX_EXPANDED_ELEMENTS: int = _env_int("RSF_MAX_EXPANDED_ELEMENTS", 200_000)
 MAX_LINKS: int = _env_int("RSF_MAX_LINKS", 30_000)  # <link> and <body> elements
+# directories a package:// lookup visits below ROS_PACKAGE_PATH (each real directory once)
+MAX_PACKAGE_SCAN_DIRECTORIES: int = _env_int("RSF_MAX_PACKAGE_SCAN_DIRECTORIES", 10_000)
 # xacro (minidom) grows lists of siblings one insertion at a time: its cost is quadratic in the
 # expansion, so its bound is lower (a macro bomb is refused in under a second).
 MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 15_000)
@@ -80,11 +86,88 @@ class InputTooLarge(OSError):
     """A file over :data:`MAX_DOCUMENT_BYTES` (an ``OSError`` with ``errno.EFBIG``)."""
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
+    """What a file of ``st_mode`` ``mode`` is, in words ("a FIFO (named pipe)", "a directory", ...)."""
     for test, name in _KINDS:
         if test(mode):
             return name
     return "not a regular file"
+
+
+def shown_path(path: str | os.PathLike[str]) -> str:
+    """``path`` for a message: over-long names (a peer may send 100 kB) are cut to their two ends."""
+    text = os.fsdecode(path)
+    return text if len(text) <= 200 else f"{text[:100]}...{text[-40:]} ({len(text)} characters)"
+
+
+def os_error_text(exc: OSError) -> str:
+    """The reason of ``exc`` in words ("File name too long", "Permission denied"), without the path."""
+    return str(exc.strerror or exc)
+
+
+def input_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be read as an input file ("no such file or directory", "is a FIFO (named
+    pipe), not a regular file", "file name too long", ...), or None for a regular file.
+
+    Never raises and never blocks (one ``stat``): for a check before a path is handed to code that
+    opens it itself (MuJoCo, Drake); :func:`read_input_file` and :func:`open_input_file` check again
+    on the opened file.
+    """
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return os_error_text(exc).lower() if exc.errno != errno.ENOENT else "no such file or directory"
+    except ValueError:  # a NUL in the name
+        return "not a valid file name (it holds a NUL byte)"
+    if not stat.S_ISREG(st.st_mode):
+        return f"is {kind_of(st.st_mode)}, not a regular file"
+    return None
+
+
+def directory_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` is not a directory that can be listed ("no such file or directory", "is a FIFO
+    (named pipe), not a directory", "file name too long", ...), or None. Never raises or blocks."""
+    try:
+        st = os.stat(path)
+    except OSError as exc:
+        return os_error_text(exc).lower() if exc.errno != errno.ENOENT else "no such file or directory"
+    except ValueError:
+        return "not a valid file name (it holds a NUL byte)"
+    if not stat.S_ISDIR(st.st_mode):
+        return f"is {kind_of(st.st_mode) if not stat.S_ISREG(st.st_mode) else 'a file'}, not a directory"
+    return None
+
+
+def _open_regular(path: str | os.PathLike[str], bound: int) -> int:
+    """A blocking descriptor of the regular file ``path`` no larger than ``bound`` (opened
+    non-blocking, so a FIFO without a writer never blocks, then checked with ``fstat``)."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
+    except IsADirectoryError:
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a regular file", str(path)) from None
+    except ValueError:  # a NUL in the name
+        raise OSError(errno.EINVAL, "not a valid file name (it holds a NUL byte)", str(path)) from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"is {kind_of(st.st_mode)}, not a regular file", str(path))
+        if st.st_size > bound:
+            raise InputTooLarge(errno.EFBIG, f"is {st.st_size} bytes, over the {bound}-byte limit "
+                                "(RSF_MAX_DOCUMENT_BYTES)", str(path))
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_input_file(path: str | os.PathLike[str], limit: int | None = None) -> BinaryIO:
+    """The regular file ``path`` opened for streaming (``rb``), for inputs too large to read whole
+    (MCAP recordings): the same checks as :func:`read_input_file` (a FIFO, a device or a directory is
+    an :class:`OSError` at once, never a blocking open); ``limit`` bounds the size (default: none)."""
+    fd = _open_regular(path, limit if limit is not None else 1 << 62)
+    return os.fdopen(fd, "rb")
 
 
 def read_input_file(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
@@ -95,19 +178,8 @@ def read_input_file(path: str | os.PathLike[str], limit: int | None = None) -> b
     without a writer never blocks), or :class:`InputTooLarge` naming the size and the bound.
     """
     bound = MAX_DOCUMENT_BYTES if limit is None else limit
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOCTTY", 0)
+    fd = _open_regular(path, bound)
     try:
-        fd = os.open(path, flags)
-    except IsADirectoryError:
-        raise IsADirectoryError(errno.EISDIR, "is a directory, not a regular file", str(path)) from None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, f"is {_kind(st.st_mode)}, not a regular file", str(path))
-        if st.st_size > bound:
-            raise InputTooLarge(errno.EFBIG, f"is {st.st_size} bytes, over the {bound}-byte limit "
-                                "(RSF_MAX_DOCUMENT_BYTES)", str(path))
-        os.set_blocking(fd, True)
         chunks: list[bytes] = []
         total = 0
         while True:  # the file may grow after fstat: never read past the bound

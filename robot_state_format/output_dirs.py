@@ -4,7 +4,13 @@ they cannot be created."""
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
+from typing import TextIO
+
+from robot_state_format.limits import kind_of, os_error_text, shown_path
 
 
 def ensure_directory(path: Path, what: str) -> tuple[bool, str | None]:
@@ -14,16 +20,24 @@ def ensure_directory(path: Path, what: str) -> tuple[bool, str | None]:
     logs it); ``error`` is the reason it cannot be used (an existing non-directory, a read-only
     parent, a full disk...), or None.
     """
-    if path.is_dir():
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:  # a name too long, a parent that is a file or cannot be searched
+        if exc.errno != errno.ENOTDIR:
+            return False, f"{what} {shown_path(path)!r} cannot be used: {os_error_text(exc)}"
+        st = None
+    if st is not None and stat.S_ISDIR(st.st_mode):
         return False, None
-    if path.exists() or path.is_symlink():
-        return False, f"{what} {str(path)!r} exists and is not a directory"
+    if st is not None or path.is_symlink():
+        return False, f"{what} {shown_path(path)!r} exists and is not a directory"
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return False, f"{what} {str(path)!r} does not exist and cannot be created: {exc.strerror or exc}"
+        return False, f"{what} {shown_path(path)!r} does not exist and cannot be created: {exc.strerror or exc}"
     if not path.is_dir():  # raced with something that is not a directory
-        return False, f"{what} {str(path)!r} is not a directory"
+        return False, f"{what} {shown_path(path)!r} is not a directory"
     return True, None
 
 
@@ -34,4 +48,47 @@ def ensure_parent(path: str | Path) -> str | None:
     if str(parent) in ("", "."):
         return None
     problem = ensure_directory(parent, "output folder")[1]
-    return None if problem is None else f"{path}: {problem}"
+    return None if problem is None else f"{shown_path(path)}: {problem}"
+
+
+def output_file_problem(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be written as an output file, or None (a regular file, or nothing yet).
+
+    A FIFO, a device, a socket or a directory is refused before anything is opened (writing to a
+    FIFO blocks until someone reads it; a file written *beside* it would not be what was asked for);
+    so is a name the system refuses (too long, beneath a regular file). Never raises or blocks.
+    """
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    except ValueError:
+        return "not a valid file name (it holds a NUL byte)"
+    except OSError as exc:
+        return os_error_text(exc).lower()
+    if stat.S_ISREG(st.st_mode):
+        return None
+    return f"is {kind_of(st.st_mode)}, not a regular file"
+
+
+def open_output_file(path: str | os.PathLike[str]) -> TextIO:
+    """``path`` opened for writing text (created or truncated), its folder made when missing.
+
+    Raises :class:`OSError` whose ``strerror`` says why: what :func:`output_file_problem` refuses,
+    checked again on the opened file (opened non-blocking: a FIFO without a reader never blocks).
+    """
+    problem = output_file_problem(path) or ensure_parent(os.fspath(path))
+    if problem is not None:
+        raise OSError(errno.EINVAL, problem, os.fsdecode(path))
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, flags, 0o644)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, f"is {kind_of(st.st_mode)}, not a regular file", os.fsdecode(path))
+        os.ftruncate(fd, 0)
+        os.set_blocking(fd, True)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "w", encoding="utf-8")

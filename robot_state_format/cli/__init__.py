@@ -29,6 +29,7 @@ from collections.abc import Sequence
 
 from robot_state_format import __version__
 from robot_state_format.lazy_modules import MissingDependencyError
+from robot_state_format.options import Parser
 
 EXIT_CODES = ("exit codes (every command): 0 done/valid (also stopped by Ctrl-C or SIGTERM where a command runs "
               "until stopped); 1 invalid input or refused (invalid model or document, joint values that do not "
@@ -91,7 +92,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
 
     The other commands get a placeholder (name and help line) so that ``--help`` lists them.
     """
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="robot-state-format",
         description="Read robot models, compute their frames and share their state as USDF.",
         epilog=EXIT_CODES,
@@ -150,8 +151,8 @@ def _main(argv: list[str]) -> int:
         return int(func(args))
     except BrokenPipeError:
         return 0
-    except KeyboardInterrupt:
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C, or a stop forced while blocked (ros/spin.py: its signal)
+        return 128 + int(getattr(exc, "signum", 2))
 
 
 def entry_point() -> None:

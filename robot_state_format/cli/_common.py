@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
+import os
 import sys
-from pathlib import Path
 from typing import Any
 
 from robot_state_format.errors import (
@@ -16,8 +15,8 @@ from robot_state_format.errors import (
     Severity,
 )
 from robot_state_format.lazy_modules import MissingDependencyError
-from robot_state_format.limits import read_input_file
 from robot_state_format.model.xacro import parse_xacro_args
+from robot_state_format.options import json_object
 
 
 def add_model_options(p: argparse.ArgumentParser) -> None:
@@ -42,7 +41,7 @@ def split_xacro_items(items: list[str], options: list[str]) -> tuple[list[str], 
     paths: list[str] = []
     positional: list[str] = []
     for item in items:
-        if ":=" in item and not Path(item).exists():
+        if ":=" in item and not os.path.lexists(item):  # never raises (a name too long is no file)
             positional.append(item)
         else:
             paths.append(item)
@@ -83,23 +82,4 @@ def json_mapping(text: str, option: str) -> dict[str, Any]:
     Raise ``ValueError`` (a usage error, exit 2) naming ``option`` when it cannot be read or is not
     a JSON object.
     """
-    source = text
-    path: str | None = None
-    if text.startswith("@"):
-        path = text[1:]
-    elif not text.lstrip().startswith("{") and Path(text).is_file():
-        path = text
-    if path is not None:
-        try:
-            source = read_input_file(path).decode("utf-8")
-        except OSError as exc:
-            raise ValueError(f"{option}: cannot read {path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{option}: {path} is not UTF-8 text ({exc.reason})") from None
-    try:
-        value = json.loads(source)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"{option}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    if not isinstance(value, dict):
-        raise ValueError(f"{option}: expected a JSON object mapping joint names to values")
-    return value
+    return json_object(text, option)

@@ -7,15 +7,17 @@ be expressed in the target format (the reason on stderr), 2 usage or I/O error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
 from pathlib import Path
 
 from robot_state_format.errors import ConversionError, DiagnosticError, ModelIOError, Severity
+from robot_state_format.limits import shown_path
 from robot_state_format.model.convert import convert_model
 from robot_state_format.model.loader import load_model_file
-from robot_state_format.output_dirs import ensure_parent
+from robot_state_format.output_dirs import ensure_parent, output_file_problem
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -70,7 +72,8 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(result.text)
         return 0
     out = Path(args.output)
-    problem = ensure_parent(out)
+    problem = output_file_problem(out)
+    problem = f"{shown_path(out)}: {problem}" if problem is not None else ensure_parent(out)
     if problem is not None:
         _err(f"error: {problem}")
         return 2
@@ -80,6 +83,8 @@ def run(args: argparse.Namespace) -> int:
             fh.write(result.text)
         os.replace(tmp, out)
     except OSError as exc:
-        _err(f"error: cannot write {out}: {exc.strerror or exc}")
+        with contextlib.suppress(OSError, UnboundLocalError):
+            os.unlink(tmp)
+        _err(f"error: cannot write {shown_path(out)}: {exc.strerror or exc}")
         return 2
     return 0

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from robot_state_format import options
 from robot_state_format.cli._common import add_model_options, json_mapping, report_error
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import RobotStateFormatError
@@ -46,7 +47,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--velocities", metavar="JSON", default=None,
                    help="joint velocities, same form; adds link twists to the output")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of a tree")
-    p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
+    p.add_argument("--indent", type=options.count(0, 64), default=2, help="JSON indentation (default 2)")
     add_model_options(p)
     p.set_defaults(func=numpy_kinematics(run))
 

@@ -14,6 +14,7 @@ import argparse
 import json
 import sys
 
+from robot_state_format import options
 from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import RobotStateFormatError
@@ -31,7 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("model", metavar="MODEL", help="model file: .urdf, .xacro, .sdf, .world, .dmd.yaml")
     p.add_argument("xacro_items", nargs="*", metavar="NAME:=VALUE", help="xacro argument(s)")
     p.add_argument("--json", action="store_true", help="print the JSON document instead of a tree")
-    p.add_argument("--indent", type=int, default=2, help="JSON indentation (default 2)")
+    p.add_argument("--indent", type=options.count(0, 64), default=2, help="JSON indentation (default 2)")
     add_model_options(p)
     p.set_defaults(func=numpy_kinematics(run))
 

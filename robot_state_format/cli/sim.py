@@ -18,10 +18,13 @@ import argparse
 import sys
 from pathlib import Path
 
+from robot_state_format import options
 from robot_state_format.cli._common import add_model_options, report_error, split_xacro_items
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import ConversionError, ModelIOError, RobotStateFormatError
+from robot_state_format.limits import input_problem, shown_path
 from robot_state_format.model.loader import load_model_file
+from robot_state_format.output_dirs import open_output_file, output_file_problem
 from robot_state_format.sim.mjcf import DEFAULT_DT
 from robot_state_format.sim.run import make_sim
 from robot_state_format.sim.run import run as run_steps
@@ -39,11 +42,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r = sub.add_parser("run", help="a headless passive run (gravity, no control)")
     r.add_argument("model", metavar="MODEL", help="URDF, xacro or SDFormat file")
     r.add_argument("--engine", required=True, choices=("mujoco", "drake"))
-    r.add_argument("--steps", required=True, type=int, metavar="N")
-    r.add_argument("--dt", type=float, default=None, metavar="S",
+    r.add_argument("--steps", required=True, type=options.count(0, 10**9), metavar="N")
+    r.add_argument("--dt", type=options.positive_seconds, default=None, metavar="S",
                    help="time step in seconds [the restart file's, else 0.002]")
     r.add_argument("--restart", metavar="STATE.usdf", help="start from this restart file")
-    r.add_argument("--save-at", type=int, nargs="+", action="extend", default=[], metavar="K",
+    r.add_argument("--save-at", type=options.count(0, 10**9), nargs="+", action="extend", default=[], metavar="K",
                    help="write DIR/step_K.usdf when the step count reaches K (repeatable)")
     r.add_argument("--out", default=".", metavar="DIR", help="directory for --save-at files [.]")
     r.add_argument("--trajectory", metavar="FILE.csv", help="one row per step: step,time,<coordinates>")
@@ -57,6 +60,12 @@ def _run(args: argparse.Namespace) -> int:
     if args.steps < 0:
         print(f"{PROG}: error: --steps must be >= 0", file=sys.stderr)
         return 2
+    for option, given, problem in (("MODEL", args.model, input_problem(args.model)),
+                                   ("--restart", args.restart, args.restart and input_problem(args.restart)),
+                                   ("--trajectory", args.trajectory, args.trajectory and output_file_problem(args.trajectory))):
+        if problem:  # missing, a FIFO, a device, a directory, a name too long: refused before anything runs
+            print(f"{PROG}: error: {option} {shown_path(given)}: {problem}", file=sys.stderr)
+            return 2
     dt = DEFAULT_DT if args.dt is None else args.dt
     state = None
     if args.restart is not None:
@@ -111,12 +120,11 @@ def _run(args: argparse.Namespace) -> int:
     traj = None
     first = sim.step_count
     try:
-        if args.trajectory is not None:
-            Path(args.trajectory).parent.mkdir(parents=True, exist_ok=True)
-            traj = open(args.trajectory, "w", encoding="utf-8")  # noqa: SIM115 - closed below
+        if args.trajectory is not None:  # a FIFO, a device or a directory is refused, never opened blocking
+            traj = open_output_file(args.trajectory)
         saved = run_steps(sim, args.steps, save_at=args.save_at, out_dir=args.out, trajectory=traj)
     except OSError as exc:
-        print(f"{PROG}: error: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"{PROG}: error: {shown_path(exc.filename or '')}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except RobotStateFormatError as exc:  # the engine failed (or died): no header-only trajectory
         if traj is not None and sim.step_count == first:

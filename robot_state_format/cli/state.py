@@ -19,11 +19,11 @@ import argparse
 import re
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from lxml import etree
 
+from robot_state_format import options
 from robot_state_format.cli._common import json_mapping
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import (
@@ -35,12 +35,12 @@ from robot_state_format.errors import (
     Severity,
 )
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
-from robot_state_format.limits import read_input_file
+from robot_state_format.limits import input_problem, read_input_file, shown_path
 from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.xml import safe_parser
-from robot_state_format.output_dirs import ensure_parent
+from robot_state_format.output_dirs import ensure_parent, output_file_problem
 from robot_state_format.usdf.atomic import atomic_write
 from robot_state_format.usdf.build import state_from_model
 from robot_state_format.usdf.export.mujoco import load_mujoco_model, mujoco_keyframe
@@ -71,7 +71,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     v.add_argument("--lenient", action="store_true", help="accept the proposal's spellings (root <world>)")
     v.add_argument("--check-poses", action="store_true",
                    help="with --model: link poses must match the kinematics of the joint positions")
-    v.add_argument("--tolerance", type=float, default=1e-6, help="pose tolerance (m, rad) [1e-6]")
+    v.add_argument("--tolerance", type=options.non_negative, default=1e-6, help="pose tolerance (m, rad) [1e-6]")
     v.add_argument("--schema", action="store_true", help="also validate against the published XSD")
     v.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     v.set_defaults(func=_validate)
@@ -150,11 +150,11 @@ def _print(diags: list[Diagnostic]) -> None:
 
 def _need_file(path: str, what: str) -> None:
     """A usage error unless ``path`` is a file: a directory is named as one, not as a missing file."""
-    p = Path(path)
-    if p.is_dir():
-        raise _Usage(f"{path}: is a directory, expected a {what}")
-    if not p.is_file():
-        raise _Usage(f"{path}: no such {what}")
+    problem = input_problem(path)  # never raises (a name too long) nor opens (a FIFO)
+    if problem == "no such file or directory":
+        raise _Usage(f"{shown_path(path)}: no such {what}")
+    if problem is not None:
+        raise _Usage(f"{shown_path(path)}: {problem.replace('not a regular file', f'expected a {what}')}")
 
 
 def _load_model(path: str, xacro: bool = False) -> Model:
@@ -200,8 +200,10 @@ def _json_arg(text: str | None, what: str) -> dict[str, Any] | None:
 
 
 def _output_folder(output: str) -> None:
-    """The folders of ``-o`` made when missing (a usage/I-O error when they cannot be)."""
-    problem = ensure_parent(output)
+    """The folders of ``-o`` made when missing (a usage/I-O error when they cannot be); a FIFO, a
+    device or a directory as ``-o`` is refused before anything is computed or written."""
+    problem = output_file_problem(output)
+    problem = f"{shown_path(output)}: {problem}" if problem is not None else ensure_parent(output)
     if problem is not None:
         raise _Usage(problem)
 
@@ -297,8 +299,7 @@ def _export(args: argparse.Namespace) -> int:
         _print(warnings)
         _emit(text, args.output)
         return 0
-    if not Path(args.model).is_file():
-        raise _Usage(f"{args.model}: no such model file")
+    _need_file(args.model, "model file")
     spec = load_mujoco_model(args.model, free_base=args.free_base, strip_geometry=True)
     try:
         mj = spec.compile()
@@ -327,9 +328,9 @@ def _import(args: argparse.Namespace) -> int:
 @_guard
 def _plot(args: argparse.Namespace) -> int:
     _need_file(args.file, "world_state file")
+    _output_folder(args.output)
     model = _load_model(args.model, args.xacro) if args.model else None
     state = _read_state(args.file, args.lenient)
-    _output_folder(args.output)
     out = plot_world_state(state, args.output, model=model)
     print(f"wrote {out}")
     return 0

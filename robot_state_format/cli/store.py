@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from robot_state_format import options
 from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.lazy_modules import optional_module
 
@@ -53,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("save", help="write one restart file from the live state",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=".", help="output directory, created with its parents when missing (default .)")
-    p.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for a snapshot (default 10)")
+    p.add_argument("--timeout", type=options.seconds, default=10.0, help="seconds to wait for a snapshot (default 10)")
     p.add_argument("--allow-partial", action="store_true",
                    help="also save when some moving joints were never reported: only the measured ones are "
                         "written (default: refuse, exit 1, naming them)")
@@ -63,7 +64,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("record", help="record a session (TF, model, joint states, snapshots) into MCAP",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--out", default=".", help="directory the recording directory goes in, created when missing (default .)")
-    p.add_argument("--duration", type=float, default=0.0, help="seconds to record (0 = until Ctrl-C)")
+    p.add_argument("--duration", type=options.seconds, default=0.0, help="seconds to record (0 = until Ctrl-C)")
     p.add_argument("--topics", nargs="+", metavar="TOPIC", default=None,
                    help="topics to record (default: /tf /tf_static robot_description joint_states world_state)")
     common(p)
@@ -72,20 +73,20 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p = subparsers.add_parser("replay", help="publish a restart file, or play a recording",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("path", metavar="PATH", help="restart file (.usdf), MCAP recording, or directory")
-    p.add_argument("--hold", type=float, default=-1.0,
+    p.add_argument("--hold", type=options.seconds, default=None,
                    help="restart file: seconds to keep serving late subscribers (default: until Ctrl-C)")
-    p.add_argument("--rate", type=float, default=1.0, help="playback speed factor, 0.001..1000 (default 1)")
+    p.add_argument("--rate", type=options.ranged(0.001, 1000.0), default=1.0, help="playback speed factor, 0.001..1000 (default 1)")
     p.add_argument("--loop", action="store_true", help="play again and again")
-    p.add_argument("--start-offset", type=float, default=0.0, help="seconds into the recording to start at")
+    p.add_argument("--start-offset", type=options.seconds, default=0.0, help="seconds into the recording to start at")
     p.add_argument("--clock", action="store_true", help="publish /clock (needs rosgraph_msgs)")
     p.add_argument("--link-tf", action="store_true", help="also publish the joints' transforms from the file")
     p.add_argument("--tf-source", choices=("auto", "recorded", "computed", "none"), default="auto",
                    help="recording: TF as recorded, computed from joint_states with --model, or none "
                         "(default auto: recorded when the recording holds /tf)")
-    p.add_argument("--wait-for-subscribers", type=int, default=0, metavar="N",
+    p.add_argument("--wait-for-subscribers", type=options.count(0, 10000), default=0, metavar="N",
                    help="recording: start playing once N subscriptions match joint_states, or /tf when TF is "
                         "played (default 0: at once)")
-    p.add_argument("--wait-timeout", type=float, default=10.0, metavar="S",
+    p.add_argument("--wait-timeout", type=options.seconds, default=10.0, metavar="S",
                    help="seconds --wait-for-subscribers waits before giving up with exit 1 (default 10)")
     common(p)
     p.set_defaults(func=_run("run_replay"))

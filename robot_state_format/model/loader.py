@@ -10,7 +10,7 @@ import numpy as np
 
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.lazy_modules import lazy_module
-from robot_state_format.limits import read_input_file
+from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model import access, urdf_gazebo
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import (
@@ -181,7 +181,7 @@ def load_model_file(
     try:
         data = read_input_file(p)
     except OSError as exc:
-        raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        raise ModelIOError(f"{shown_path(p)}: cannot read: {exc.strerror or exc}") from None
     kind = "xacro" if xacro else detect_format(data, str(p))
     if kind == "xacro":
         return load_xacro(data, file=str(p), xacro_args=xacro_args, search_paths=search_paths)[1]

@@ -18,16 +18,19 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 
+from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.limits import read_input_file
 
 PACKAGE_URI = "package://"
 _NAME_RE = re.compile(rb"<name>\s*([^<\s]+)\s*</name>")
 _MAX_DEPTH = 8
+_truncated: set[str] = set()  # ROS_PACKAGE_PATH entries whose scan stopped at the bound (named in errors)
 
 
 def _split(value: str | None) -> tuple[str, ...]:
@@ -43,25 +46,59 @@ def _package_name(directory: Path) -> str | None:
     return m.group(1).decode("utf-8", "replace") if m else directory.name
 
 
-def _scan(root: Path, found: dict[str, Path], depth: int = 0) -> None:
-    """Collect packages below ``root`` (first found wins), not descending into packages."""
-    if depth > _MAX_DEPTH:
-        return
-    name = _package_name(root)
-    if name is not None:
-        found.setdefault(name, root)
-        found.setdefault(root.name, root)
-        return
+def _real_directory(path: str) -> tuple[int, int] | None:
+    """``(device, inode)`` of the directory ``path`` (symlinks followed), None when it is none or
+    cannot be reached (a symlink loop, no permission, a name too long): never raises."""
     try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+def _maybe_directory(entry: os.DirEntry[str]) -> bool:
+    """A directory or a symlink (followed when popped): no ``stat`` for plain files (``d_type``)."""
+    try:
+        return entry.is_dir(follow_symlinks=False) or entry.is_symlink()
     except OSError:
-        return
-    for entry in entries:
-        if entry.name.startswith(".") or not entry.is_dir(follow_symlinks=True):
+        return False
+
+
+def _ignored(path: str) -> bool:
+    return any(os.path.lexists(os.path.join(path, marker)) for marker in ("CATKIN_IGNORE", "COLCON_IGNORE"))
+
+
+def _scan(root: Path, found: dict[str, Path], seen: set[tuple[int, int]]) -> None:
+    """Collect packages below ``root`` (first found wins, depth first in name order, as rospack
+    crawls), not descending into packages nor below :data:`_MAX_DEPTH`.
+
+    Each real directory is visited once (``seen``: symlinks to a directory already seen, loops
+    included, are skipped), at most :data:`robot_state_format.limits.MAX_PACKAGE_SCAN_DIRECTORIES`
+    in all; unreadable directories (``/proc``, no permission) are skipped. No recursion."""
+    stack: list[tuple[str, int]] = [(str(root), 0)]
+    while stack:
+        directory, depth = stack.pop()
+        key = _real_directory(directory)
+        if key is None or key in seen or (depth > 0 and _ignored(directory)):
             continue
-        if (Path(entry.path) / "CATKIN_IGNORE").exists() or (Path(entry.path) / "COLCON_IGNORE").exists():
+        if len(seen) >= limits.MAX_PACKAGE_SCAN_DIRECTORIES:
+            _truncated.add(str(root))
+            return
+        seen.add(key)
+        if os.path.lexists(os.path.join(directory, "package.xml")):
+            name = _package_name(Path(directory))
+            if name is not None:
+                found.setdefault(name, Path(directory))
+                found.setdefault(os.path.basename(directory), Path(directory))
+                continue
+        if depth >= _MAX_DEPTH:
             continue
-        _scan(Path(entry.path), found, depth + 1)
+        try:
+            with os.scandir(directory) as it:
+                names = sorted(e.name for e in it if not e.name.startswith(".") and _maybe_directory(e))
+        except OSError:
+            continue
+        stack.extend((os.path.join(directory, n), depth + 1) for n in reversed(names))
 
 
 @lru_cache(maxsize=32)
@@ -75,16 +112,18 @@ def _index(ament: tuple[str, ...], ros: tuple[str, ...]) -> dict[str, Path]:
             continue
         for name in names:
             share = Path(prefix) / "share" / name
-            if share.is_dir():
+            if _real_directory(str(share)) is not None:
                 found.setdefault(name, share)
+    seen: set[tuple[int, int]] = set()
     for directory in ros:
-        _scan(Path(directory), found)
+        _scan(Path(directory), found, seen)
     return found
 
 
 def clear_cache() -> None:
     """Forget cached package locations (after installing packages or changing the environment)."""
     _index.cache_clear()
+    _truncated.clear()
 
 
 OWN_PACKAGE = "robot_state_format"
@@ -120,7 +159,9 @@ def require_package(name: str, extra: Sequence[str] = (), *, file: str = "<strin
     if path is None:
         raise ModelError(Diagnostic(
             "MODEL_PACKAGE_NOT_FOUND",
-            f"package {name!r} {NOT_FOUND_HOW}", file, line))
+            f"package {name!r} {NOT_FOUND_HOW}" + (
+                f" (the ROS_PACKAGE_PATH scan stopped after {limits.MAX_PACKAGE_SCAN_DIRECTORIES} directories, "
+                "RSF_MAX_PACKAGE_SCAN_DIRECTORIES)" if _truncated else ""), file, line))
     return path
 
 

@@ -37,7 +37,7 @@ from robot_state_format.errors import (
     Severity,
 )
 from robot_state_format.lazy_modules import lazy_package, optional_module
-from robot_state_format.limits import read_input_file
+from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model.bounded_child import ChildFailed, ChildLimits, Confinement, run_child
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.packages import NOT_FOUND_HOW, PACKAGE_URI, find_package
@@ -221,7 +221,7 @@ def _expression_site(msg: str, at: tuple[str, int | None], main: str, main_text:
     needle = "${" + m.group(1) + "}"
     for path in dict.fromkeys((at[0], main)):
         try:
-            text = main_text if path == main else Path(path).read_text(encoding="utf-8", errors="replace")
+            text = main_text if path == main else read_input_file(path).decode("utf-8", "replace")
         except OSError:
             continue
         hits = [i for i, line in enumerate(text.splitlines(), start=1) if needle in line]
@@ -535,7 +535,7 @@ def expand_xacro_file(path: str | os.PathLike[str], *, args: Mapping[str, str] |
     try:
         data = read_input_file(p)
     except OSError as exc:
-        raise ModelIOError(f"{p}: cannot read: {exc.strerror or exc}") from None
+        raise ModelIOError(f"{shown_path(p)}: cannot read: {exc.strerror or exc}") from None
     return expand_xacro(data, file=str(p), args=args, search_paths=search_paths)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import math
+import reprlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,9 @@ from typing import Any
 import yaml
 
 from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.limits import input_problem, os_error_text, read_input_file, shown_path
 from robot_state_format.model.types import Joint, JointType, Limits, Model
+from robot_state_format.options import json_object
 from robot_state_format.playback.fit import check_fit
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.usdf.reader import read_world_state_file
@@ -41,6 +44,10 @@ Sample = tuple[list[str], list[float], list[float]]
 
 class SourceError(RobotStateFormatError):
     """The values given to the joint-state source do not fit the model."""
+
+
+class SourceIOError(SourceError):
+    """The values file cannot be read (missing, a FIFO, a device, a directory, no permission): I/O."""
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,16 @@ def _default(joint: Joint) -> list[float]:
     return out
 
 
+def _finite(v: object) -> bool:
+    """A finite JSON/YAML number (an integer of 400 digits is not: it does not fit a double)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(v))
+    except OverflowError:
+        return False
+
+
 def fixed_positions(model: Model, given: dict[str, Any]) -> tuple[list[str], list[float], list[str]]:
     """JointState names and positions for ``given`` values (a number, or a list for multi-DOF joints);
     every other moving, non-mimic joint at its default. Also the joints defaulted."""
@@ -138,10 +155,9 @@ def fixed_positions(model: Model, given: dict[str, Any]) -> tuple[list[str], lis
             defaulted.append(name)
         else:
             values = [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else value
-            if not isinstance(values, list) or len(values) != joint.nq or not all(
-                    isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in values):
+            if not isinstance(values, list) or len(values) != joint.nq or not all(_finite(v) for v in values):
                 raise SourceError(f"joint {name!r} ({joint.type.value}) needs {joint.nq} finite number(s), "
-                                  f"got {value!r}")
+                                  f"got {reprlib.repr(value)}")  # bounded: a YAML alias bomb prints short
         suffixes = MULTI_DOF_SUFFIXES.get(joint.type)
         if suffixes is None:
             names.append(name)
@@ -153,10 +169,12 @@ def fixed_positions(model: Model, given: dict[str, Any]) -> tuple[list[str], lis
 
 def read_mapping_file(path: Path, model: Model) -> list[tuple[list[str], list[float]]]:
     """The states of a JSON/YAML values file: one mapping ``{joint: value}`` or a list of them."""
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # the size-checked gate: a FIFO, a device, /dev/zero or a 2 GB file is refused before any read
+        text = read_input_file(path).decode("utf-8")
     except OSError as exc:
-        raise SourceError(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise SourceIOError(f"{shown_path(path)}: cannot read: {os_error_text(exc)}") from None
+    except UnicodeDecodeError as exc:
+        raise SourceError(f"{shown_path(path)}: not UTF-8 text ({exc.reason})") from None
     is_yaml = path.suffix in (".yaml", ".yml")
     try:
         data = yaml.safe_load(text) if is_yaml else json.loads(text)
@@ -170,8 +188,9 @@ def read_mapping_file(path: Path, model: Model) -> list[tuple[list[str], list[fl
 
 def read_values_file(path: Path, model: Model) -> States:
     """The states of ``--file``: a USDF restart file, or JSON/YAML holding a mapping or a list of them."""
-    if path.is_dir():
-        raise SourceError(f"{path}: is a directory, expected a .usdf, .json or .yaml file")
+    problem = input_problem(path)
+    if problem is not None:  # missing, a directory, a FIFO, a name too long: never opened
+        raise SourceIOError(f"{shown_path(path)}: {problem}, expected a .usdf, .json or .yaml file")
     if path.suffix != ".usdf":
         return read_mapping_file(path, model)
     state = read_world_state_file(path).state
@@ -184,17 +203,8 @@ def read_values_file(path: Path, model: Model) -> States:
 
 def positions_mapping(text: str) -> dict[str, Any]:
     """``--positions``: JSON text, or the path of a JSON file; ValueError (a usage error) otherwise."""
-    source = text
-    if not text.lstrip().startswith("{") and Path(text).is_file():
-        source = Path(text).read_text(encoding="utf-8")
-    try:
-        value = json.loads(source)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"--positions: not valid JSON ({exc.msg} at column {exc.colno})") from None
-    if not isinstance(value, dict):
-        raise ValueError("--positions: expected a JSON object mapping joint names to values")
-    return value
+    return json_object(text, "--positions")  # the one reader of JSON options (files through the size-checked gate)
 
 
-__all__ = ["FREQ_HZ", "PERIOD_NS", "Channel", "Sample", "SourceError", "States", "channels", "fixed_positions",
+__all__ = ["FREQ_HZ", "PERIOD_NS", "Channel", "Sample", "SourceError", "SourceIOError", "States", "channels", "fixed_positions",
            "positions_mapping", "read_mapping_file", "read_values_file", "sample", "sample_at_stamp"]

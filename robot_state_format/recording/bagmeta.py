@@ -9,7 +9,9 @@ Each channel's metadata carries ``offered_qos_profiles`` (the publishers' QoS as
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -116,7 +118,15 @@ def serialized_metadata(info: Mapping[str, Any]) -> str:
 def write_metadata_yaml(directory: Path, info: Mapping[str, Any]) -> Path:
     """``metadata.yaml`` beside the MCAP file(s), written atomically (temporary file, rename)."""
     path = directory / "metadata.yaml"
-    tmp = directory / ".metadata.yaml.tmp"
-    tmp.write_text(yaml.safe_dump({"rosbag2_bagfile_information": dict(info)}, sort_keys=False))
-    os.replace(tmp, path)
+    data = yaml.safe_dump({"rosbag2_bagfile_information": dict(info)}, sort_keys=False).encode("utf-8")
+    # a new temporary of its own (O_EXCL): a FIFO planted under a fixed temporary name would block the write
+    fd, tmp = tempfile.mkstemp(prefix=".metadata.yaml.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
     return path

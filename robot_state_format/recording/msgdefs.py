@@ -22,6 +22,7 @@ from typing import Any
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.lazy_modules import lazy_module
+from robot_state_format.limits import read_input_file
 
 hashlib = lazy_module("hashlib")  # OpenSSL's libcrypto: ~3.5 MB of a node's memory, loaded when a digest is made
 
@@ -127,7 +128,7 @@ def definition_from_files(type_name: str, dirs: list[Path] | None = None) -> str
         path = _msg_file(pkg, ns, name, dirs)
         if path is None:
             return None
-        text = path.read_text(encoding="utf-8")
+        text = read_input_file(path).decode("utf-8", "replace")  # the size-checked gate (never a FIFO)
         deps = set()
         for t in _field_types(text):
             if t in PRIMITIVE_IDS:

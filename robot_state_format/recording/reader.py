@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robot_state_format.lazy_modules import optional_module
+from robot_state_format.limits import open_input_file, os_error_text, shown_path
 from robot_state_format.log_throttle import LogThrottle, emit
 from robot_state_format.recording.writer import RecordingError, RecordingFormatError
 
@@ -41,7 +43,11 @@ class RecordedMessage:
 def mcap_file(path: str | os.PathLike[str]) -> Path:
     """The MCAP file of a recording given as the file itself or its rosbag2 directory."""
     p = Path(path)
-    if p.is_dir():
+    try:
+        is_dir = stat.S_ISDIR(os.stat(p).st_mode)
+    except (OSError, ValueError):  # missing, a name too long: the open below says why
+        is_dir = False
+    if is_dir:
         files = sorted(p.glob("*.mcap"))
         if not files:
             raise RecordingError(f"{p}: no .mcap file in the recording directory")
@@ -57,12 +63,10 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
     """
     p = mcap_file(path)
     kinds = (mcap_records.Schema, mcap_records.Channel, mcap_records.Message, mcap_records.Metadata)  # mcap or a clear error
-    if p.exists() and not p.is_file():  # a FIFO or device would block or never end
-        raise RecordingError(f"{p}: cannot read recording: not a regular file")
-    try:
-        stream = open(p, "rb")  # noqa: SIM115 - closed below
+    try:  # a FIFO or device would block or never end: refused by the gate, before any read
+        stream = open_input_file(p)
     except OSError as exc:
-        raise RecordingError(f"{p}: cannot read recording: {exc.strerror or exc}") from None
+        raise RecordingError(f"{shown_path(p)}: cannot read recording: {os_error_text(exc)}") from None
     ended = False
     try:
         reader = mcap_stream_reader.StreamReader(stream, record_size_limit=1 << 30)
@@ -124,7 +128,7 @@ def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
     crash) by reading it through."""
     p = mcap_file(path)
     try:
-        with open(p, "rb") as f:
+        with open_input_file(p) as f:
             summary = mcap_reader.make_reader(f).get_summary()
     except Exception:
         summary = None
@@ -155,9 +159,7 @@ def message_summary(path: str | os.PathLike[str], kinds: frozenset[str]) -> Mess
     MCAP summary section of ``path``; None when it has none (a recording cut off before it was
     closed), or ``path`` is not a regular file (a FIFO would block)."""
     try:
-        if not Path(path).is_file():
-            return None
-        with open(path, "rb") as f:
+        with open_input_file(path) as f:
             summary = mcap_reader.make_reader(f).get_summary()
     except Exception:
         return None

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from robot_state_format.lazy_modules import optional_module
+from robot_state_format.limits import directory_problem, shown_path
 from robot_state_format.recording import bagmeta
 from robot_state_format.recording.bagmeta import FileInfo, TopicInfo
 from robot_state_format.recording.reader import scan
@@ -50,8 +51,10 @@ def _qos(text: str) -> list[dict[str, Any]]:
 
 def bag_files(directory: Path) -> list[Path]:
     """The MCAP files of a recording directory in rosbag2 order (by their ``_N`` index)."""
-    if not directory.is_dir():
-        raise RecordingError(f"{directory}: not a directory (give the recording directory)")
+    problem = directory_problem(directory)
+    if problem is not None:
+        what = problem if problem.startswith("is ") else f"not a directory: {problem}"
+        raise RecordingError(f"{shown_path(directory)}: {what} (give the recording directory)")
     files = sorted(directory.glob("*.mcap"), key=_file_index)
     if not files:
         raise RecordingError(f"{directory}: no .mcap file in the recording directory")

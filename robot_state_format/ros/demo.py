@@ -14,7 +14,6 @@ no traceback.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import importlib.util
 import math
@@ -35,7 +34,9 @@ from rclpy.signals import SignalHandlerOptions
 from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
+from robot_state_format import options
 from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
+from robot_state_format.limits import input_problem, shown_path
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.joint_arrays import joint_state_fields
@@ -356,15 +357,16 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m robot_state_format.demo", description=__doc__.split("\n\n")[0])
+    parser = options.Parser(prog="python -m robot_state_format.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("model", nargs="?", default=str(SAMPLES / DEFAULT_MODEL), help="robot model file")
     parser.add_argument("--out", default="demo_output", help="output directory (default ./demo_output)")
-    parser.add_argument("--record-seconds", type=float, default=3.0, help="length of the recording (default 3)")
+    parser.add_argument("--record-seconds", type=options.positive_seconds, default=3.0, help="length of the recording (default 3)")
     args = parser.parse_args(argv)
-    model = Path(args.model).resolve()
-    if not model.exists():
-        print(f"demo: {model}: no such file", file=sys.stderr)
+    problem = input_problem(args.model)  # never raises (a name too long) nor opens (a FIFO)
+    if problem is not None:
+        print(f"demo: error: {shown_path(args.model)}: {problem}", file=sys.stderr)
         return 2
+    model = Path(args.model).resolve()
     previous = {s: signal.signal(s, _interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         return run(model, Path(args.out).resolve(), args.record_seconds)

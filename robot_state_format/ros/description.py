@@ -28,7 +28,7 @@ from typing import Generic, TypeVar
 
 from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
-from robot_state_format.limits import read_input_file
+from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model import access
 from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import looks_like_xacro
@@ -205,7 +205,7 @@ def load_peer_model_file(model_file: str, xacro_args: str, policy: XacroPolicy) 
     does not read, the file, line and code of its errors: never their message, which may quote the file.
     """
     path = Path(model_file).expanduser().absolute()
-    where = f"model_file {str(path)!r} (set at runtime: read as data)"
+    where = f"model_file {shown_path(path)!r} (set at runtime: read as data)"
     try:
         data = read_input_file(path)
     except OSError as exc:
@@ -255,8 +255,9 @@ def load_description(description: str, model_file: str, xacro_args: str,
         try:
             data = read_input_file(path)
         except OSError as exc:
-            what = "is a directory, expected a model file" if path.is_dir() else f"cannot read: {exc.strerror or exc}"
-            raise ModelIOError(f"model_file {str(path)!r}: {what}") from None
+            what = "is a directory, expected a model file" if isinstance(exc, IsADirectoryError) else \
+                f"cannot read: {exc.strerror or exc}"  # never path.is_dir(): it raises on a name too long
+            raise ModelIOError(f"model_file {shown_path(path)!r}: {what}") from None
         if detect_format(data, str(path)) == "xacro":
             text, model = load_xacro(data, file=str(path), xacro_args=args)
             return LoadedDescription(text, model, str(path))

@@ -18,11 +18,13 @@ Time: the simulation follows the wall clock times ``real_time_factor`` (0: as fa
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from typing import Any
 
 from rcl_interfaces.msg import ParameterDescriptor
+from rclpy.exceptions import ParameterException
 from rclpy.node import Node
 from rclpy.qos import qos_profile_sensor_data
 from rosgraph_msgs.msg import Clock
@@ -44,6 +46,8 @@ from robot_state_format.sim.run import make_sim
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.writer import write_world_state
 
+_RANGES = {"dt": (1e-6, 1.0), "real_time_factor": (0.0, 1000.0), "publish_frequency": (0.001, 1000.0),
+           "world_state_frequency": (0.0, 1000.0)}  # (the start-up values: changes later take no effect)
 MAX_STEPS_PER_TICK = 2000  # a slow machine falls behind the clock instead of stalling the executor
 
 PARAMS: dict[str, tuple[Any, str]] = {
@@ -67,6 +71,11 @@ class SimBridge(Node):
         for name, (default, text) in PARAMS.items():
             self.declare_parameter(name, default, ParameterDescriptor(description=text))
         p = self._p
+        for name, (low, high) in _RANGES.items():  # a number a peer or a params file gives: finite, in range
+            value = p(name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
+                    math.isfinite(value) and low <= value <= high):
+                raise RobotStateFormatError(f"parameter {name} must be a number in {low:g}..{high:g}, got {value!r}")
         model = load_model_file(str(p("model_file")), xacro_args=parse_xacro_args(str(p("xacro_args")).split()))
         self.sim = self._make_sim(model)
         self._crash: str | None = None  # why the engine's process ended, until ~/restart
@@ -205,7 +214,8 @@ def main(args: list[str] | None = None) -> int:
     """Console script ``sim_bridge``: spin the node until SIGINT/SIGTERM."""
     # the command line's exit-code table: an unreadable model file 2, an invalid model 1, the rest 2
     return spin.run_main("sim_bridge", SimBridge, args, [
-        (ModelIOError, "", 2), (ModelError, "cannot load the model:\n", 1), (RobotStateFormatError, "", 2)])
+        (ModelIOError, "", 2), (ModelError, "cannot load the model:\n", 1), (RobotStateFormatError, "", 2),
+        (ParameterException, "parameter refused: ", 2)])  # a value of the wrong type (-p dt:=2)
 
 
 if __name__ == "__main__":

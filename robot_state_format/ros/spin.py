@@ -19,24 +19,46 @@ Typical ``main``::
 
 from __future__ import annotations
 
+import os
+import re
 import signal
 import sys
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from types import FrameType
 from typing import Any, TypeVar
 
 import rclpy
+from rclpy.exceptions import NameValidationException
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 from rclpy.signals import SignalHandlerOptions
 
 from robot_state_format.lazy_modules import MissingDependencyError
+from robot_state_format.limits import os_error_text, read_input_file, shown_path
 from robot_state_format.model.bounded_child import add_interrupt
 from robot_state_format.ros import log_sites
 from robot_state_format.ros.memory import release_free_memory
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+# A stop not acted on within this many seconds (the main thread blocked outside the spin loop, or in
+# a callback) is forced: KeyboardInterrupt in the main thread, then, the same time later, exit.
+FORCE_STOP_SECONDS = 4.0
+ROS_PATH_OPTIONS = ("--params-file", "--log-config-file")  # files rcl opens itself (a FIFO would block it)
+
+
+class Interrupted(KeyboardInterrupt):
+    """A stop forced in the main thread (a second SIGINT/SIGTERM, or one not acted on in time)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+class RosArgumentsError(Exception):
+    """rcl refuses the ROS arguments (a params file that cannot be read or parsed): one line, exit 2."""
 
 
 class Stop:
@@ -46,6 +68,7 @@ class Stop:
         self.requested = False
         self.signum: int | None = None
         self._old: dict[int, Any] = {}
+        self._watchdog: threading.Thread | None = None
         self._unhook: Callable[[], None] | None = None
 
     def request(self, signum: int | None = None) -> None:
@@ -54,7 +77,25 @@ class Stop:
             self.signum = signum
 
     def _handler(self, signum: int, frame: FrameType | None) -> None:
+        if self._watchdog is not None and self._old:  # a second signal, or the watchdog's: not acted on
+            raise Interrupted(self.signum or signum)
         self.request(signum)
+        if self._old:
+            self._watchdog = threading.Thread(target=self._force, args=(signum,), daemon=True,
+                                              name="stop-watchdog")
+            self._watchdog.start()
+
+    def _force(self, signum: int) -> None:
+        """The stop not acted on in time (the main thread is blocked): interrupt it, then exit."""
+        time.sleep(FORCE_STOP_SECONDS)
+        main = threading.main_thread().ident
+        if self._old and main is not None:
+            signal.pthread_kill(main, signum)  # EINTR in the blocked call; the handler raises
+        time.sleep(FORCE_STOP_SECONDS)
+        if self._old:
+            print(f"{sys.argv[0]}: stopped by signal {signum} (blocked for {2 * FORCE_STOP_SECONDS:g} s)",
+                  file=sys.stderr)
+            os._exit(128 + signum)
 
     def install(self) -> Stop:
         """Handle SIGINT and SIGTERM with this flag (main thread only); returns self."""
@@ -74,14 +115,55 @@ class Stop:
             self._unhook = None
 
 
+def ros_args_problem(args: Sequence[str] | None) -> str | None:
+    """Why a file the ROS arguments name (``--params-file``, ``--log-config-file``) cannot be given
+    to rcl, which opens it blocking and reads it whole: missing, a FIFO, a device, too large."""
+    words = list(args or ())
+    for i, word in enumerate(words[:-1]):
+        if word in ROS_PATH_OPTIONS:
+            try:
+                read_input_file(words[i + 1])  # the gate: a regular file, bounded, never a blocking open
+            except OSError as exc:
+                return f"{word} {shown_path(words[i + 1])}: {os_error_text(exc)}"
+    return None
+
+
+def name_error_line(exc: BaseException) -> str:
+    """rclpy's name error (``Invalid node name: ...:\n  'bad-name'\n      ^``) as one line."""
+    return " ".join(part.strip() for part in str(exc).splitlines() if part.strip() and part.strip() != "^")
+
+
+def _rcl_error_line(exc: BaseException) -> str:
+    """rcl's error as one line, without its C source locations (``..., at /src/parse.c:885``)."""
+    text = " ".join(str(exc).split())
+    return re.sub(r"(,? at /\S+:\d+)+", "", text).strip()
+
+
 def init(args: list[str] | None = None) -> Stop:
-    """``rclpy.init`` without rclpy's signal handlers, and a :class:`Stop` handling SIGINT/SIGTERM."""
+    """``rclpy.init`` without rclpy's signal handlers, and a :class:`Stop` handling SIGINT/SIGTERM.
+
+    Raises :class:`RosArgumentsError` (one line) when rcl refuses the ROS arguments."""
+    problem = ros_args_problem(args)
+    if problem is not None:
+        raise RosArgumentsError(problem)
     stop = Stop().install()
-    try:
-        rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
-    except BaseException:
-        stop.restore()
-        raise
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile() as logged:  # rcl logs its refusal too: the error is said once, below
+        os.dup2(logged.fileno(), 2)
+        try:
+            rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
+        except RuntimeError as exc:  # rclpy's RCLError: a params file rcl cannot parse (a YAML alias)
+            stop.restore()
+            raise RosArgumentsError(_rcl_error_line(exc)) from None
+        except BaseException:
+            stop.restore()
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        logged.seek(0)
+        os.write(2, logged.read(1 << 16))  # what rcl said on a good start (warnings) goes out as it was
     return stop
 
 
@@ -152,7 +234,11 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
     the node is destroyed (when it was made). ``until(node)``: a monotonic time to stop at (None: never).
     ``spin_node(node, stop, until)``: runs the node instead of :func:`spin` (the same contract).
     """
-    stop = init(args if args is not None else sys.argv)
+    try:
+        stop = init(args if args is not None else sys.argv)
+    except RosArgumentsError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
     log_sites.prime()  # the node's first log line without inspect's walk over every module (~13 ms)
     node: N | None = None
     code = 0
@@ -164,16 +250,24 @@ def run_main(prog: str, make: Callable[[], N], args: list[str] | None, failures:
             spin_node(node, stop, stop_at)
         else:
             spin(node, stop, until=stop_at)
+    except Interrupted:  # stopped while blocked outside the spin loop: a stop all the same (exit 0)
+        code = 0
     except Exception as exc:
-        for types, lead, exit_code in [(MissingDependencyError, "", 2), *failures]:  # one cause, one code
+        # one cause, one code; -r __node:=bad-name
+        for types, lead, exit_code in [(MissingDependencyError, "", 2), *failures, (NameValidationException, "", 2)]:
             if isinstance(exc, types):
-                print(f"{prog}: error: {lead}{exc}", file=sys.stderr)
+                text = name_error_line(exc) if isinstance(exc, NameValidationException) else f"{exc}"
+                print(f"{prog}: error: {lead}{text}", file=sys.stderr)
                 code = exit_code
                 break
         else:
             raise
     finally:
-        if node is not None and on_exit is not None:
-            on_exit(node)
-        finish(stop, node)
+        try:
+            if node is not None and on_exit is not None:
+                on_exit(node)
+        except Interrupted:  # the clean-up itself blocked past the watchdog: the node goes all the same
+            pass
+        finally:
+            finish(stop, node)
     return code

@@ -46,6 +46,7 @@ from tf2_msgs.msg import TFMessage
 
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
+from robot_state_format.limits import directory_problem, input_problem, shown_path
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
 from robot_state_format.playback.fit import check_fit
@@ -417,10 +418,10 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         """Check ``path`` against the model and publish it (ok, or why not)."""
         if not str(path).strip():
             return Outcome(False, "replay_file is not set")
-        try:
+        try:  # the size-checked gate: a FIFO, a device or a directory is refused before any read
             state = read_world_state_file(path).state
         except Exception as exc:
-            return Outcome(False, f"cannot read {path}: {error_text(exc)}")
+            return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
         link_tf = bool(self._p("publish_link_tf"))
         world = self._world.replay(state, str(path), link_tf) if self._world else None
         if world is not None:  # a world of the sources: each robot under its own namespace
@@ -470,16 +471,19 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if self._player is not None and self._player.running:
             return Outcome(False, "already playing (call ~/stop_playback first)")
         p = Path(path).expanduser()
+        problem = directory_problem(p) and input_problem(p)
+        if problem is not None:  # a FIFO or a device is never opened (it would block the executor)
+            return Outcome(False, f"cannot read {shown_path(path)}: {problem}")
         try:
             tf_mode, kinds = self.playback_plan(p)
         except ValueError as exc:
             return Outcome(False, str(exc))
         except Exception as exc:
-            return Outcome(False, f"cannot read {path}: {error_text(exc)}")
+            return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
         try:
             source = open_source(p, kinds, self._model, encode_joint_state, full_names=self._world is not None)
         except Exception as exc:
-            return Outcome(False, f"cannot read {path}: {error_text(exc)}")
+            return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
         for note in source.notes[:MAX_NOTES]:
             self.get_logger().warning(f"play: {note}")
         if len(source.notes) > MAX_NOTES:

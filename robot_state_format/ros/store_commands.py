@@ -9,9 +9,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from rclpy.exceptions import NameValidationException
 from rclpy.parameter import Parameter
+from rclpy.validate_node_name import validate_node_name
 
 from robot_state_format.lazy_modules import first_missing
+from robot_state_format.limits import (
+    directory_problem,
+    input_problem,
+    open_input_file,
+    os_error_text,
+    shown_path,
+)
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.ros import spin
 from robot_state_format.ros.state_store import (
@@ -30,10 +39,18 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     """rclpy up (SIGINT/SIGTERM end the command cleanly, exit 0), one StateStore with ``params``;
     returns the node and its :class:`robot_state_format.ros.spin.Stop`. A ``--model`` that is not a
     file is an I/O error (exit 2, as every command); one that cannot be loaded is invalid input (1)."""
-    if args.model and not Path(args.model).is_file():
-        what = "is a directory, expected a model file" if Path(args.model).is_dir() else "no such model file"
-        raise _UsageError(f"{args.model}: {what}")
-    stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
+    problem = input_problem(args.model) if args.model else None
+    if problem is not None:
+        what = "no such model file" if problem == "no such file or directory" else problem
+        raise _UsageError(f"{shown_path(args.model)}: {what}")
+    try:  # checked before the node exists: rclpy warns when it fails to make a node of a bad name
+        validate_node_name(args.node_name)
+    except NameValidationException as exc:
+        raise _UsageError(f"--node-name: {spin.name_error_line(exc)}") from None
+    try:
+        stop = spin.init([sys.argv[0], "--ros-args", *args.ros_args] if args.ros_args else None)
+    except spin.RosArgumentsError as exc:  # a params file rcl cannot open or parse
+        raise _UsageError(str(exc)) from None
     if args.model:
         params = {"model_file": str(Path(args.model).resolve()), **params}
     overrides = [Parameter(k, value=v) for k, v in params.items()]
@@ -42,6 +59,9 @@ def _start(args: argparse.Namespace, params: dict[str, Any]) -> tuple[Any, Any]:
     except StateStoreConfigError as exc:  # a parameter given with --ros-args that the node refuses
         spin.finish(stop)
         raise _UsageError(str(exc)) from None
+    except NameValidationException as exc:  # --node-name, a remapped name or topic rclpy refuses
+        spin.finish(stop)
+        raise _UsageError(spin.name_error_line(exc)) from None
     except StateStoreModelIOError as exc:  # a model_file given with --ros-args that cannot be read: I/O
         spin.finish(stop)
         raise _UsageError(str(exc)) from None
@@ -154,28 +174,34 @@ def _run_record(args: argparse.Namespace) -> int:
 MCAP_MAGIC = b"\x89MCAP0\r\n"  # the first 8 bytes of every MCAP file (MCAP specification, "Magic")
 
 
-def _not_mcap(path: Path) -> Path | None:
-    """The first ``.mcap`` file of a recording that is not MCAP at all (invalid input: exit 1), if any."""
-    files = [path] if path.suffix == ".mcap" and path.is_file() else sorted(path.glob("*.mcap")) if path.is_dir() else []
+def _not_mcap(path: Path, is_dir: bool) -> tuple[Path, str] | None:
+    """The first file (restart file, or ``.mcap`` of a recording) that cannot be played and why: not MCAP
+    (invalid input, exit 1, an empty why) or not readable (a FIFO, a device, no permission: exit 2)."""
+    files = sorted(path.glob("*.mcap")) if is_dir else [path]
     for f in files:
         try:
-            with f.open("rb") as fh:
+            with open_input_file(f) as fh:  # never a blocking open (a FIFO without a writer)
                 head = fh.read(len(MCAP_MAGIC))
-            if head != MCAP_MAGIC[:len(head)]:  # a file cut off inside its magic (or empty) is a cut recording
-                return f
-        except OSError:
-            continue  # unreadable: the player reports it (an I/O error, exit 2)
+        except OSError as exc:
+            return f, os_error_text(exc)
+        if f.suffix == ".mcap" and head != MCAP_MAGIC[:len(head)]:  # a file cut off inside its magic (or empty) is a cut recording
+            return f, ""
     return None
 
 
 def _run_replay(args: argparse.Namespace) -> int:
     path = Path(args.path)
-    if not path.exists():
-        _err("replay", f"{path}: no such file or directory")
+    is_dir = directory_problem(path) is None
+    problem = None if is_dir else input_problem(path)
+    if problem is not None:  # missing, a FIFO or a device (never opened: it would block), a name too long
+        _err("replay", f"{shown_path(path)}: {problem}")
         return 2
-    bad = _not_mcap(path)
+    bad = _not_mcap(path, is_dir)
     if bad is not None:
-        _err("replay", f"{bad}: not an MCAP file (it does not start with the MCAP magic bytes)")
+        if bad[1]:
+            _err("replay", f"{shown_path(bad[0])}: cannot read: {bad[1]}")
+            return 2
+        _err("replay", f"{shown_path(bad[0])}: not an MCAP file (it does not start with the MCAP magic bytes)")
         return 1
     if not 0.001 <= args.rate <= 1000.0:
         _err("replay", f"--rate must be in 0.001..1000, got {args.rate:g}")
@@ -186,7 +212,7 @@ def _run_replay(args: argparse.Namespace) -> int:
     if args.wait_for_subscribers < 0:
         _err("replay", "--wait-for-subscribers must be >= 0")
         return 2
-    is_file = path.is_file() and path.suffix != ".mcap"
+    is_file = not is_dir and path.suffix != ".mcap"
     params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
         "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
         "publish_clock": bool(args.clock), "tf_source": str(args.tf_source)}
@@ -198,7 +224,7 @@ def _run_replay(args: argparse.Namespace) -> int:
                 _err("replay", msg)
                 return 1
             print(msg, file=sys.stderr)
-            _spin(node, stop, time.monotonic() + args.hold if args.hold >= 0 else None)
+            _spin(node, stop, time.monotonic() + args.hold if args.hold is not None else None)
             return 0
         want = args.wait_for_subscribers
         if want > 0:

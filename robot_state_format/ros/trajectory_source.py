@@ -38,11 +38,14 @@ from pathlib import Path
 from rclpy.node import Node
 from sensor_msgs.msg import JointState
 
+from robot_state_format import options
 from robot_state_format.errors import ModelIOError, RobotStateFormatError
+from robot_state_format.limits import input_problem, shown_path
 from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.playback.trajectory import (
+    SourceIOError,
     States,
     channels,
     fixed_positions,
@@ -64,26 +67,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     mode.add_argument("--sweep", action="store_true", help="every joint sweeps inside its limits (default)")
     mode.add_argument("--positions", metavar="JSON", help="fixed values: JSON text or file, {joint: value}")
     mode.add_argument("--file", metavar="PATH", help="a restart file (.usdf) or JSON/YAML values (one or a list)")
-    p.add_argument("--step", type=float, default=1.0, help="--file with a list: seconds per entry (default 1)")
-    p.add_argument("--rate", type=float, default=50.0, help="messages per second (default 50)")
-    p.add_argument("--duration", type=float, default=0.0, help="stop after this many seconds (0 = never)")
+    p.add_argument("--step", type=options.positive_seconds, default=1.0, help="--file with a list: seconds per entry (default 1)")
+    p.add_argument("--rate", type=options.rate_hz(10000.0), default=50.0, help="messages per second (default 50)")
+    p.add_argument("--duration", type=options.seconds, default=0.0, help="stop after this many seconds (0 = never)")
     p.add_argument("--topic", default="joint_states", help="topic (default joint_states, relative)")
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog=PROG, description=(__doc__ or "").split("\n\n")[0])
+    p = options.Parser(prog=PROG, description=(__doc__ or "").split("\n\n")[0])
     add_arguments(p)
     return p
 
 
 def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
     """Publish until Ctrl-C or ``--duration``; the exit code."""
-    if not 0 < args.rate <= 10000 or not args.step > 0 or not args.duration >= 0:
+    if not 0 < args.rate <= 10000 or not args.step > 0 or not args.duration >= 0:  # main() parses with options.*
         print(f"{PROG}: error: --rate must be in (0, 10000], --step > 0, --duration >= 0", file=sys.stderr)
         return 2
     for option, given in (("--model", args.model), ("--file", args.file)):
-        if given is not None and not Path(given).exists():
-            print(f"{PROG}: error: {option} {given}: no such file", file=sys.stderr)
+        problem = input_problem(given) if given is not None else None
+        if problem is not None:  # missing, a FIFO, a device, a directory, a name too long: never opened
+            print(f"{PROG}: error: {option} {shown_path(given)}: "
+                  f"{'no such file' if problem == 'no such file or directory' else problem}", file=sys.stderr)
             return 2
     try:
         model = load_model_file(args.model)
@@ -106,7 +111,7 @@ def run(args: argparse.Namespace, ros_args: Sequence[str] = ()) -> int:
         return 2
     except RobotStateFormatError as exc:  # an unreadable file is an I/O error (2), an invalid one 1
         print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return 2 if isinstance(exc, ModelIOError) else 1
+        return 2 if isinstance(exc, (ModelIOError, SourceIOError)) or getattr(exc, "code", None) == "USDF_IO" else 1
     return _publish(args, model, states, list(ros_args))
 
 

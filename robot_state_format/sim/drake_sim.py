@@ -28,6 +28,7 @@ from lxml import etree
 from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.tree import planar_basis
 from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
+from robot_state_format.limits import read_input_file
 from robot_state_format.model.packages import package_paths
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.model.xacro import expand_xacro_file
@@ -69,7 +70,7 @@ def _urdf_for_drake(path: Path, model: Model) -> tuple[str, list[str]]:
     """The URDF (xacro expanded) without visuals and mesh collisions (the geometry both engines
     use), its inertials as MuJoCo compiles them (:func:`mujoco_inertial`); the notes."""
     # xacro: expanded with its default arguments
-    text = expand_xacro_file(path) if path.suffix == ".xacro" else path.read_text(encoding="utf-8")
+    text = expand_xacro_file(path) if path.suffix == ".xacro" else read_input_file(path).decode("utf-8", "replace")
     root, _ = parse_xml(text, str(path))
     for el in root.xpath("//link/visual | //link/collision[geometry/mesh]"):
         el.getparent().remove(el)

@@ -14,6 +14,8 @@ import tempfile
 from pathlib import Path
 
 from robot_state_format.errors import Diagnostic, UsdfError
+from robot_state_format.limits import shown_path
+from robot_state_format.output_dirs import output_file_problem
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes, *, fsync: bool = True, mode: int = 0o644) -> None:
@@ -21,6 +23,9 @@ def atomic_write(path: str | os.PathLike[str], data: bytes, *, fsync: bool = Tru
     dest = Path(path)
     directory = dest.parent if str(dest.parent) else Path(".")
     tmp_name: str | None = None
+    problem = output_file_problem(dest)
+    if problem is not None:  # a FIFO, a device or a directory is not replaced by a file behind the user's back
+        raise UsdfError(Diagnostic("USDF_IO", f"cannot write: {problem}", shown_path(dest), None))
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=directory)
         try:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -10,6 +11,7 @@ import numpy as np
 
 from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
 from robot_state_format.model.types import WORLD, Model
+from robot_state_format.usdf.atomic import atomic_write
 from robot_state_format.usdf.layout import ModelLayout
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import ModelState, WorldState
@@ -113,6 +115,8 @@ def plot_world_state(state: WorldState, out: str | os.PathLike[str], *, model: M
     ax.set_title(title or f"world_state {state.name!r}{stamp}: {len(links)} links, "
                  f"{len(models)} model_states, {len(frames)} frames", fontsize=9)
     out_path = Path(out)
-    fig.savefig(out_path, dpi=dpi)
+    png = io.BytesIO()  # PNG whatever the name ends with: matplotlib would add ".png" to a name without one
+    fig.savefig(png, dpi=dpi, format="png")
     plt.close(fig)
+    atomic_write(out_path, png.getvalue())  # exactly ``out`` (a FIFO or a device is refused, USDF_IO)
     return out_path

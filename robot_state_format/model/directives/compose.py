@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib.util
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -135,7 +136,7 @@ class Composer:
         else:
             raise self.fail("DMD_BAD_URI", f"{uri!r}: Drake refuses plain paths (relative or absolute) in model "
                             "directives: write package://PACKAGE/path or file:///absolute/path", line)
-        if not path.is_file():
+        if not os.path.isfile(path):  # never raises (a name too long is no file)
             raise self.fail("DMD_FILE_NOT_FOUND", f"{uri!r}: no such file {str(path)!r}", line)
         self.files_read += 1
         if self.files_read > limits.MAX_SDF_INCLUDES:
