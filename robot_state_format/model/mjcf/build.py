@@ -35,7 +35,7 @@ from robot_state_format.spatial import Transform, axis_angle_to_matrix
 __all__ = ["JointInfo", "build_model"]
 
 _IGNORED = frozenset({"camera", "light", "plugin"})  # no frames of the kinematic tree
-_UNSUPPORTED = frozenset({"attach", "flexcomp", "composite", "replicate", "flex", "skin"})
+_UNSUPPORTED = frozenset({"attach", "flexcomp", "replicate"})
 _TYPES = {"hinge": JointType.REVOLUTE, "slide": JointType.PRISMATIC, "ball": JointType.BALL,
           "free": JointType.FLOATING}
 
@@ -299,8 +299,8 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
         elif tag in _UNSUPPORTED:
             doc.report(child, "MJCF_UNSUPPORTED", f"<{tag}> is not read: the bodies and joints it would add are "
                        "missing from this model", warning=True)
-        else:
-            doc.report(child, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{tag}> (MuJoCo's schema)")
+        else:  # <composite>, <skin> and <flex> too: MuJoCo 4.0 no longer knows them in a body
+            doc.report(child, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{tag}> (MuJoCo 4.0's schema)")
 
 
 def _site_pose(w: _Walk, el: etree._Element, get: Callable[[str], str | None]) -> Transform:

@@ -1,7 +1,9 @@
 """An MJCF document made ready to read: ``<include>`` expanded, ``<compiler>`` settings, ``<default>`` classes.
 
-* ``<include file="..."/>`` is replaced by the children of the included file's ``<mujoco>`` root
-  (the path relative to the main file's directory, as MuJoCo resolves it), recursively, at most
+* ``<include file="..."/>`` is replaced by the children of the included file's root element, whatever
+  its name (``<mujoco>``, the older ``<mujocoinclude>``, any other: MuJoCo 4.0 reads them all alike),
+  recursively; the path is looked up relative to the main file's directory first, then beside the file
+  holding the ``<include>`` (MuJoCo's order), at most
   :data:`~robot_state_format.limits.MAX_SDF_INCLUDES` files; a file included twice is refused (MuJoCo
   refuses it too). Diagnostics name the file an element came from.
 * ``<compiler>``: ``angle`` (``degree`` by default!), ``eulerseq`` (``xyz``), ``autolimits`` (true),
@@ -71,19 +73,30 @@ class Document:
         return self.defaults.get(cls, {}).get(str(el.tag), {}).get(attr)
 
 
-def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Path], depth: int) -> None:
+def _find_include(name: str, main_dir: Path, including_dir: Path) -> Path:
+    """Where MuJoCo finds ``<include file=name>``: relative to the main file's folder first, then beside the
+    file holding the ``<include>`` (an absolute path as is)."""
+    first = (main_dir / name).resolve()
+    if first.is_file() or including_dir == main_dir:
+        return first
+    second = (including_dir / name).resolve()
+    return second if second.is_file() else first
+
+
+def _expand_includes(doc: Document, el: etree._Element, main_dir: Path, including_dir: Path, seen: set[Path],
+                     depth: int) -> None:
     for child in list(el):
         if not isinstance(child.tag, str):
             continue
         if child.tag != "include":
-            _expand_includes(doc, child, base, seen, depth)
+            _expand_includes(doc, child, main_dir, including_dir, seen, depth)
             continue
         name = child.get("file")
         if name is None:
             doc.report(child, "MJCF_INCLUDE", "<include> needs a file attribute")
             el.remove(child)
             continue
-        path = (base / name).resolve()
+        path = _find_include(name, main_dir, including_dir)
         if path in seen:
             doc.report(child, "MJCF_INCLUDE", f"file {name!r} is included more than once (MuJoCo refuses "
                        "repeated includes)")
@@ -104,11 +117,10 @@ def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Pa
             continue
         sub, warnings = parse_xml(data, str(path), code_prefix="XML")
         doc.diagnostics.extend(warnings)
-        if sub.tag != "mujoco":
-            doc.report(child, "MJCF_INCLUDE", f"included file {name!r} has root <{sub.tag}>, not <mujoco>")
-            el.remove(child)
-            continue
-        _expand_includes(doc, sub, base, seen, depth + 1)
+        # MuJoCo inserts the children of the included file's root, whatever the root is called
+        # (<mujoco>, the older <mujocoinclude>, or any other)
+        doc.files[sub] = str(path)  # errors inside name the included file
+        _expand_includes(doc, sub, main_dir, path.parent, seen, depth + 1)
         at = el.index(child)
         el.remove(child)
         for k, grand in enumerate(list(sub)):
@@ -194,7 +206,7 @@ def load_document(data: bytes | str, file: str) -> Document:
         raise ModelError(Diagnostic("MJCF_ROOT", f"the root element is <{root.tag}>, MJCF needs <mujoco>", file,
                                     root.sourceline, describe(root)))
     base = Path(file).parent if file != "<string>" else Path.cwd()
-    _expand_includes(doc, root, base, set(), 0)
+    _expand_includes(doc, root, base, base, set(), 0)
     _compiler(doc, base)
     doc.defaults[MAIN] = {}
     for d in root.iterchildren("default"):
