@@ -79,3 +79,27 @@ def test_site_named_like_a_body_keeps_a_stable_name() -> None:
     assert [w.code for w in model.warnings if w.code == "MJCF_NAME_CLASH"] == ["MJCF_NAME_CLASH"]
     # a site whose NAME_site is itself taken is not renamed into a clash: "tip" is free, kept
     assert model.frames["tip"].attached_to == "hand"
+
+
+def test_freejoint_align_moves_the_body_onto_its_inertial_frame() -> None:
+    path = FIXTURES / "features" / "freejoint_align.xml"
+    _agree(path)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    assert abs(m.body("inertial").ipos).max() == 0.0  # MuJoCo aligned it: the check above is not vacuous
+    assert abs(m.body("not_aligned").ipos - [0.3, 0, 0]).max() == 0.0
+
+
+@pytest.mark.parametrize("geoms", [
+    '<geom type="box" size=".1 .2 .3" pos="0.1 0 0" euler="10 20 30"/><geom size=".1" pos="0 .3 0"/>',
+    '<geom type="box" size=".1 .2 .3"/><geom type="capsule" size=".1 .3" pos="0 .3 0" euler="0 90 0"/>',
+    '<inertial pos="0 0.1 0" mass="1" fullinertia="3 2.5 2 0.1 0.2 0.3"/>',
+    '<inertial pos="0 0 0" mass="1" fullinertia="1 2 3 0 0 0"/>'])
+def test_freejoint_align_with_principal_axes(geoms: str, tmp_path: Path) -> None:
+    """The principal axes of a full inertia or of several geoms, ordered and signed as MuJoCo's compiler
+    orders them (within 5e-8: its Jacobi iteration stops at a slightly different rotation)."""
+    path = tmp_path / "m.xml"
+    path.write_text(f'<mujoco><worldbody><body name="b" pos="1 2 3" euler="30 20 10"><freejoint align="true"/>'
+                    f'{geoms}<site name="s" pos="0.3 0.1 0"/></body></worldbody></mujoco>')
+    m = mujoco.MjModel.from_xml_path(str(path))
+    count, worst, where = mjcf_ref.pose_errors(load_model_file(path), m, 3, seed=1)
+    assert count == 6 and worst <= 5e-8, (worst, where)

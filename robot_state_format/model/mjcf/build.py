@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from lxml import etree
 
+from robot_state_format.model.mjcf.align import aligned, inertial_frame
 from robot_state_format.model.mjcf.document import MAIN, Document
 from robot_state_format.model.mjcf.orient import pose, vector
 from robot_state_format.model.mjcf.schema import BODY_ATTRS, BODY_CHILDREN, FRAME_ATTRS
@@ -251,7 +252,15 @@ def _body(w: _Walk, el: etree._Element, parent: str, x_parent_frame: Transform, 
             w.model.links[link] = Link(link, x_root.copy(), source=src)
         link_parent, origin = link, np.eye(4)
     w.model.links[name] = Link(name, x_root.copy(), source=src)
-    _children(w, el, name, np.eye(4), x_root, child_cls, body_id)
+    x_inner = np.eye(4)  # X_link_bodyframe: the identity unless MuJoCo aligns the body with its inertia
+    if joints and aligned(doc, el, joints):
+        found = inertial_frame(doc, el, child_cls)
+        if found is not None:
+            x_inner = np.linalg.inv(found)
+    _children(w, el, name, x_inner, x_root, child_cls, body_id)
+    link_inertial = w.model.links[name].inertial
+    if link_inertial is not None:
+        link_inertial.origin = x_inner @ link_inertial.origin
 
 
 def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, x_root_link: Transform,

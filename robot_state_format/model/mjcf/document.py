@@ -6,7 +6,7 @@
   holding the ``<include>`` (MuJoCo's order), at most
   :data:`~robot_state_format.limits.MAX_SDF_INCLUDES` files; a file included twice is refused (MuJoCo
   refuses it too). Diagnostics name the file an element came from.
-* ``<compiler>``: ``angle`` (``degree`` by default!), ``eulerseq`` (``xyz``), ``autolimits`` (true),
+* ``<compiler>``: ``angle`` (``degree`` by default!), ``eulerseq`` (``xyz``), ``autolimits`` (true), ``alignfree`` (false),
   ``meshdir``/``assetdir`` (where mesh files are looked up); ``coordinate="global"`` is refused, as
   MuJoCo refuses it.
 * ``<default>`` classes: the top-level one is ``main``; a nested class inherits its parent's values,
@@ -41,6 +41,7 @@ class Document:
     angle_scale: float = math.pi / 180.0
     eulerseq: str = "xyz"
     autolimits: bool = True
+    alignfree: bool = False
     meshdir: Path | None = None
     defaults: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # class -> tag -> attrs
     files: dict[etree._Element, str] = field(default_factory=dict)  # included elements -> their file
@@ -152,6 +153,12 @@ def _compiler(doc: Document, base: Path) -> None:
                 doc.report(comp, "MJCF_BAD_VALUE", f"autolimits={auto!r}: expected true or false")
             else:
                 doc.autolimits = auto == "true"
+        align = comp.get("alignfree")
+        if align is not None:
+            if align not in ("true", "false"):
+                doc.report(comp, "MJCF_BAD_VALUE", f"alignfree={align!r}: expected true or false")
+            else:
+                doc.alignfree = align == "true"
         if comp.get("coordinate", "local") != "local":
             doc.report(comp, "MJCF_GLOBAL_COORDINATES", "global coordinates are no longer supported by MuJoCo "
                        "(convert the model with MuJoCo 2.3.3 or older)")
