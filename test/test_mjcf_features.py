@@ -5,6 +5,8 @@ by ``mujoco`` and compared body by body and site by site with ``mj_kinematics`` 
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -103,3 +105,47 @@ def test_freejoint_align_with_principal_axes(geoms: str, tmp_path: Path) -> None
     m = mujoco.MjModel.from_xml_path(str(path))
     count, worst, where = mjcf_ref.pose_errors(load_model_file(path), m, 3, seed=1)
     assert count == 6 and worst <= 5e-8, (worst, where)
+
+
+def test_replicate_expands_as_mujoco_does() -> None:
+    path = FIXTURES / "features" / "replicate.xml"
+    _agree(path)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    model = load_model_file(path)
+    mj_bodies = {m.body(i).name for i in range(1, m.nbody)}
+    assert {"b0", "b1", "b2", "c-00", "c-10", "c-12", "p"} <= mj_bodies <= set(model.links)
+    assert {m.site(i).name for i in range(m.nsite)} <= set(model.frames)  # ps00 .. ps10: two digits
+    assert {m.joint(i).name for i in range(m.njnt)} == set(model.joints) - {j for j in model.joints
+                                                                           if j.endswith("_fixed")}
+
+
+BOMB = """<mujoco><worldbody>
+<replicate count="1000"><replicate count="1000"><replicate count="1000"><body><geom size="1"/></body>
+</replicate></replicate></replicate></worldbody></mujoco>"""
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run([sys.executable, "-m", "robot_state_format", *args], capture_output=True, text=True,
+                          env=env, timeout=120, cwd=ROOT)
+
+
+def test_replicate_bomb_is_refused_before_mujoco_sees_it(tmp_path: Path) -> None:
+    """1e9 bodies: refused from the counts in one line, by the reader, `sim run --engine mujoco` and
+    `state export --to mujoco-keyframe` (MuJoCo itself would try to build them)."""
+    bomb = tmp_path / "bomb.xml"
+    bomb.write_text(BOMB)
+    with pytest.raises(ModelError) as info:
+        load_model_file(bomb)
+    d = info.value.diagnostics[0]
+    assert (d.code, d.line) == ("MJCF_TOO_LARGE", 2) and "3001001002 elements" in d.message
+    state = tmp_path / "s.usdf"
+    made = _cli("state", "from-model", str(ROOT / "robot_state_format" / "samples" / "arm2_site.xml"),
+                "--positions", "{}", "-o", str(state))
+    assert made.returncode == 0, made.stderr
+    for args in (("check", str(bomb)), ("sim", "run", str(bomb), "--engine", "mujoco", "--steps", "2", "--out",
+                                        str(tmp_path / "out")),
+                 ("state", "export", str(state), "--model", str(bomb), "--to", "mujoco-keyframe")):
+        proc = _cli(*args)
+        assert proc.returncode == 1, (args, proc.stderr)
+        assert "[MJCF_TOO_LARGE]" in proc.stderr and ":2:" in proc.stderr, proc.stderr

@@ -36,7 +36,7 @@ from robot_state_format.spatial import Transform, axis_angle_to_matrix
 __all__ = ["JointInfo", "build_model"]
 
 _IGNORED = frozenset({"camera", "light", "plugin"})  # no frames of the kinematic tree
-_UNSUPPORTED = frozenset({"attach", "flexcomp", "replicate"})
+_UNSUPPORTED = frozenset({"attach", "flexcomp"})
 _TYPES = {"hinge": JointType.REVOLUTE, "slide": JointType.PRISMATIC, "ball": JointType.BALL,
           "free": JointType.FLOATING}
 

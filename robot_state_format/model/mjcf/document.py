@@ -25,6 +25,7 @@ from lxml import etree
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError, Severity
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.mjcf.replicate import expand_replicates
 from robot_state_format.model.mjcf.schema import COMPILER_ATTRS, DEFAULT_CHILDREN
 from robot_state_format.model.xml import describe, parse_xml
 
@@ -215,6 +216,7 @@ def load_document(data: bytes | str, file: str) -> Document:
     base = Path(file).parent if file != "<string>" else Path.cwd()
     _expand_includes(doc, root, base, base, set(), 0)
     _compiler(doc, base)
+    doc.diagnostics.extend(expand_replicates(root, doc.file_of, doc.angle_scale, doc.eulerseq, doc.files))
     doc.defaults[MAIN] = {}
     for d in root.iterchildren("default"):
         _defaults(doc, d, None, True)
