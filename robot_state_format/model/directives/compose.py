@@ -34,7 +34,12 @@ import numpy as np
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError, Severity
 from robot_state_format.limits import read_input_file
-from robot_state_format.model.directives.drake_urdf import declare_world_link, urdf_frames
+from robot_state_format.model.directives.drake_urdf import (
+    apply_drake_limits,
+    declare_world_link,
+    drake_limits,
+    urdf_frames,
+)
 from robot_state_format.model.directives.schema import (
     AddDirectives,
     AddFrame,
@@ -245,8 +250,11 @@ class Composer:
             raise self.fail("DMD_FILE_NOT_FOUND", f"{path}: cannot read: {exc.strerror or exc}", d.file_line) from None
         urdf = path.name.endswith(".urdf")
         try:
-            sub = self.load_file(path, declare_world_link(data) if urdf else data)
-            problems = urdf_frames(data, sub, str(path)) if urdf else []
+            text, limits, problems = drake_limits(data, str(path)) if urdf else (data, {}, [])
+            if not problems:  # else refused below, as Drake refuses the file
+                sub = self.load_file(path, declare_world_link(text) if urdf else data)
+                apply_drake_limits(sub, limits)
+                problems = urdf_frames(data, sub, str(path)) if urdf else []
         except ModelError as exc:
             head = Diagnostic("DMD_MODEL_FILE", f"add_model {inst!r}: {path} is not a valid model",
                               self.file, d.file_line, self.element)
