@@ -20,11 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from lxml import etree
 
 from robot_state_format.model.mjcf.align import aligned, inertial_frame
+from robot_state_format.model.mjcf.attach import Attacher
 from robot_state_format.model.mjcf.document import MAIN, Document
 from robot_state_format.model.mjcf.orient import pose, vector
 from robot_state_format.model.mjcf.schema import BODY_ATTRS, BODY_CHILDREN, FRAME_ATTRS
@@ -36,7 +38,7 @@ from robot_state_format.spatial import Transform, axis_angle_to_matrix
 __all__ = ["JointInfo", "build_model"]
 
 _IGNORED = frozenset({"camera", "light", "plugin"})  # no frames of the kinematic tree
-_UNSUPPORTED = frozenset({"attach", "flexcomp"})
+_UNSUPPORTED = frozenset({"flexcomp"})
 _TYPES = {"hinge": JointType.REVOLUTE, "slide": JointType.PRISMATIC, "ball": JointType.BALL,
           "free": JointType.FLOATING}
 
@@ -70,6 +72,7 @@ class _Walk:
     joint_info: dict[str, JointInfo] = field(default_factory=dict)
     sites: list[_Site] = field(default_factory=list)
     body_names: set[str] = field(default_factory=set)
+    attacher: Attacher | None = None
 
     def fresh(self, base: str) -> str:
         name = base
@@ -303,6 +306,9 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
             _check_attrs(doc, child, BODY_CHILDREN["inertial"])
             if link != WORLD:
                 w.model.links[link].inertial = inertial(doc, child)
+        elif tag == "attach":
+            _check_attrs(doc, child, BODY_CHILDREN["attach"])
+            _attach(w, child, link, x_link_frame, x_root_link)
         elif tag in BODY_CHILDREN or tag in _IGNORED:
             _check_attrs(doc, child, BODY_CHILDREN.get(tag, frozenset(child.attrib)))
         elif tag in _UNSUPPORTED:
@@ -310,6 +316,21 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
                        "missing from this model", warning=True)
         else:  # <composite>, <skin> and <flex> too: MuJoCo 4.0 no longer knows them in a body
             doc.report(child, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{tag}> (MuJoCo 4.0's schema)")
+
+
+def _attach(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, x_root_link: Transform) -> None:
+    """The body an ``<attach>`` places here, walked with its own model's document (mjcf/attach.py)."""
+    assert w.attacher is not None
+    got = w.attacher.resolve(w.doc, el)
+    if got is None:
+        return
+    saved = w.doc, w.meshes
+    w.doc, w.meshes = got.doc, mesh_files(got.doc)
+    try:
+        _body(w, got.body, link, x_link_frame, x_root_link, MAIN)
+    finally:
+        w.doc, w.meshes = saved
+        w.attacher.done()
 
 
 def _site_pose(w: _Walk, el: etree._Element, get: Callable[[str], str | None]) -> Transform:
@@ -354,7 +375,7 @@ def build_model(doc: Document, name: str) -> tuple[Model, dict[str, JointInfo]]:
     """The Model of the document's ``<worldbody>`` elements, and MuJoCo's joints by Model name."""
     model = Model(name, "mjcf", source_file=doc.file)
     taken = {str(e.get("name")) for e in doc.root.iter("body", "joint", "freejoint") if e.get("name")}
-    w = _Walk(doc, model, taken, mesh_files(doc))
+    w = _Walk(doc, model, taken, mesh_files(doc), attacher=Attacher(Path(doc.file).parent))
     for wb in doc.root.iterchildren("worldbody"):
         for attr in wb.attrib:
             doc.report(wb, "MJCF_UNKNOWN_ATTRIBUTE", f"unrecognized attribute {attr!r} (MuJoCo's schema)")
