@@ -182,3 +182,19 @@ def test_a_model_attaching_itself_is_refused(tmp_path: Path) -> None:
     with pytest.raises(ModelError) as info:
         load_model_file(path)
     assert info.value.diagnostics[0].code == "MJCF_ATTACH" and "attaches itself" in info.value.diagnostics[0].message
+
+
+def test_flexcomp_makes_mujocos_bodies() -> None:
+    path = FIXTURES / "features" / "flexcomp.xml"
+    _agree(path)
+    m = mujoco.MjModel.from_xml_path(str(path))
+    names = {m.body(i).name for i in range(1, m.nbody)}
+    assert {"cloth_1", "cloth_4", "tri_0_0_0", "q_2_2_1", "d_1", "inframe_3"} <= names <= set(load_model_file(path).links)
+    assert "cloth_0" not in names and "cloth_5" not in names and "tri_0_1_1" not in names  # pinned
+
+
+def test_flexcomp_in_a_moving_body_needs_a_pin(tmp_path: Path) -> None:
+    text = ('<mujoco><worldbody><body name="top"><joint/><geom size=".1"/>\n<flexcomp name="c" type="grid" '
+            'count="3 2 1" spacing="0.1 0.2 0.3" radius="0.01" dim="2" mass="1"/></body></worldbody></mujoco>')
+    err = _refused_by_both(text, "MJCF_FLEX_PIN", tmp_path)
+    assert err.diagnostics[0].line == 2

@@ -28,6 +28,7 @@ from lxml import etree
 from robot_state_format.model.mjcf.align import aligned, inertial_frame
 from robot_state_format.model.mjcf.attach import Attacher
 from robot_state_format.model.mjcf.document import MAIN, Document
+from robot_state_format.model.mjcf.flexcomp import flex_bodies
 from robot_state_format.model.mjcf.orient import pose, vector
 from robot_state_format.model.mjcf.schema import BODY_ATTRS, BODY_CHILDREN, FRAME_ATTRS
 from robot_state_format.model.mjcf.shapes import element_pose, fromto_frame, inertial, mesh_files, shape
@@ -38,7 +39,6 @@ from robot_state_format.spatial import Transform, axis_angle_to_matrix
 __all__ = ["JointInfo", "build_model"]
 
 _IGNORED = frozenset({"camera", "light", "plugin"})  # no frames of the kinematic tree
-_UNSUPPORTED = frozenset({"flexcomp"})
 _TYPES = {"hinge": JointType.REVOLUTE, "slide": JointType.PRISMATIC, "ball": JointType.BALL,
           "free": JointType.FLOATING}
 
@@ -309,11 +309,14 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
         elif tag == "attach":
             _check_attrs(doc, child, BODY_CHILDREN["attach"])
             _attach(w, child, link, x_link_frame, x_root_link)
+        elif tag == "flexcomp":
+            _check_attrs(doc, child, BODY_CHILDREN["flexcomp"])
+            parent = w.model.parent_joint(link) if link != WORLD else None
+            moves = parent is not None and parent.type is not JointType.FIXED
+            for made in flex_bodies(doc, child, x_link_frame, link, moves) or []:
+                _body(w, made, link, np.eye(4), x_root_link, cls)
         elif tag in BODY_CHILDREN or tag in _IGNORED:
             _check_attrs(doc, child, BODY_CHILDREN.get(tag, frozenset(child.attrib)))
-        elif tag in _UNSUPPORTED:
-            doc.report(child, "MJCF_UNSUPPORTED", f"<{tag}> is not read: the bodies and joints it would add are "
-                       "missing from this model", warning=True)
         else:  # <composite>, <skin> and <flex> too: MuJoCo 4.0 no longer knows them in a body
             doc.report(child, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{tag}> (MuJoCo 4.0's schema)")
 
