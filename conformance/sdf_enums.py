@@ -33,6 +33,7 @@ from references import run_sdf_ref, sdf_ref_path  # noqa: E402
 OUT = HERE.parent / "robot_state_format" / "model" / "sdf" / "spec" / "enumerations.json"
 SPEC = Path("/usr/share/sdformat12")
 TOKEN = re.compile(r"^[A-Za-z0-9_]{1,40}$")
+CHUNK = 1000  # candidates per document at first (a document of 8000 sensors takes libsdformat minutes)
 
 
 def _sensor(k: int, body: str, kind: str = "camera") -> str:
@@ -87,13 +88,13 @@ def _refused(exe: str, key: str, version: str, values: list[str], tmp: Path) -> 
     body = wrap("".join(one(k, v) for k, v in enumerate(values)))
     path = tmp / "enum.sdf"
     path.write_text(f'<?xml version="1.0"?>\n<sdf version="{version}">{body}</sdf>\n', encoding="utf-8")
-    return len(run_sdf_ref(exe, path).errors)
+    return len(run_sdf_ref(exe, path, timeout=600.0).errors)
 
 
 def accepted(exe: str, key: str, version: str, values: list[str], tmp: Path) -> list[str]:
     """The values libsdformat loads, by halving: a set with as many errors as values is all refused."""
     out: list[str] = []
-    stack = [values]
+    stack = [values[k:k + CHUNK] for k in range(0, len(values), CHUNK)]
     while stack:
         group = stack.pop()
         if not group:
@@ -115,26 +116,32 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--versions", nargs="*", default=["1.9"])
     ap.add_argument("--out", default=str(OUT))
+    ap.add_argument("--keys", nargs="*", default=list(TEMPLATES), help="entries to measure (others kept from --out)")
     args = ap.parse_args(argv)
     exe = sdf_ref_path()
     if exe is None:
         print("sdf_ref cannot be built: apt-get install libsdformat-dev g++ pkg-config")
         return 2
     cands = candidates()
-    result: dict[str, dict[str, list[str]]] = {}
+    old = Path(args.out)
+    result: dict[str, dict[str, list[str]]] = json.loads(old.read_text())["enumerations"] if old.is_file() else {}
     with tempfile.TemporaryDirectory() as d:
-        for key in TEMPLATES:
+        for key in args.keys:
             for version in args.versions:
                 values = accepted(exe, key, version, cands, Path(d))
                 result.setdefault(key, {})[version] = values
                 print(f"{key} [{version}]: {len(values)} of {len(cands)}: {' '.join(repr(v) for v in values)}",
                       flush=True)
+                _write(args.out, result)
+    return 0
+
+
+def _write(out: str, result: dict[str, dict[str, list[str]]]) -> None:
     doc = {"_about": "Values libsdformat 12 accepts, measured by conformance/sdf_enums.py with sdf_ref against "
                      "Debian's libsdformat 12.3 from the tokens of the library's strings and of the description "
                      "files; keyed by element path (@attribute) and declared SDFormat version.",
            "enumerations": result}
-    Path(args.out).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
+    Path(out).write_text(json.dumps(doc, indent=1, sort_keys=True) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
