@@ -41,7 +41,7 @@ from robot_state_format.errors import RobotStateFormatError  # noqa: E402
 from robot_state_format.kinematics.fk import forward  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
 from robot_state_format.model.loader import load_model_file  # noqa: E402
-from robot_state_format.model.types import Model  # noqa: E402
+from robot_state_format.model.types import Frame, Model  # noqa: E402
 
 TOLERANCE = 1e-9
 
@@ -107,6 +107,19 @@ def mimic_consistent(m: mujoco.MjModel, model: Model, qpos: np.ndarray) -> np.nd
     return q
 
 
+def _site_frame(model: Model, name: str) -> Frame:
+    """The Model frame of MuJoCo's site ``name``: ``name``, or ``name_site`` (``name_site_``, ...) when a body
+    or frame has that name (docs/models.md)."""
+    key = name
+    while True:
+        fr = model.frames.get(key)
+        if fr is not None and fr.source is not None and str(fr.source.element or "").startswith("site"):
+            return fr
+        key = f"{name}_site" if key == name else key + "_"
+        if len(key) > len(name) + 16:
+            raise KeyError(f"site {name!r} has no frame")
+
+
 def pose_errors(model: Model, m: mujoco.MjModel, configs: int, seed: int = 0) -> tuple[int, float, str]:
     """(poses compared, worst error, where): bodies, sites and joint anchors/axes against mj_kinematics."""
     d = mujoco.MjData(m)
@@ -126,7 +139,7 @@ def pose_errors(model: Model, m: mujoco.MjModel, configs: int, seed: int = 0) ->
             checks.append((f"body {name}", poses[name], d.xpos[b], d.xmat[b].reshape(3, 3)))
         for s in range(m.nsite):
             name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_SITE, s) or f"site{s}"
-            fr = model.frames.get(name) or model.frames[f"{name}_site"]
+            fr = _site_frame(model, name)
             base = poses[fr.attached_to] if fr.attached_to in poses else np.eye(4)
             checks.append((f"site {name}", base @ fr.pose, d.site_xpos[s], d.site_xmat[s].reshape(3, 3)))
         for label, ours, pos, rot in checks:

@@ -79,8 +79,12 @@ def test_site_named_like_a_body_keeps_a_stable_name() -> None:
     model = read_mjcf(text)
     assert model.frames["hand_site"].attached_to == "hand"
     assert [w.code for w in model.warnings if w.code == "MJCF_NAME_CLASH"] == ["MJCF_NAME_CLASH"]
-    # a site whose NAME_site is itself taken is not renamed into a clash: "tip" is free, kept
+    # a site whose name is free keeps it; one whose NAME_site is taken too gets NAME_site_
     assert model.frames["tip"].attached_to == "hand"
+    text2 = """<mujoco><worldbody><body name="hand"><joint/><geom size="0.1"/><site name="hand"/></body>
+      <body name="hand_site"><geom size="0.1"/><site name="s2"/></body></worldbody></mujoco>"""
+    model2 = read_mjcf(text2)
+    assert model2.frames["hand_site_"].attached_to == "hand" and "hand_site" in model2.links
 
 
 def test_freejoint_align_moves_the_body_onto_its_inertial_frame() -> None:

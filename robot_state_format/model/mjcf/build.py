@@ -351,7 +351,8 @@ def _site_pose(w: _Walk, el: etree._Element, get: Callable[[str], str | None]) -
 
 
 def _name_sites(w: _Walk) -> None:
-    """Sites as frames, numbered as MuJoCo numbers them (by body, then in order): unnamed ``site<ID>``."""
+    """Sites as frames, numbered as MuJoCo numbers them (by body, then in order): unnamed ``site<ID>``; a
+    site named like a body or frame is ``NAME_site`` (``NAME_site_`` when that is taken too), with a warning."""
     order = sorted(range(len(w.sites)), key=lambda i: (w.sites[i].body_id, i))
     named = {s.element.get("name") for s in w.sites} - {None}
     seen: set[str] = set()
@@ -369,6 +370,8 @@ def _name_sites(w: _Walk) -> None:
         key = name
         if key in w.model.frames or key in w.model.links:
             key = f"{name}_site"
+            while key in w.model.frames or key in w.model.links or key in named:
+                key += "_"  # NAME_site taken too (by a body, a frame or another site): NAME_site_
             w.doc.report(s.element, "MJCF_NAME_CLASH", f"site {name!r} shares its name with a body or frame: "
                          f"its frame is named {key!r}", warning=True)
         w.model.frames[key] = Frame(key, s.attached_to, s.pose, source=w.source(s.element))
