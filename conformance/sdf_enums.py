@@ -102,9 +102,7 @@ def accepted(exe: str, key: str, version: str, values: list[str], tmp: Path) -> 
         errors = _refused(exe, key, version, group, tmp)
         if errors == 0:
             out += group
-        elif errors >= len(group):
-            continue
-        elif len(group) == 1:
+        elif errors >= len(group) or len(group) == 1:
             continue
         else:
             half = len(group) // 2

@@ -104,7 +104,7 @@ def drake_limits(data: bytes, file: str) -> tuple[bytes, dict[str, tuple[str, Li
     limits: dict[str, tuple[str, Limits]] = {}
     problems: list[str] = []
     edits: dict[int, bytes] = {}  # index of a start tag among joints and limits -> what to insert in it
-    tagged = [e for e in root.iter("joint", "limit")]
+    tagged = list(root.iter("joint", "limit"))
     for k, el in enumerate(tagged):
         if el.tag != "joint" or el.getparent() is not root:
             continue

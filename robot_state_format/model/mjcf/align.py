@@ -6,7 +6,7 @@ MuJoCo 4.0 aligns a body whose only joint is free and that has no child bodies: 
 ``<freejoint>``, or ``align`` absent (or ``auto``) with ``<compiler alignfree="true">`` (a ``<joint
 type="free">`` follows the compiler). The inertial frame is the ``<inertial>`` element's pose (its
 principal axes when ``fullinertia`` is given), else the only geom's frame, else the principal frame
-of the geoms' combined inertia (primitive shapes; masses from ``mass`` or ``density`` × volume), as
+of the geoms' combined inertia (primitive shapes; masses from ``mass`` or ``density`` times volume), as
 MuJoCo computes it from the geoms. Principal axes are ordered by decreasing moment, as MuJoCo orders
 them, and made right-handed.
 """
@@ -180,11 +180,16 @@ def _fail(doc: Document, el: etree._Element) -> Callable[[str, str], None]:
 def inertial_frame(doc: Document, el: etree._Element, cls: str) -> Transform | None:
     """X_body_inertial as MuJoCo computes it for alignment, or None when it cannot be told (reported)."""
     for child in el.iterchildren("inertial"):
-        x = pose(child.get, lambda a: child.get(a) is not None, doc.angle_scale, doc.eulerseq,
-                 lambda c, m: doc.report(child, c, m))
+        fail = _fail(doc, child)
+        own = child  # bound for the closures below
+
+        def explicit(a: str, c: etree._Element = own) -> bool:
+            return c.get(a) is not None
+
+        x = pose(own.get, explicit, doc.angle_scale, doc.eulerseq, fail)
         full = child.get("fullinertia")
         if full is not None:
-            f = vector(full, 6, "fullinertia", lambda c, m: doc.report(child, c, m))
+            f = vector(full, 6, "fullinertia", fail)
             if f is not None:
                 x[:3, :3] = _principal(np.array([[f[0], f[3], f[4]], [f[3], f[1], f[5]], [f[4], f[5], f[2]]]))
         return x

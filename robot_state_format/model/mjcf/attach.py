@@ -54,7 +54,8 @@ class Attacher:
                         doc.report(m, "MJCF_ATTACH", "<model> needs a file attribute")
                         return None
                     base = Path(doc.file).parent if doc.file != "<string>" else self.main_dir
-                    return (base / file).resolve()
+                    found: Path = (base / file).resolve()
+                    return found
         doc.report(el, "MJCF_ATTACH", f"unknown model {name!r} in <attach> (no <asset><model name={name!r}>)")
         return None
 

@@ -259,7 +259,7 @@ def _body(w: _Walk, el: etree._Element, parent: str, x_parent_frame: Transform, 
     if joints and aligned(doc, el, joints):
         found = inertial_frame(doc, el, child_cls)
         if found is not None:
-            x_inner = np.linalg.inv(found)
+            x_inner = np.asarray(np.linalg.inv(found), dtype=np.float64)
     _children(w, el, name, x_inner, x_root, child_cls, body_id)
     link_inertial = w.model.links[name].inertial
     if link_inertial is not None:

@@ -85,7 +85,7 @@ def _expand_one(rep: etree._Element, file: str, angle_scale: float, eulerseq: st
     xi = np.eye(4)
     for i in range(n):
         frame = etree.Element("frame")
-        frame.sourceline = rep.sourceline  # type: ignore[misc]
+        frame.sourceline = rep.sourceline
         if i:
             xi[:3, 3] += euler_matrix(tuple(eul * (i - 1)), eulerseq) @ off
             xi[:3, :3] = euler_matrix(tuple(eul * i), eulerseq)
@@ -106,7 +106,7 @@ def expand_replicates(root: etree._Element, file_of: Callable[[etree._Element], 
     """Expand every ``<replicate>`` below ``root`` in place (innermost first); problems as diagnostics,
     each copy's file in ``files``. Raises ``ModelError`` (``MJCF_TOO_LARGE``) before copying when the
     expansion would be too large."""
-    reps = [e for e in root.iter("replicate")]
+    reps = list(root.iter("replicate"))
     if not reps:
         return []
     size = expanded_size(root)
