@@ -202,3 +202,14 @@ def test_flexcomp_in_a_moving_body_needs_a_pin(tmp_path: Path) -> None:
             'count="3 2 1" spacing="0.1 0.2 0.3" radius="0.01" dim="2" mass="1"/></body></worldbody></mujoco>')
     err = _refused_by_both(text, "MJCF_FLEX_PIN", tmp_path)
     assert err.diagnostics[0].line == 2
+
+
+def test_an_element_mujoco_does_not_know_at_the_top_is_refused(tmp_path: Path) -> None:
+    """A file meant to be included (a <texture> straight under <mujoco>) read on its own."""
+    text = '<mujoco>\n<texture type="skybox" builtin="gradient" width="8" height="8"/></mujoco>'
+    assert _refused_by_both(text, "MJCF_UNKNOWN_ELEMENT", tmp_path).diagnostics[0].line == 2
+
+
+def test_an_attribute_of_default_other_than_class_is_refused(tmp_path: Path) -> None:
+    text = '<mujoco><default>\n<default class="hand" group="1"><geom size="1"/></default></default></mujoco>'
+    assert _refused_by_both(text, "MJCF_UNKNOWN_ATTRIBUTE", tmp_path).diagnostics[0].line == 2

@@ -170,6 +170,9 @@ def _compiler(doc: Document, base: Path) -> None:
 
 
 def _defaults(doc: Document, el: etree._Element, parent: str | None, top: bool) -> None:
+    for attr in el.attrib:
+        if attr != "class":
+            doc.report(el, "MJCF_UNKNOWN_ATTRIBUTE", f"unrecognized attribute {attr!r} (MuJoCo's schema)")
     cls = el.get("class")
     if cls is None:
         if not top:
