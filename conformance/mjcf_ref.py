@@ -10,7 +10,13 @@ site. The corpus: Gymnasium's and dm_control's MJCF assets (``uv pip install gym
 random values, a random mixed-case ``eulerseq``, radians, extra hinge/slide/ball joints with random
 ``pos``/``axis``/``ref`` in one body, bodies wrapped in a posed ``<frame>``).
 
+The wider corpus (``--wide``, issue 36): every MJCF model file (root ``<mujoco>``) of dm_control (all of
+it: suite, locomotion, manipulation, its test assets), Gymnasium-Robotics, Meta-World and robosuite's robots
+and grippers, the PyPI packages installed without their dependencies into ``conformance/build/corpus``
+(``--install`` runs ``pip install --no-deps --target``; nothing is fetched at run time otherwise).
+
     .venv/bin/python conformance/mjcf_ref.py [--mutations N] [--configs K] [--json OUT] [FILE_OR_DIR ...]
+    .venv/bin/python conformance/mjcf_ref.py --wide [--install] --mutations 0 --configs 3
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import importlib.util
 import json
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,6 +51,40 @@ from robot_state_format.model.loader import load_model_file  # noqa: E402
 from robot_state_format.model.types import Frame, Model  # noqa: E402
 
 TOLERANCE = 1e-9
+CORPUS = ROOT / "conformance" / "build" / "corpus"
+CORPUS_PACKAGES = ("dm-control", "gymnasium-robotics", "metaworld", "robosuite")
+# (package directory, sub-directories holding its models)
+CORPUS_DIRS = (("dm_control", ("",)), ("gymnasium_robotics", ("envs/assets",)), ("metaworld", ("",)),
+               ("robosuite", ("models/assets/robots", "models/assets/grippers")))
+
+
+def install_corpus() -> bool:
+    """pip-install the corpus packages (no dependencies) into conformance/build/corpus."""
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(CORPUS),
+                        *CORPUS_PACKAGES], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stderr[-2000:])
+    return r.returncode == 0
+
+
+def _is_model(path: Path) -> bool:
+    try:
+        for _, el in etree.iterparse(str(path), events=("start",), resolve_entities=False, no_network=True):
+            return bool(el.tag == "mujoco")
+    except etree.XMLSyntaxError:
+        return False
+    return False
+
+
+def wide_files() -> list[Path]:
+    """The wider corpus's model files (those installed): see the module text."""
+    out: list[Path] = []
+    for pkg, subs in CORPUS_DIRS:
+        for sub in subs:
+            d = CORPUS / pkg / sub
+            if d.is_dir():
+                out += sorted(p for p in d.rglob("*.xml") if _is_model(p))
+    return out
 
 
 def asset_files() -> list[Path]:
@@ -284,9 +325,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--configs", type=int, default=5, help="configurations per loaded file (qpos0 + random)")
     ap.add_argument("--json")
     ap.add_argument("--show", type=int, default=10)
+    ap.add_argument("--wide", action="store_true", help="the wider corpus (see the module text)")
+    ap.add_argument("--install", action="store_true", help="pip-install the wider corpus first")
     args = ap.parse_args(argv)
+    if args.install and not install_corpus():
+        return 2
     files = [q for p in args.paths for q in (sorted(Path(p).glob("*.xml")) if Path(p).is_dir() else [Path(p)])] \
-        if args.paths else asset_files()
+        if args.paths else (wide_files() if args.wide else asset_files())
     if not files:
         print("no MJCF files (install gymnasium and dm_control, see the module text)")
         return 1
