@@ -10,7 +10,13 @@ site. The corpus: Gymnasium's and dm_control's MJCF assets (``uv pip install gym
 random values, a random mixed-case ``eulerseq``, radians, extra hinge/slide/ball joints with random
 ``pos``/``axis``/``ref`` in one body, bodies wrapped in a posed ``<frame>``).
 
+The wider corpus (``--wide``, issue 36): every MJCF model file (root ``<mujoco>``) of dm_control (all of
+it: suite, locomotion, manipulation, its test assets), Gymnasium-Robotics, Meta-World and robosuite's robots
+and grippers, the PyPI packages installed without their dependencies into ``conformance/build/corpus``
+(``--install`` runs ``pip install --no-deps --target``; nothing is fetched at run time otherwise).
+
     .venv/bin/python conformance/mjcf_ref.py [--mutations N] [--configs K] [--json OUT] [FILE_OR_DIR ...]
+    .venv/bin/python conformance/mjcf_ref.py --wide [--install] --mutations 0 --configs 3
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import importlib.util
 import json
 import random
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -41,9 +48,43 @@ from robot_state_format.errors import RobotStateFormatError  # noqa: E402
 from robot_state_format.kinematics.fk import forward  # noqa: E402
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
 from robot_state_format.model.loader import load_model_file  # noqa: E402
-from robot_state_format.model.types import Model  # noqa: E402
+from robot_state_format.model.types import Frame, Model  # noqa: E402
 
 TOLERANCE = 1e-9
+CORPUS = ROOT / "conformance" / "build" / "corpus"
+CORPUS_PACKAGES = ("dm-control", "gymnasium-robotics", "metaworld", "robosuite")
+# (package directory, sub-directories holding its models)
+CORPUS_DIRS = (("dm_control", ("",)), ("gymnasium_robotics", ("envs/assets",)), ("metaworld", ("",)),
+               ("robosuite", ("models/assets/robots", "models/assets/grippers")))
+
+
+def install_corpus() -> bool:
+    """pip-install the corpus packages (no dependencies) into conformance/build/corpus."""
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(CORPUS),
+                        *CORPUS_PACKAGES], capture_output=True, text=True)
+    if r.returncode != 0:
+        print(r.stderr[-2000:])
+    return r.returncode == 0
+
+
+def _is_model(path: Path) -> bool:
+    try:
+        for _, el in etree.iterparse(str(path), events=("start",), resolve_entities=False, no_network=True):
+            return bool(el.tag == "mujoco")
+    except etree.XMLSyntaxError:
+        return False
+    return False
+
+
+def wide_files() -> list[Path]:
+    """The wider corpus's model files (those installed): see the module text."""
+    out: list[Path] = []
+    for pkg, subs in CORPUS_DIRS:
+        for sub in subs:
+            d = CORPUS / pkg / sub
+            if d.is_dir():
+                out += sorted(p for p in d.rglob("*.xml") if _is_model(p))
+    return out
 
 
 def asset_files() -> list[Path]:
@@ -107,6 +148,19 @@ def mimic_consistent(m: mujoco.MjModel, model: Model, qpos: np.ndarray) -> np.nd
     return q
 
 
+def _site_frame(model: Model, name: str) -> Frame:
+    """The Model frame of MuJoCo's site ``name``: ``name``, or ``name_site`` (``name_site_``, ...) when a body
+    or frame has that name (docs/models.md)."""
+    key = name
+    while True:
+        fr = model.frames.get(key)
+        if fr is not None and fr.source is not None and str(fr.source.element or "").startswith("site"):
+            return fr
+        key = f"{name}_site" if key == name else key + "_"
+        if len(key) > len(name) + 16:
+            raise KeyError(f"site {name!r} has no frame")
+
+
 def pose_errors(model: Model, m: mujoco.MjModel, configs: int, seed: int = 0) -> tuple[int, float, str]:
     """(poses compared, worst error, where): bodies, sites and joint anchors/axes against mj_kinematics."""
     d = mujoco.MjData(m)
@@ -126,7 +180,7 @@ def pose_errors(model: Model, m: mujoco.MjModel, configs: int, seed: int = 0) ->
             checks.append((f"body {name}", poses[name], d.xpos[b], d.xmat[b].reshape(3, 3)))
         for s in range(m.nsite):
             name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_SITE, s) or f"site{s}"
-            fr = model.frames.get(name) or model.frames[f"{name}_site"]
+            fr = _site_frame(model, name)
             base = poses[fr.attached_to] if fr.attached_to in poses else np.eye(4)
             checks.append((f"site {name}", base @ fr.pose, d.site_xpos[s], d.site_xmat[s].reshape(3, 3)))
         for label, ours, pos, rot in checks:
@@ -271,9 +325,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--configs", type=int, default=5, help="configurations per loaded file (qpos0 + random)")
     ap.add_argument("--json")
     ap.add_argument("--show", type=int, default=10)
+    ap.add_argument("--wide", action="store_true", help="the wider corpus (see the module text)")
+    ap.add_argument("--install", action="store_true", help="pip-install the wider corpus first")
     args = ap.parse_args(argv)
+    if args.install and not install_corpus():
+        return 2
     files = [q for p in args.paths for q in (sorted(Path(p).glob("*.xml")) if Path(p).is_dir() else [Path(p)])] \
-        if args.paths else asset_files()
+        if args.paths else (wide_files() if args.wide else asset_files())
     if not files:
         print("no MJCF files (install gymnasium and dm_control, see the module text)")
         return 1

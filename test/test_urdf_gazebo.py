@@ -285,3 +285,36 @@ def test_readme_fixture_has_both_verdicts() -> None:
     assert out.returncode == 1
     assert out.stderr.startswith(f"{path}:11: error: [SDF_INVALID_INERTIA] libsdformat 12 (Gazebo) refuses this URDF: "
                                  "link 'arm' has an invalid inertia")
+
+
+# a link that is the child of two joints (a loop urdfdom loads): libsdformat's conversion creates it once
+# per parent with urdfdom's parent joint (the last by name), unless that joint is fixed and lumped away
+LOOP = [f'<link name="{n}">{MASS}</link>' for n in "abc"]
+
+
+@pytest.mark.parametrize("joints,refused", [
+    ((_joint("j1", "revolute", "a", "b"), _joint("j2", "revolute", "b", "c"), _joint("j3", "revolute", "a", "c")),
+     True),
+    ((_joint("j1", "revolute", "a", "b"), _joint("j2", "revolute", "b", "c"), _joint("j3", "fixed", "a", "c")),
+     False),
+    ((_joint("j1", "revolute", "a", "b"), _joint("j2", "fixed", "b", "c"), _joint("j3", "revolute", "a", "c")),
+     True),
+    ((_joint("j1", "revolute", "a", "b"), _joint("z2", "revolute", "b", "c"), _joint("j3", "fixed", "a", "c")),
+     True),
+    ((_joint("j1", "revolute", "a", "b"), _joint("j2", "revolute", "b", "c"), _joint("j3", "fixed", "a", "c"),
+      '<gazebo reference="j3"><preserveFixedJoint>true</preserveFixedJoint></gazebo>'), True),
+])
+def test_link_child_of_two_joints_as_libsdformat_converts_it(joints: tuple[str, ...], refused: bool,
+                                                             tmp_path: Path) -> None:
+    text = _robot(*LOOP, *joints)
+    codes = _gazebo_codes(text)
+    assert codes == (["SDF_DUPLICATE_NAME", "SDF_DUPLICATE_NAME"] if refused else [])
+    exe = sdf_ref_path()
+    if exe is None:
+        pytest.skip("libsdformat-dev not installed: sdf_ref cannot be built")
+    path = tmp_path / "loop.urdf"
+    path.write_text(text, encoding="utf-8")
+    ref = run_sdf_ref(exe, path)
+    assert ref.loads is not refused, ref.errors
+    if refused:
+        assert {e["code"] for e in ref.errors} == {2}  # DUPLICATE_NAME, for the link and the joint

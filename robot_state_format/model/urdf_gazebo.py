@@ -17,6 +17,10 @@ The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
   ("A model must have at least one link");
 * ``SDF_URDF_VERSION``: a ``<robot version>`` other than 1.0: the urdfdom libsdformat 12.3 is built
   with reads 1.0 only ("only version 1.0 is currently supported"), the one here 1.0 to 1.2;
+* ``SDF_DUPLICATE_NAME``: a link that is the child of two joints (a loop urdfdom loads). urdfdom keeps,
+  as the link's parent joint, the last of them by name, and lists the link under every parent; the
+  conversion creates the link once per parent, each time with that joint ("link with name[L] already
+  exists", "joint with name[J] already exists"), unless that joint is fixed and lumped away;
 * ``SDF_JOINT_FRAME_NOT_FOUND``: an SDFormat ``<joint>`` added by a ``<gazebo>`` extension whose
   ``<parent>`` or ``<child>`` names a URDF link the conversion lumped into its parent by a fixed joint
   (or dropped): that link no longer exists ("parent frame with name[L] ... not found").
@@ -128,6 +132,28 @@ def _joints_to_lost_links(model: Model, created: set[str]) -> list[Refusal]:
                 out.append(Refusal("SDF_JOINT_FRAME_NOT_FOUND", f"the <gazebo> joint {c.get('name')!r} has {end} "
                                    f"{name!r}, a link the URDF conversion lumps into its parent by a fixed joint (or "
                                    "drops): no such frame is left", src))
+    return out
+
+
+def _created_twice(model: Model, created: set[str]) -> list[Refusal]:
+    """Links (and their joint) the conversion creates once per parent: see the module text."""
+    parents: dict[str, list[str]] = {}
+    for j in [*model.joints.values(), *model.constraints.values()]:
+        parents.setdefault(j.child, []).append(j.name)
+    kept = _unlumped_joints(model)
+    out = []
+    for link, names in parents.items():
+        if len(names) < 2 or (link not in created and _own_mass(model, link) <= _MASS_EPS):
+            continue  # a link without mass is dropped, not created twice
+        last = max(names)  # urdfdom's joints are a std::map: the last by name sets the parent joint
+        joint = model.joints.get(last) or model.constraints[last]
+        if joint.type is JointType.FIXED and last not in kept:
+            continue
+        out.append(Refusal("SDF_DUPLICATE_NAME", f"link {link!r} is the child of joints {', '.join(sorted(names))}: "
+                           f"the URDF conversion creates it once per parent (link with name[{link}] already exists)",
+                           model.links[link].source))
+        out.append(Refusal("SDF_DUPLICATE_NAME", f"joint {last!r} is created once per parent of link {link!r} "
+                           f"(joint with name[{last}] already exists)", joint.source))
     return out
 
 
@@ -301,6 +327,7 @@ def refusals(model: Model) -> list[Refusal]:
                     "one namespace", j.source)
             for j in model.joints.values() if j.child in created and j.name in created]
     out += _duplicate_sensors(model)
+    out += _created_twice(model, created)
     out += _joints_to_lost_links(model, created)
     return out + _no_link_left(model, links)
 

@@ -35,7 +35,12 @@ import numpy as np
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError, Severity
 from robot_state_format.model import access
-from robot_state_format.model.directives.drake_urdf import declare_world_link, urdf_frames
+from robot_state_format.model.directives.drake_urdf import (
+    apply_drake_limits,
+    declare_world_link,
+    drake_limits,
+    urdf_frames,
+)
 from robot_state_format.model.directives.schema import (
     AddDirectives,
     AddFrame,
@@ -246,9 +251,12 @@ class Composer:
             raise self.fail("DMD_FILE_NOT_FOUND", f"{path}: cannot read: {exc.strerror or exc}", d.file_line) from None
         urdf = path.name.endswith(".urdf")
         try:
-            sub = self.load_file(path, declare_world_link(data) if urdf else data)
-            with access.uncounted():  # the same file again, counted once
-                problems = urdf_frames(data, sub, str(path)) if urdf else []
+            text, limits, problems = drake_limits(data, str(path)) if urdf else (data, {}, [])
+            if not problems:  # else refused below, as Drake refuses the file
+                sub = self.load_file(path, declare_world_link(text) if urdf else data)
+                apply_drake_limits(sub, limits)
+                with access.uncounted():  # the same file again, counted once
+                    problems = urdf_frames(data, sub, str(path)) if urdf else []
         except (access.FileRefused, access.ExpansionTooLarge):
             raise  # one line naming the reference or the bound
         except ModelError as exc:

@@ -19,6 +19,7 @@ from robot_state_format.model.mjcf.build import JointInfo, build_model
 from robot_state_format.model.mjcf.document import Document, load_document
 from robot_state_format.model.mjcf.names import check_counts, check_keyframes, check_names
 from robot_state_format.model.mjcf.orient import vector
+from robot_state_format.model.mjcf.schema import TOP_LEVEL
 from robot_state_format.model.types import Mimic, Model
 
 __all__ = ["JointInfo", "read_mjcf", "read_mjcf_ex"]
@@ -68,6 +69,10 @@ def _joint_equality(doc: Document, model: Model, joints: dict[str, JointInfo], e
 def read_mjcf_ex(data: bytes | str, *, file: str = "<string>") -> tuple[Model, dict[str, JointInfo]]:
     """The Model and MuJoCo's joints (Model name → :class:`JointInfo`)."""
     doc = load_document(data, file)
+    for el in doc.root:
+        if isinstance(el.tag, str) and el.tag not in TOP_LEVEL:
+            doc.report(el, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{el.tag}> in <mujoco> (MuJoCo 4.0's "
+                       "schema)")
     name = doc.root.get("model") or (Path(file).stem if file != "<string>" else "mujoco")
     model, joints = build_model(doc, name)
     _equality(doc, model, joints)

@@ -20,11 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 from lxml import etree
 
+from robot_state_format.model.mjcf.align import aligned, inertial_frame
+from robot_state_format.model.mjcf.attach import Attacher
 from robot_state_format.model.mjcf.document import MAIN, Document
+from robot_state_format.model.mjcf.flexcomp import flex_bodies
 from robot_state_format.model.mjcf.orient import pose, vector
 from robot_state_format.model.mjcf.schema import BODY_ATTRS, BODY_CHILDREN, FRAME_ATTRS
 from robot_state_format.model.mjcf.shapes import element_pose, fromto_frame, inertial, mesh_files, shape
@@ -35,7 +39,6 @@ from robot_state_format.spatial import Transform, axis_angle_to_matrix
 __all__ = ["JointInfo", "build_model"]
 
 _IGNORED = frozenset({"camera", "light", "plugin"})  # no frames of the kinematic tree
-_UNSUPPORTED = frozenset({"attach", "flexcomp", "composite", "replicate", "flex", "skin"})
 _TYPES = {"hinge": JointType.REVOLUTE, "slide": JointType.PRISMATIC, "ball": JointType.BALL,
           "free": JointType.FLOATING}
 
@@ -69,6 +72,7 @@ class _Walk:
     joint_info: dict[str, JointInfo] = field(default_factory=dict)
     sites: list[_Site] = field(default_factory=list)
     body_names: set[str] = field(default_factory=set)
+    attacher: Attacher | None = None
 
     def fresh(self, base: str) -> str:
         name = base
@@ -251,7 +255,15 @@ def _body(w: _Walk, el: etree._Element, parent: str, x_parent_frame: Transform, 
             w.model.links[link] = Link(link, x_root.copy(), source=src)
         link_parent, origin = link, np.eye(4)
     w.model.links[name] = Link(name, x_root.copy(), source=src)
-    _children(w, el, name, np.eye(4), x_root, child_cls, body_id)
+    x_inner = np.eye(4)  # X_link_bodyframe: the identity unless MuJoCo aligns the body with its inertia
+    if joints and aligned(doc, el, joints):
+        found = inertial_frame(doc, el, child_cls)
+        if found is not None:
+            x_inner = np.asarray(np.linalg.inv(found), dtype=np.float64)
+    _children(w, el, name, x_inner, x_root, child_cls, body_id)
+    link_inertial = w.model.links[name].inertial
+    if link_inertial is not None:
+        link_inertial.origin = x_inner @ link_inertial.origin
 
 
 def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, x_root_link: Transform,
@@ -294,13 +306,34 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
             _check_attrs(doc, child, BODY_CHILDREN["inertial"])
             if link != WORLD:
                 w.model.links[link].inertial = inertial(doc, child)
+        elif tag == "attach":
+            _check_attrs(doc, child, BODY_CHILDREN["attach"])
+            _attach(w, child, link, x_link_frame, x_root_link)
+        elif tag == "flexcomp":
+            _check_attrs(doc, child, BODY_CHILDREN["flexcomp"])
+            parent = w.model.parent_joint(link) if link != WORLD else None
+            moves = parent is not None and parent.type is not JointType.FIXED
+            for made in flex_bodies(doc, child, x_link_frame, link, moves) or []:
+                _body(w, made, link, np.eye(4), x_root_link, cls)
         elif tag in BODY_CHILDREN or tag in _IGNORED:
             _check_attrs(doc, child, BODY_CHILDREN.get(tag, frozenset(child.attrib)))
-        elif tag in _UNSUPPORTED:
-            doc.report(child, "MJCF_UNSUPPORTED", f"<{tag}> is not read: the bodies and joints it would add are "
-                       "missing from this model", warning=True)
-        else:
-            doc.report(child, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{tag}> (MuJoCo's schema)")
+        else:  # <composite>, <skin> and <flex> too: MuJoCo 4.0 no longer knows them in a body
+            doc.report(child, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{tag}> (MuJoCo 4.0's schema)")
+
+
+def _attach(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, x_root_link: Transform) -> None:
+    """The body an ``<attach>`` places here, walked with its own model's document (mjcf/attach.py)."""
+    assert w.attacher is not None
+    got = w.attacher.resolve(w.doc, el)
+    if got is None:
+        return
+    saved = w.doc, w.meshes
+    w.doc, w.meshes = got.doc, mesh_files(got.doc)
+    try:
+        _body(w, got.body, link, x_link_frame, x_root_link, MAIN)
+    finally:
+        w.doc, w.meshes = saved
+        w.attacher.done()
 
 
 def _site_pose(w: _Walk, el: etree._Element, get: Callable[[str], str | None]) -> Transform:
@@ -318,7 +351,8 @@ def _site_pose(w: _Walk, el: etree._Element, get: Callable[[str], str | None]) -
 
 
 def _name_sites(w: _Walk) -> None:
-    """Sites as frames, numbered as MuJoCo numbers them (by body, then in order): unnamed ``site<ID>``."""
+    """Sites as frames, numbered as MuJoCo numbers them (by body, then in order): unnamed ``site<ID>``; a
+    site named like a body or frame is ``NAME_site`` (``NAME_site_`` when that is taken too), with a warning."""
     order = sorted(range(len(w.sites)), key=lambda i: (w.sites[i].body_id, i))
     named = {s.element.get("name") for s in w.sites} - {None}
     seen: set[str] = set()
@@ -336,6 +370,8 @@ def _name_sites(w: _Walk) -> None:
         key = name
         if key in w.model.frames or key in w.model.links:
             key = f"{name}_site"
+            while key in w.model.frames or key in w.model.links or key in named:
+                key += "_"  # NAME_site taken too (by a body, a frame or another site): NAME_site_
             w.doc.report(s.element, "MJCF_NAME_CLASH", f"site {name!r} shares its name with a body or frame: "
                          f"its frame is named {key!r}", warning=True)
         w.model.frames[key] = Frame(key, s.attached_to, s.pose, source=w.source(s.element))
@@ -345,7 +381,7 @@ def build_model(doc: Document, name: str) -> tuple[Model, dict[str, JointInfo]]:
     """The Model of the document's ``<worldbody>`` elements, and MuJoCo's joints by Model name."""
     model = Model(name, "mjcf", source_file=doc.file)
     taken = {str(e.get("name")) for e in doc.root.iter("body", "joint", "freejoint") if e.get("name")}
-    w = _Walk(doc, model, taken, mesh_files(doc))
+    w = _Walk(doc, model, taken, mesh_files(doc), attacher=Attacher(Path(doc.file).parent))
     for wb in doc.root.iterchildren("worldbody"):
         for attr in wb.attrib:
             doc.report(wb, "MJCF_UNKNOWN_ATTRIBUTE", f"unrecognized attribute {attr!r} (MuJoCo's schema)")

@@ -1,10 +1,12 @@
 """An MJCF document made ready to read: ``<include>`` expanded, ``<compiler>`` settings, ``<default>`` classes.
 
-* ``<include file="..."/>`` is replaced by the children of the included file's ``<mujoco>`` root
-  (the path relative to the main file's directory, as MuJoCo resolves it), recursively, at most
+* ``<include file="..."/>`` is replaced by the children of the included file's root element, whatever
+  its name (``<mujoco>``, the older ``<mujocoinclude>``, any other: MuJoCo 4.0 reads them all alike),
+  recursively; the path is looked up relative to the main file's directory first, then beside the file
+  holding the ``<include>`` (MuJoCo's order), at most
   :data:`~robot_state_format.limits.MAX_SDF_INCLUDES` files; a file included twice is refused (MuJoCo
   refuses it too). Diagnostics name the file an element came from.
-* ``<compiler>``: ``angle`` (``degree`` by default!), ``eulerseq`` (``xyz``), ``autolimits`` (true),
+* ``<compiler>``: ``angle`` (``degree`` by default!), ``eulerseq`` (``xyz``), ``autolimits`` (true), ``alignfree`` (false),
   ``meshdir``/``assetdir`` (where mesh files are looked up); ``coordinate="global"`` is refused, as
   MuJoCo refuses it.
 * ``<default>`` classes: the top-level one is ``main``; a nested class inherits its parent's values,
@@ -23,6 +25,7 @@ from lxml import etree
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError, Severity
 from robot_state_format.model import access
+from robot_state_format.model.mjcf.replicate import expand_replicates
 from robot_state_format.model.mjcf.schema import COMPILER_ATTRS, DEFAULT_CHILDREN
 from robot_state_format.model.xml import describe, parse_xml
 
@@ -39,6 +42,7 @@ class Document:
     angle_scale: float = math.pi / 180.0
     eulerseq: str = "xyz"
     autolimits: bool = True
+    alignfree: bool = False
     meshdir: Path | None = None
     defaults: dict[str, dict[str, dict[str, str]]] = field(default_factory=dict)  # class -> tag -> attrs
     files: dict[etree._Element, str] = field(default_factory=dict)  # included elements -> their file
@@ -71,12 +75,23 @@ class Document:
         return self.defaults.get(cls, {}).get(str(el.tag), {}).get(attr)
 
 
-def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Path], depth: int) -> None:
+def _find_include(name: str, main_dir: Path, including_dir: Path) -> Path:
+    """Where MuJoCo finds ``<include file=name>``: relative to the main file's folder first, then beside the
+    file holding the ``<include>`` (an absolute path as is)."""
+    first = (main_dir / name).resolve()
+    if first.is_file() or including_dir == main_dir:
+        return first
+    second = (including_dir / name).resolve()
+    return second if second.is_file() else first
+
+
+def _expand_includes(doc: Document, el: etree._Element, main_dir: Path, including_dir: Path, seen: set[Path],
+                     depth: int) -> None:
     for child in list(el):
         if not isinstance(child.tag, str):
             continue
         if child.tag != "include":
-            _expand_includes(doc, child, base, seen, depth)
+            _expand_includes(doc, child, main_dir, including_dir, seen, depth)
             continue
         name = child.get("file")
         if name is None:
@@ -85,7 +100,7 @@ def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Pa
             continue
         referrer = doc.file_of(child)
         access.check_reference(name, referrer, child.sourceline)  # before any lookup
-        path = (base / name).resolve()
+        path = _find_include(name, main_dir, including_dir)
         if path in seen:
             doc.report(child, "MJCF_INCLUDE", f"file {name!r} is included more than once (MuJoCo refuses "
                        "repeated includes)")
@@ -108,12 +123,10 @@ def _expand_includes(doc: Document, el: etree._Element, base: Path, seen: set[Pa
             continue
         sub, warnings = parse_xml(data, str(path), code_prefix="XML")
         doc.diagnostics.extend(warnings)
-        if sub.tag != "mujoco":
-            doc.report(child, "MJCF_INCLUDE", f"included file {name!r} has root <{sub.tag}>, not <mujoco>")
-            el.remove(child)
-            continue
-        doc.files[sub] = str(path)  # what sub's own includes are referenced from
-        _expand_includes(doc, sub, base, seen, depth + 1)
+        # MuJoCo inserts the children of the included file's root, whatever the root is called
+        # (<mujoco>, the older <mujocoinclude>, or any other)
+        doc.files[sub] = str(path)  # errors inside name the included file; its own includes are referenced from it
+        _expand_includes(doc, sub, main_dir, path.parent, seen, depth + 1)
         at = el.index(child)
         el.remove(child)
         for k, grand in enumerate(list(sub)):
@@ -145,6 +158,12 @@ def _compiler(doc: Document, base: Path) -> None:
                 doc.report(comp, "MJCF_BAD_VALUE", f"autolimits={auto!r}: expected true or false")
             else:
                 doc.autolimits = auto == "true"
+        align = comp.get("alignfree")
+        if align is not None:
+            if align not in ("true", "false"):
+                doc.report(comp, "MJCF_BAD_VALUE", f"alignfree={align!r}: expected true or false")
+            else:
+                doc.alignfree = align == "true"
         if comp.get("coordinate", "local") != "local":
             doc.report(comp, "MJCF_GLOBAL_COORDINATES", "global coordinates are no longer supported by MuJoCo "
                        "(convert the model with MuJoCo 2.3.3 or older)")
@@ -155,6 +174,9 @@ def _compiler(doc: Document, base: Path) -> None:
 
 
 def _defaults(doc: Document, el: etree._Element, parent: str | None, top: bool) -> None:
+    for attr in el.attrib:
+        if attr != "class":
+            doc.report(el, "MJCF_UNKNOWN_ATTRIBUTE", f"unrecognized attribute {attr!r} (MuJoCo's schema)")
     cls = el.get("class")
     if cls is None:
         if not top:
@@ -199,8 +221,9 @@ def load_document(data: bytes | str, file: str) -> Document:
         raise ModelError(Diagnostic("MJCF_ROOT", f"the root element is <{root.tag}>, MJCF needs <mujoco>", file,
                                     root.sourceline, describe(root)))
     base = Path(file).parent if file != "<string>" else Path.cwd()
-    _expand_includes(doc, root, base, set(), 0)
+    _expand_includes(doc, root, base, base, set(), 0)
     _compiler(doc, base)
+    doc.diagnostics.extend(expand_replicates(root, doc.file_of, doc.angle_scale, doc.eulerseq, doc.files))
     doc.defaults[MAIN] = {}
     for d in root.iterchildren("default"):
         _defaults(doc, d, None, True)

@@ -7,7 +7,13 @@ printed schema (MuJoCo parses it apart), its attributes are from the XML referen
 
 from __future__ import annotations
 
-__all__ = ["BODY_ATTRS", "BODY_CHILDREN", "COMPILER_ATTRS", "DEFAULT_CHILDREN", "FRAME_ATTRS"]
+__all__ = ["BODY_ATTRS", "BODY_CHILDREN", "COMPILER_ATTRS", "DEFAULT_CHILDREN", "FRAME_ATTRS", "TOP_LEVEL"]
+
+# the children <mujoco> admits (mj_printSchema's top level; <worldbody> is parsed apart, <include> expanded)
+TOP_LEVEL: frozenset[str] = frozenset({
+        "actuator", "asset", "compiler", "contact", "custom", "default", "deformable", "equality", "extension",
+        "keyframe", "option", "sensor", "size", "statistic", "tendon", "visual", "worldbody",
+    })
 
 BODY_ATTRS: frozenset[str] = frozenset({
         "axisangle", "childclass", "euler", "fuse", "gravcomp", "mocap", "name", "pos", "quat", "simple",

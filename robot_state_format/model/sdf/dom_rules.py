@@ -7,7 +7,11 @@ refusals come from libsdformat's classes reading them (``sdf::Material::Load``, 
 
 * a value of a string libsdformat reads as one of a fixed set (:data:`ONE_OF`: a light's, sensor's or
   particle emitter's type, a force-torque frame, a camera image format, ...), case-sensitive, spaces
-  around it ignored (``SDF_UNSUPPORTED_VALUE``);
+  around it ignored (``SDF_UNSUPPORTED_VALUE``). The sets are libsdformat 12's own lists, measured
+  (``conformance/sdf_enums.py``: every token of the library's strings and of the description files,
+  loaded by ``sdf_ref``) into ``spec/enumerations.json``, not written by hand: the descriptions' prose
+  misses some (``wideanglecamera``, ``boundingbox``). libsdformat 12 converts every document to 1.9
+  before its classes read these values, so the 1.9 lists hold for every declared version;
 * a mesh ``<submesh>`` whose ``<name>`` is missing, empty or ``__default__`` (``SDF_SUBMESH_NAME``);
 * two ``<physics>`` of one name in a world (``SDF_DUPLICATE_PHYSICS``);
 * and a visual's (or particle emitter's) ``<material>``
@@ -21,9 +25,24 @@ refusals come from libsdformat's classes reading them (``sdf::Material::Load``, 
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+
 from lxml import etree
 
 from robot_state_format.model.sdf.elements import Report
+
+_MEASURED = Path(__file__).resolve().parent / "spec" / "enumerations.json"  # package data (setup.py)
+
+
+@functools.cache
+def measured(key: str) -> tuple[str, ...] | None:
+    """libsdformat 12's accepted values for ``key`` (``//element@attribute`` or ``//element/path``),
+    as measured into ``spec/enumerations.json``; None when that entry was not measured."""
+    table = json.loads(_MEASURED.read_text(encoding="utf-8"))["enumerations"]
+    values = table.get(key, {}).get("1.9")
+    return tuple(values) if values is not None else None
 
 # material.sdf's values, and the spellings libsdformat 12.3's Material.cc accepts too (measured)
 SHADER_TYPES = ("pixel", "vertex", "normal_map_object_space", "normal_map_tangent_space", "normal_map_objectspace",
@@ -31,25 +50,38 @@ SHADER_TYPES = ("pixel", "vertex", "normal_map_object_space", "normal_map_tangen
 _UNSET = ("", "__default__")  # libsdformat reads a missing element as its description's default
 _OUTSIDE_PLUGINS = "[not(ancestor::plugin)]"
 
-# (elements, attribute or None for the element's text, the values libsdformat 12.3 accepts), as measured
-SENSOR_TYPES = ("altimeter", "camera", "contact", "depth", "depth_camera", "force_torque", "gps", "navsat",
-                "gpu_ray", "gpu_lidar", "imu", "logical_camera", "magnetometer", "multicamera", "ray", "lidar",
-                "rfid", "rfidtag", "sonar", "wireless_receiver", "wireless_transmitter", "air_pressure", "rgbd",
-                "rgbd_camera", "thermal", "thermal_camera", "segmentation", "segmentation_camera",
-                "boundingbox_camera", "custom")
-PIXEL_FORMATS = ("", "L8", "L16", "R_FLOAT16", "R_FLOAT32", "R8G8B8", "B8G8R8", "BAYER_RGGB8", "BAYER_BGGR8",
-                 "BAYER_GBRG8", "BAYER_GRBG8", "L_INT8", "L_INT16", "RGB_INT8", "RGBA_INT8", "BGRA_INT8",
-                 "RGB_INT16", "RGB_INT32", "BGR_INT8", "BGR_INT16", "BGR_INT32", "RGB_FLOAT16", "RGB_FLOAT32")
+# (elements, attribute or None for the element's text, the values libsdformat 12.3 accepts): measured
+# (spec/enumerations.json) where conformance/sdf_enums.py measures the entry, else the lists below
+_SENSOR_TYPES = ("altimeter", "camera", "contact", "depth", "depth_camera", "force_torque", "gps", "navsat",
+                 "gpu_ray", "gpu_lidar", "imu", "logical_camera", "magnetometer", "multicamera", "ray", "lidar",
+                 "rfid", "rfidtag", "sonar", "wireless_receiver", "wireless_transmitter", "air_pressure", "rgbd",
+                 "rgbd_camera", "thermal", "thermal_camera", "segmentation", "segmentation_camera",
+                 "boundingbox_camera", "custom")
+_PIXEL_FORMATS = ("", "L8", "L16", "R_FLOAT16", "R_FLOAT32", "R8G8B8", "B8G8R8", "BAYER_RGGB8", "BAYER_BGGR8",
+                  "BAYER_GBRG8", "BAYER_GRBG8", "L_INT8", "L_INT16", "RGB_INT8", "RGBA_INT8", "BGRA_INT8",
+                  "RGB_INT16", "RGB_INT32", "BGR_INT8", "BGR_INT16", "BGR_INT32", "RGB_FLOAT16", "RGB_FLOAT32")
+
+
+def _listed(path: str, attr: str | None, fallback: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    found = measured(f"{path}@{attr}" if attr else path)
+    return path, found if found is not None else fallback
+
+
+SENSOR_TYPES = _listed("//sensor", "type", _SENSOR_TYPES)[1]
+PIXEL_FORMATS = _listed("//sensor/camera/image/format", None, _PIXEL_FORMATS)[1]
 ONE_OF: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
-    ("//light", "type", ("point", "spot", "directional")),
+    ("//light", "type", _listed("//light", "type", ("point", "spot", "directional"))[1]),
     ("//sensor", "type", SENSOR_TYPES),
-    ("//particle_emitter", "type", ("point", "box", "cylinder", "ellipsoid")),
-    ("//sensor/force_torque/frame", None, ("child", "parent", "sensor")),
-    ("//sensor/force_torque/measure_direction", None, ("child_to_parent", "parent_to_child")),
+    ("//particle_emitter", "type", _listed("//particle_emitter", "type", ("point", "box", "cylinder", "ellipsoid"))[1]),
+    ("//sensor/force_torque/frame", None, _listed("//sensor/force_torque/frame", None, ("child", "parent", "sensor"))[1]),
+    ("//sensor/force_torque/measure_direction", None,
+     _listed("//sensor/force_torque/measure_direction", None, ("child_to_parent", "parent_to_child"))[1]),
     ("//sensor/camera/image/format", None, PIXEL_FORMATS),
-    ("//world/atmosphere", "type", ("adiabatic",)),
-    ("//world/spherical_coordinates/surface_model", None, ("EARTH_WGS84",)),
-    ("//world/spherical_coordinates/world_frame_orientation", None, ("ENU",)),
+    ("//world/atmosphere", "type", _listed("//world/atmosphere", "type", ("adiabatic",))[1]),
+    ("//world/spherical_coordinates/surface_model", None,
+     _listed("//world/spherical_coordinates/surface_model", None, ("EARTH_WGS84",))[1]),
+    ("//world/spherical_coordinates/world_frame_orientation", None,
+     _listed("//world/spherical_coordinates/world_frame_orientation", None, ("ENU",))[1]),
     ("//visual/material/shader | //particle_emitter/material/shader", "type", SHADER_TYPES),
 )
 

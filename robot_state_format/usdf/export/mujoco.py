@@ -40,6 +40,7 @@ from lxml import etree
 from robot_state_format.errors import ConversionError, ModelError, UsdfError
 from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
 from robot_state_format.limits import read_input_file
+from robot_state_format.model.mjcf.document import load_document
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.usdf.resolve import world_poses
@@ -76,6 +77,11 @@ def load_mujoco_model(path: str | os.PathLike[str], *, free_base: bool = False,
         root, _ = parse_xml(text, str(p))
     except ModelError as exc:
         raise ConversionError(str(exc)) from None
+    if root.tag == "mujoco":
+        try:  # the reader's bounds first: a <replicate> bomb is refused before MuJoCo expands it
+            load_document(text, str(p))
+        except ModelError as exc:
+            raise ConversionError(str(exc)) from None
     if root.tag == "robot":
         if strip_geometry:
             for el in root.xpath("//visual|//collision"):

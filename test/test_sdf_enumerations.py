@@ -1,0 +1,57 @@
+"""The value sets libsdformat 12 reads as one of a fixed set (sensor, light and particle emitter types,
+force-torque frames, image formats, ...) are its own lists, measured into
+``model/sdf/spec/enumerations.json`` by ``conformance/sdf_enums.py``; checked here against ``sdf_ref``
+at every declared version from 1.4 (libsdformat converts each document to 1.9 before reading them)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from robot_state_format.errors import ModelError
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.sdf import dom_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "conformance"))
+from references import run_sdf_ref, sdf_ref_path  # noqa: E402
+from sdf_enums import TEMPLATES  # noqa: E402
+
+VERSIONS = ("1.4", "1.5", "1.6", "1.7", "1.8", "1.9")
+
+
+def _doc(key: str, version: str, values: list[str]) -> str:
+    one, wrap = TEMPLATES[key]
+    return f'<?xml version="1.0"?>\n<sdf version="{version}">{wrap("".join(one(k, v) for k, v in enumerate(values)))}</sdf>\n'
+
+
+def test_the_measured_lists_are_the_ones_read() -> None:
+    for path, attr, allowed in dom_rules.ONE_OF:
+        key = f"{path}@{attr}" if attr else path
+        if key in TEMPLATES:
+            assert allowed == dom_rules.measured(key), key  # every entry sdf_enums.py measures
+    assert {"boundingbox", "wideanglecamera", "wide_angle_camera", "navsat"} <= set(dom_rules.SENSOR_TYPES)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("key", ["//sensor@type", "//light@type", "//particle_emitter@type"])
+def test_every_listed_value_loads_and_others_are_refused(key: str, version: str, tmp_path: Path) -> None:
+    values = list(dom_rules.measured(key) or ())
+    assert values
+    good = tmp_path / "good.sdf"
+    good.write_text(_doc(key, version, values), encoding="utf-8")
+    load_model_file(good)  # every listed value: no error
+    bad_values = ["Camera", "wide-angle-camera", "bounding_box", "lamp"]
+    bad = tmp_path / "bad.sdf"
+    bad.write_text(_doc(key, version, bad_values), encoding="utf-8")
+    with pytest.raises(ModelError) as info:
+        load_model_file(bad)
+    assert [d.code for d in info.value.diagnostics if d.code == "SDF_UNSUPPORTED_VALUE"] == \
+        ["SDF_UNSUPPORTED_VALUE"] * len(bad_values)
+    exe = sdf_ref_path()
+    if exe is None:
+        pytest.skip("libsdformat-dev not installed: sdf_ref cannot be built")
+    assert run_sdf_ref(exe, good).errors == []
+    assert len(run_sdf_ref(exe, bad).errors) == len(bad_values)
