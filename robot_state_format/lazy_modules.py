@@ -45,7 +45,8 @@ class Extra(NamedTuple):
 
 RECORD = Extra("MCAP recording and replay of recordings", ("mcap", "mcap-ros2-support"), (), "record")
 FAST = Extra("the compiled kinematics kernels", ("numba",), ("python3-numba",), "fast")
-OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "numba": FAST}
+VIEW = Extra("the browser view", ("viser",), (), "view")
+OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "numba": FAST, "viser": VIEW, "trimesh": VIEW}
 """Top-level module name -> the optional part it belongs to."""
 ROS = frozenset({"rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "std_srvs", "sensor_msgs",
                  "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros"})
