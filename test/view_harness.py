@@ -128,7 +128,11 @@ class Browser:
              "--disable-extensions", "--mute-audio", f"--user-data-dir={self.profile}", "about:blank"],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.width, self.height = width, height
-        url = self._devtools_url(60.0)
+        port = int(self._devtools_url(60.0).split("//", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+        import urllib.request
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=30) as r:
+            targets = json.loads(r.read())
+        url = next(t["webSocketDebuggerUrl"] for t in targets if t.get("type") == "page")
         from websockets.sync.client import connect
         self.ws = connect(url, max_size=None, open_timeout=30)
         self.ids = itertools.count(1)
@@ -168,17 +172,15 @@ class Browser:
 
     @contextmanager
     def page(self, url: str) -> Iterator[Page]:
-        target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
-        session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
-        page = Page(self, session)
+        """The browser's page, showing ``url`` (about:blank again afterwards)."""
+        page = Page(self, None)
+        self.call("Emulation.setDeviceMetricsOverride", {"width": self.width, "height": self.height,
+                                                         "deviceScaleFactor": 1, "mobile": False})
+        self.call("Page.navigate", {"url": url})
         try:
-            self.call("Emulation.setDeviceMetricsOverride", {"width": self.width, "height": self.height,
-                                                             "deviceScaleFactor": 1, "mobile": False}, session)
-            self.call("Page.enable", {}, session)
-            self.call("Page.navigate", {"url": url}, session)
             yield page
         finally:
-            self.call("Target.closeTarget", {"targetId": target})
+            self.call("Page.navigate", {"url": "about:blank"})
 
     def close(self) -> None:
         try:
@@ -194,7 +196,7 @@ class Browser:
 
 
 class Page:
-    def __init__(self, browser: Browser, session: str) -> None:
+    def __init__(self, browser: Browser, session: str | None) -> None:
         self.browser, self.session = browser, session
 
     def evaluate(self, expression: str) -> Any:
@@ -211,7 +213,13 @@ class Page:
         deadline = time.monotonic() + timeout
         last: np.ndarray | None = None
         while time.monotonic() < deadline:
-            shot = self.screenshot()
+            try:
+                shot = self.screenshot()
+            except AssertionError as exc:  # a navigation swapping the renderer: not attached for a moment
+                if "Not attached" not in str(exc):
+                    raise
+                time.sleep(0.5)
+                continue
             if drawn(shot) and last is not None and np.array_equal(shot, last):
                 return shot
             last = shot

@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from robot_state_format.lazy_modules import optional_module
 from robot_state_format.spatial import matrix_to_quaternion
@@ -77,8 +80,24 @@ class SceneView:
         self.warnings: list[str] = []
         self._lock = threading.Lock()
 
+    def aim(self, scene: Scene) -> None:
+        """Point the initial camera of new browsers at the scene: its frames' bounding box, the centre rounded
+        to 0.25 m and the size up to 0.5 m (small motions of a robot leave the camera where it was)."""
+        if not scene.nodes:
+            return
+        pts = np.array([n.position for n in scene.nodes.values()], dtype=float)
+        lo, hi = pts.min(axis=0), pts.max(axis=0)
+        center = np.round((lo + hi) / 2.0 * 4.0) / 4.0
+        size = max(math.ceil(float(np.max(hi - lo)) * 2.0) / 2.0, 0.5)
+        camera = self.server.initial_camera
+        camera.look_at = tuple(center)
+        camera.position = tuple(center + np.array([1.3, 1.1, 0.8]) * size)
+        camera.up = (0.0, 0.0, 1.0)
+
     def show(self, scene: Scene) -> None:
         """Add, move and remove nodes so that the view holds ``scene``."""
+        if not self.handles:
+            self.aim(scene)
         with self._lock, self.server.atomic():
             for name, node in scene.nodes.items():
                 handle = self.handles.get(name)
