@@ -134,7 +134,10 @@ def test_restart_file_without_model_and_free_bodies(tmp_path: Path) -> None:
 """)
     scene, r = _export(tmp_path, str(state))
     got = node_poses([m for _, m in scene["messages"]])
-    assert set(got) == {"table", "box", "box::body"}  # ghost has no pose: absent, not at zero
+    assert set(got) == {"table", "box", "box::body", "ghost", "ghost::l"}
+    # ghost's place in the world is unknown: drawn at the origin (its link where the file puts it), and said
+    assert "'ghost' has no pose in the world" in r.stderr and "'box'" not in r.stderr
+    np.testing.assert_allclose(got["ghost::l"][0], [0.0, 0.0, 1.0], rtol=0, atol=0)
     # by hand: table at (1, 0, 0.5) turned 90 deg about z; box 0.1 along the table's x = world y
     np.testing.assert_allclose(got["box"][0], [1.0, 0.1, 0.5], rtol=0, atol=1e-12)
     np.testing.assert_allclose(got["box::body"][0], [1.0, 0.1, 0.7], rtol=0, atol=1e-12)

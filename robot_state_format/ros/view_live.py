@@ -113,6 +113,8 @@ class LiveView(Node):
         except RobotStateFormatError as exc:
             self.get_logger().warning(f"world not shown: {exc}", throttle_duration_sec=5.0)
             return
+        for w in scene.warnings:
+            self.get_logger().warning(w, throttle_duration_sec=30.0)
         self.view.show(scene)
 
 

@@ -11,6 +11,7 @@ from :func:`~robot_state_format.model.frames.frames_document` itself, so it hold
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,13 +107,33 @@ def _kinds(state: WorldState) -> dict[str, str]:
     return kinds
 
 
+def _placed(state: WorldState, warnings: list[str]) -> WorldState:
+    """``state`` with each top-level model_state whose world pose is unknown (no pose: a robot that
+    nothing placed, as ``state_publisher`` without TF to ``world`` writes it) drawn with its frame at the
+    world origin, as RViz draws a robot in its own fixed frame; a warning names each."""
+    known = world_poses(state)
+    unplaced = [ms.name for ms in state.model_states if ms.name not in known]
+    if not unplaced:
+        return state
+    out = copy.copy(state)
+    out.model_states = []
+    for ms in state.model_states:
+        if ms.name in unplaced:
+            warnings.append(f"model_state {ms.name!r} has no pose in the world: drawn with its frame at the origin")
+            ms = copy.copy(ms)
+            ms.parent, ms.pose = None, (0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        out.model_states.append(ms)
+    return out
+
+
 def scene_from_state(state: WorldState, models: Mapping[str, Model] | None = None) -> Scene:
-    """The world of a world_state: every frame, model_state and link_state whose world pose it gives
-    (an absent pose stays absent: the node is not shown), and the visuals of the robots whose model is
-    known (``models``: top-level model_state name -> Model)."""
+    """The world of a world_state: every frame, model_state and link_state at the world pose it gives
+    (a link whose pose is absent is not shown; a top-level model_state without a world pose is drawn at
+    the origin, with a warning), and the visuals of the robots whose model is known (``models``: top-level
+    model_state name -> Model)."""
     scene = Scene()
     kinds = _kinds(state)
-    for name, x in world_poses(state).items():
+    for name, x in world_poses(_placed(state, scene.warnings)).items():
         scene.nodes[name] = node_from_matrix(kinds.get(name, "frame"), x)
     for ms_name, model in (models or {}).items():
         for key, visuals in visuals_of(model, ms_name).items():

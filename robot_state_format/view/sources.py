@@ -96,7 +96,8 @@ def models_for_state(state: WorldState, models: Sequence[Model]) -> tuple[dict[s
 
 def state_scene(state: WorldState, models: Sequence[Model]) -> Frames:
     chosen, warnings = models_for_state(state, models)
-    return Frames([(0.0, scene_from_state(state, chosen))], warnings)
+    scene = scene_from_state(state, chosen)
+    return Frames([(0.0, scene)], warnings + scene.warnings)
 
 
 def description_model(text: str, topic: str) -> Model:
@@ -164,7 +165,9 @@ def recording_frames(path: Path, max_frames: int = MAX_FRAMES) -> Frames:
     frames: list[tuple[float, Scene]] = []
     for now, state in states:
         try:
-            frames.append((now, scene_from_state(state, _models_by_state(state, models))))
+            scene = scene_from_state(state, _models_by_state(state, models))
+            warnings.extend(w for w in scene.warnings if w not in warnings)
+            frames.append((now, scene))
         except RobotStateFormatError as exc:
             warnings.append(f"{path} at {now:.3f} s: {exc}")
     return Frames(frames, warnings)
