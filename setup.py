@@ -55,6 +55,7 @@ LEGACY_METADATA = {
         "record": ["mcap>=1.5", "mcap-ros2-support>=0.5", "orjson>=3.9"],
         "fast": ["numba>=0.60"],
         "sim": ["mujoco>=4.0.0", "drake>=1.51.1"],
+        "view": ["viser>=1.1.1", "pycollada>=0.9"],
         "test": ["pytest>=8.0,<9", "hypothesis>=6.100", "pytest-timeout>=2.2"],
     },
     "zip_safe": False,

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from view_harness import (  # noqa: E402
+from view_harness import (
     assert_same_poses,
     cli,
     embedded_scene,
@@ -236,22 +236,32 @@ def test_served_recording_has_a_timeline(tmp_path: Path) -> None:
 
 def test_missing_mesh_is_a_warning_and_a_placeholder(tmp_path: Path) -> None:
     trimesh = pytest.importorskip("trimesh")
-    trimesh.creation.box(extents=[0.2, 0.4, 0.6]).export(tmp_path / "part.stl")
+    pytest.importorskip("collada")  # pycollada: trimesh's COLLADA reader (the view extra)
+    box = trimesh.creation.box(extents=[0.2, 0.4, 0.6])
+    box.export(tmp_path / "part.stl")
+    box.export(tmp_path / "part.obj")
+    (tmp_path / "part.dae").write_bytes(trimesh.exchange.dae.export_collada(box))
     urdf = tmp_path / "meshes.urdf"
     urdf.write_text("""<robot name="m">
   <link name="a"><visual><geometry><mesh filename="part.stl" scale="2 1 1"/></geometry></visual></link>
   <link name="b"><visual><geometry><mesh filename="package://no_such_package/gone.stl"/></geometry></visual></link>
+  <link name="c"><visual><geometry><mesh filename="part.obj"/></geometry></visual></link>
+  <link name="d"><visual><geometry><mesh filename="file://%s/part.dae"/></geometry></visual></link>
   <joint name="j" type="fixed"><parent link="a"/><child link="b"/><origin xyz="1 0 0"/></joint>
+  <joint name="k" type="fixed"><parent link="a"/><child link="c"/><origin xyz="0 1 0"/></joint>
+  <joint name="l" type="fixed"><parent link="a"/><child link="d"/><origin xyz="0 0 1"/></joint>
 </robot>
-""")
+""" % tmp_path)
     out = tmp_path / "out"
     r = cli("view", str(urdf), "--export", str(out))
     assert r.returncode == 0, r.stderr
     assert "no_such_package/gone.stl" in r.stderr and "placeholder" in r.stderr
     scene = embedded_scene(out / "index.html")
     meshes = visual_names([m for _, m in scene["messages"]])
-    assert meshes["/m::a/visual_0"]["wireframe"] is False
+    for read in ("a", "c", "d"):  # STL (relative to the URDF), OBJ, DAE (file://): read, drawn solid
+        assert meshes[f"/m::{read}/visual_0"]["wireframe"] is False, read
     assert meshes["/m::b/visual_0"]["wireframe"] is True  # the placeholder
+    assert r.stderr.count("placeholder") == 1
 
 
 def test_without_viser_one_line_and_exit_2(tmp_path: Path) -> None:

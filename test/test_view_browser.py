@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from view_harness import CHROMIUM, Browser, cli, embedded_scene, node_poses, robot_pixels  # noqa: E402
+from view_harness import CHROMIUM, Browser, cli, embedded_scene, node_poses, robot_pixels
 
 pytest.importorskip("viser")
 if CHROMIUM is None:

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from ros_harness import RosHarness  # noqa: E402
-from view_harness import assert_same_poses, cli, node_poses, served_messages, visual_names  # noqa: E402
+from ros_harness import RosHarness
+from view_harness import assert_same_poses, cli, node_poses, served_messages, visual_names
 
 pytest.importorskip("viser")
 pytestmark = pytest.mark.timeout(300)

@@ -52,8 +52,8 @@ def embedded_scene(page: Path) -> dict[str, Any]:
 def served_messages(port: int, timeout: float = 30.0, host: str = "127.0.0.1") -> list[dict[str, Any]]:
     """The messages a browser connecting to a served view receives, up to the end of the backlog."""
     import viser
-    from websockets.sync.client import connect
     import zstandard
+    from websockets.sync.client import connect
     out: list[dict[str, Any]] = []
     deadline = time.monotonic() + timeout
     with connect(f"ws://{host}:{port}", subprotocols=[f"viser-v{viser.__version__}"],  # type: ignore[list-item]

@@ -15,6 +15,7 @@ import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,9 +69,9 @@ def _mesh(geo: Geometry) -> Triangles:
     raise ValueError(f"no triangles for a {geo.kind} geometry")
 
 
-def _from(mesh: object) -> Triangles:
-    vertices = np.asarray(getattr(mesh, "vertices"), dtype=np.float32).reshape(-1, 3)
-    faces = np.asarray(getattr(mesh, "faces"), dtype=np.uint32).reshape(-1, 3)
+def _from(mesh: Any) -> Triangles:
+    vertices = np.asarray(mesh.vertices, dtype=np.float32).reshape(-1, 3)
+    faces = np.asarray(mesh.faces, dtype=np.uint32).reshape(-1, 3)
     return Triangles(vertices, faces)
 
 
@@ -106,7 +107,7 @@ def triangles(shape: Shape, mesh_path: Path | None, warnings: list[str], where: 
         return placeholder()
     try:
         return _read_mesh(mesh_path, geo.scale)
-    except Exception as exc:  # noqa: BLE001 - whatever trimesh or its loaders raise, the view goes on
+    except Exception as exc:
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         warnings.append(f"{where}: mesh {str(mesh_path)!r} not read ({why}): shown as a placeholder")
         return placeholder()
