@@ -116,9 +116,12 @@ def test_restart_file_is_fk_json(tmp_path: Path) -> None:
     scene, _ = _export(tmp_path, str(state), "--model", PENDULUM)
     got = node_poses([m for _, m in scene["messages"]])
     fk = _json("fk", PENDULUM, "--positions", positions, "--json")["frames"]
+    # the model and its links where the file puts them, the joint frames by FK of its joint positions
+    assert set(got) == set(fk)
+    assert_same_poses(got, fk)
+    bare, _ = _export(tmp_path, str(state), name="bare")  # without --model: what the file holds
     links_and_model = {k: v for k, v in fk.items() if v["kind"] in ("model", "link")}
-    assert set(got) == set(links_and_model)  # a restart file holds the model and its links (no joint frames)
-    assert_same_poses(got, links_and_model)
+    assert set(node_poses([m for _, m in bare["messages"]])) == set(links_and_model)
     assert len(visual_names([m for _, m in scene["messages"]])) == 3  # --model gives the visuals
 
 
@@ -176,9 +179,8 @@ def test_recording_timeline_is_fk_json(tmp_path: Path) -> None:
         upto = [m for t, m in timed if t <= i * 0.25 + 1e-9]
         got = node_poses(upto)
         fk = _json("fk", PENDULUM, "--positions", json.dumps({"joint A": a, "joint B": -a / 2}), "--json")["frames"]
-        links = {k: v for k, v in fk.items() if v["kind"] in ("model", "link")}
-        assert set(got) == set(links)
-        assert_same_poses(got, links)
+        assert set(got) == set(fk)  # links from the snapshot, joint frames by FK of the recorded model
+        assert_same_poses(got, fk)
     assert len(visual_names([m for _, m in timed])) == 3  # the recorded robot_description's visuals
 
 

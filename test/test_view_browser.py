@@ -57,7 +57,7 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path
     """A plain ``python -m http.server`` over a folder, run by an isolated Python (no project on its path)."""
     root = tmp_path_factory.mktemp("site")
     python = shutil.which("python3") or sys.executable
-    proc = subprocess.Popen([python, "-I", "-m", "http.server", "--bind", "127.0.0.1", "-d", str(root), "0"],
+    proc = subprocess.Popen([python, "-I", "-u", "-m", "http.server", "--bind", "127.0.0.1", "-d", str(root), "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert proc.stdout is not None
     line = proc.stdout.readline()

@@ -16,9 +16,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
+from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.kinematics import fk
+from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.frames import frames_document
 from robot_state_format.model.types import Material, Model, Shape
-from robot_state_format.spatial import Transform, matrix_to_quaternion
+from robot_state_format.playback.joint_arrays import flatten_joints
+from robot_state_format.spatial import Transform, inverse, matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.usdf.resolve import world_poses
 from robot_state_format.usdf.types import ModelState, WorldState
 
@@ -139,4 +145,41 @@ def scene_from_state(state: WorldState, models: Mapping[str, Model] | None = Non
         for key, visuals in visuals_of(model, ms_name).items():
             if key in scene.nodes:
                 scene.visuals[key] = visuals
+        ms = state.model(ms_name)
+        if ms is not None and ms_name in scene.nodes and not model.is_world:
+            _joint_frames(scene, ms_name, ms, model)
     return scene
+
+
+def _joint_frames(scene: Scene, ms_name: str, ms: ModelState, model: Model) -> None:
+    """The joint and explicit frames of a robot drawn by its model (a world_state holds neither): from the
+    state's joint positions by forward kinematics, placed at the model_state's world pose, named as
+    ``fk --json`` names them (the model's name replaced by the model_state's). Only when every moving joint
+    has a position (a frame that depends on an absent value is absent too)."""
+    tree = compile_model(model)
+    positions = {name: list(js.positions) for name, js in flatten_joints(ms).items() if js.positions}
+    if not all(name in positions for name in tree.moving_joint_names):
+        return
+    try:
+        q, _ = tree.resolve_mapping({**model.default_positions, **positions}, strict=False)
+    except RobotStateFormatError:
+        return
+    poses = fk.forward(tree, q)
+    doc = frames_document(model, {name: poses[i] for i, name in enumerate(tree.link_names)})
+    base = _matrix(scene.nodes[ms_name]) @ inverse(model.pose)
+    for name, entry in doc["frames"].items():
+        if entry["kind"] not in ("joint", "frame"):
+            continue  # the model and its links: where the state puts them
+        key = ms_name + name[len(model.name):] if name.startswith(model.name + "::") else f"{ms_name}::{name}"
+        if key not in scene.nodes:
+            x = np.eye(4)
+            x[:3, :3] = quaternion_to_matrix(entry["quaternion"])
+            x[:3, 3] = entry["position"]
+            scene.nodes[key] = node_from_matrix(entry["kind"], base @ x)
+
+
+def _matrix(node: Node) -> Transform:
+    x = np.eye(4)
+    x[:3, :3] = quaternion_to_matrix(node.quaternion)
+    x[:3, 3] = node.position
+    return x
