@@ -244,16 +244,16 @@ def test_missing_mesh_is_a_warning_and_a_placeholder(tmp_path: Path) -> None:
     box.export(tmp_path / "part.obj")
     (tmp_path / "part.dae").write_bytes(trimesh.exchange.dae.export_collada(box))
     urdf = tmp_path / "meshes.urdf"
-    urdf.write_text("""<robot name="m">
+    urdf.write_text(f"""<robot name="m">
   <link name="a"><visual><geometry><mesh filename="part.stl" scale="2 1 1"/></geometry></visual></link>
   <link name="b"><visual><geometry><mesh filename="package://no_such_package/gone.stl"/></geometry></visual></link>
   <link name="c"><visual><geometry><mesh filename="part.obj"/></geometry></visual></link>
-  <link name="d"><visual><geometry><mesh filename="file://%s/part.dae"/></geometry></visual></link>
+  <link name="d"><visual><geometry><mesh filename="file://{tmp_path}/part.dae"/></geometry></visual></link>
   <joint name="j" type="fixed"><parent link="a"/><child link="b"/><origin xyz="1 0 0"/></joint>
   <joint name="k" type="fixed"><parent link="a"/><child link="c"/><origin xyz="0 1 0"/></joint>
   <joint name="l" type="fixed"><parent link="a"/><child link="d"/><origin xyz="0 0 1"/></joint>
 </robot>
-""" % tmp_path)
+""")
     out = tmp_path / "out"
     r = cli("view", str(urdf), "--export", str(out))
     assert r.returncode == 0, r.stderr
