@@ -66,6 +66,10 @@ def _load(args: argparse.Namespace, path: str, xacro_args: dict[str, str]) -> Mo
 def _frames(args: argparse.Namespace, xacro_args: dict[str, str]) -> sources.Frames:
     path = Path(args.path)
     kind = sources.input_kind(path)
+    if kind != "world_state" and args.model:
+        raise ValueError(f"--model is for a world_state file; {args.path} is a {kind}")
+    if kind != "model" and args.positions != "{}":
+        raise ValueError(f"--positions is for a model; {args.path} is a {kind.replace('_', ' ')}")
     if kind == "recording":
         return sources.recording_frames(path)
     if kind == "world_state":

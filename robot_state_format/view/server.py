@@ -205,8 +205,6 @@ def export_html(frames: Sequence[tuple[float, Scene]], out_dir: Path, search_pat
             serializer.insert_sleep(max(t - previous, 0.0))
             previous = t
             view.show(scene)
-        if len(frames) > 1:
-            serializer.insert_sleep(0.0)
         html = serializer.as_html()
     finally:
         stop_server(server)
