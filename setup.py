@@ -56,6 +56,7 @@ LEGACY_METADATA = {
         "fast": ["numba>=0.60"],
         "sim": ["mujoco>=4.0.0", "drake>=1.51.1"],
         "plot": ["matplotlib>=3.5"],
+        "view": ["viser>=1.1.1", "pycollada>=0.9"],
         "test": ["pytest>=8.0,<9", "hypothesis>=6.100", "pytest-timeout>=2.2"],
     },
     "zip_safe": False,

@@ -50,8 +50,10 @@ PLOT = Extra("the picture (PNG)", ("matplotlib",), ("python3-matplotlib",), "plo
 SIM = Extra("MuJoCo (simulation, mujoco-keyframe export)", ("mujoco",), (), "sim")
 DRAKE = Extra("Drake simulation", ("drake",), (), "sim")
 XACRO = Extra("reading xacro files", ("xacro",), ("ros-{distro}-xacro",), "")
+VIEW = Extra("the browser view", ("viser",), (), "view")
 OPTIONAL: dict[str, Extra] = {"mcap": RECORD, "mcap_ros2": RECORD, "orjson": RECORD, "numba": FAST,
-                              "matplotlib": PLOT, "mujoco": SIM, "pydrake": DRAKE, "xacro": XACRO}
+                              "matplotlib": PLOT, "mujoco": SIM, "pydrake": DRAKE, "xacro": XACRO,
+                              "viser": VIEW, "trimesh": VIEW}
 """Top-level module name -> the optional part it belongs to (``{distro}`` in an apt name: the user's ROS 2 distro)."""
 ROS = frozenset({"rclpy", "rcl_interfaces", "builtin_interfaces", "std_msgs", "std_srvs", "sensor_msgs",
                  "geometry_msgs", "tf2_msgs", "tf2_ros", "rosgraph_msgs", "launch", "launch_ros", "rpyutils",

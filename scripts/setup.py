@@ -64,7 +64,8 @@ class Distro(NamedTuple):
 
 
 DISTROS = {
-    "kilted": Distro(".venv", "", "ros.txt", "", ("core.txt", "record.txt", "fast.txt", "test.txt", "test-extra.txt"),
+    "kilted": Distro(".venv", "", "ros.txt", "", ("core.txt", "record.txt", "fast.txt", "test.txt", "test-extra.txt",
+                                                  "view.txt"),
                      True),
     "jazzy": Distro(".venv-jazzy", "3.12", "ros-jazzy.txt", "jazzy.txt",
                     ("core.txt", "record.txt", "fast.txt", "test.txt"), False),

@@ -73,6 +73,7 @@ def test_pyproject_agrees_with_the_requirement_files_and_setup_py() -> None:
     assert extras["fast"] == _requirements("fast.txt")
     assert extras["sim"] == _requirements("sim.txt")
     assert extras["plot"] == _requirements("plot.txt")
+    assert extras["view"] == _requirements("view.txt")
     assert "Typing :: Typed" in meta["classifiers"] and meta["readme"] == "README.md"
     assert (ROOT / PKG / "py.typed").is_file() and (ROOT / "LICENSE").read_text().startswith(
         "\n                                 Apache License\n                           Version 2.0")

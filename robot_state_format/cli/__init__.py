@@ -49,6 +49,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "reindex": ("reindex", "rebuild metadata.yaml of a recording from its MCAP files"),
     "joint-states": ("joint_states", "publish joint states: fixed values, a sweep, or a file"),
     "sim": ("sim", "simulate a model (MuJoCo, Drake) with USDF restart files"),
+    "view": ("view", "show a model, restart file, recording or live robots in a browser"),
 }
 
 
