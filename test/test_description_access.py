@@ -27,6 +27,8 @@ from robot_state_format.model.packages import clear_cache
 from robot_state_format.model.urdf_gazebo import _converted_links
 from robot_state_format.ros.description import XacroPolicy, read_description_text
 from robot_state_format.sim.mjcf import build_mjcf
+from robot_state_format.usdf.reader import read_world_state
+from robot_state_format.usdf.resolve import world_poses
 
 MARKER = "SECRETMARKER7731"
 URDF_T = ('<robot name="{n}"><link name="{n}_base"/><link name="{n}_arm"/><joint name="{n}_j" type="revolute">'
@@ -359,3 +361,14 @@ def test_the_mujoco_export_of_a_2000_link_chain_nests_every_body() -> None:
     assert layout.xml.count("</body>") == n
     lines = layout.xml.splitlines()
     assert lines[lines.index(next(x for x in lines if 'name="l1999"' in x)) + 1].lstrip().startswith("<joint")
+
+
+def test_a_chain_of_5000_usdf_frames_is_placed() -> None:
+    """USDF frames posed relative to each other, deeper than Python's recursion limit: each 1 mm further
+    along x (resolved with a loop)."""
+    n = 5000
+    frames = ['<frame name="f0"><pose>0 0 0 0 0 0</pose></frame>'] + [
+        f'<frame name="f{i}"><parent>f{i - 1}</parent><pose>0.001 0 0 0 0 0</pose></frame>' for i in range(1, n)]
+    state = read_world_state('<world_state name="w" version="1.0">' + "".join(frames) + "</world_state>")
+    poses = world_poses(state)
+    assert_allclose(poses[f"f{n - 1}"][:3, 3], [0.001 * (n - 1), 0.0, 0.0], rtol=0, atol=1e-9)

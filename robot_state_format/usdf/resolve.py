@@ -13,7 +13,7 @@ import numpy as np
 
 from robot_state_format.errors import Diagnostic, UsdfError
 from robot_state_format.spatial import Transform, pose6_to_transform
-from robot_state_format.usdf.types import WORLD_FRAME, ModelState, WorldState
+from robot_state_format.usdf.types import WORLD_FRAME, FrameState, ModelState, WorldState
 
 # A node is ("frame", name) | ("model", scoped) | ("link", scoped_model, link) | ("world",)
 Node = tuple[str, ...]
@@ -37,11 +37,15 @@ def _index(state: WorldState) -> tuple[dict[str, object], dict[str, ModelState]]
     return top, models
 
 
-def resolve_name(state: WorldState, name: str) -> Node | None:
-    """The node a parent name refers to, or ``None`` when unknown."""
+_Index = tuple[dict[str, object], dict[str, ModelState]]
+
+
+def resolve_name(state: WorldState, name: str, index: _Index | None = None) -> Node | None:
+    """The node a parent name refers to, or ``None`` when unknown (``index``: :func:`_index` of ``state``,
+    made once by a caller resolving many names)."""
     if name == WORLD_FRAME:
         return ("world",)
-    top, models = _index(state)
+    top, models = index or _index(state)
     obj = top.get(name)
     if obj is not None:
         return ("model", name) if isinstance(obj, ModelState) else ("frame", name)
@@ -57,17 +61,19 @@ def resolve_name(state: WorldState, name: str) -> Node | None:
     return None
 
 
-def _parent_of(state: WorldState, node: Node) -> Node | None:
+def _parent_of(state: WorldState, node: Node, index: _Index | None = None) -> Node | None:
     kind = node[0]
+    index = index or _index(state)
     if kind == "frame":
-        f = state.frame(node[1])
-        return resolve_name(state, f.parent or WORLD_FRAME) if f is not None else None
+        f = index[0].get(node[1])
+        f = f if isinstance(f, FrameState) else state.frame(node[1])
+        return resolve_name(state, f.parent or WORLD_FRAME, index) if f is not None else None
     if kind == "model":
         scoped = node[1]
         if "::" in scoped:  # nested: posed in the enclosing model_state
             return ("model", scoped.rsplit("::", 1)[0])
-        ms = state.model(scoped)
-        return resolve_name(state, (ms.parent if ms else None) or WORLD_FRAME)
+        ms = index[1].get(scoped)
+        return resolve_name(state, (ms.parent if ms else None) or WORLD_FRAME, index)
     if kind == "link":
         return ("model", node[1])
     return None
@@ -78,27 +84,33 @@ def parent_diagnostics(state: WorldState, *, file: str = "<string>",
     """Unknown parents (``USDF_UNKNOWN_PARENT``) and cycles (``USDF_PARENT_CYCLE``)."""
     lines = lines or {}
     out: list[Diagnostic] = []
+    index = _index(state)  # once: a chain of thousands of frames resolves in linear time
     starts: list[tuple[str, str, str | None]] = [("frame", f.name, f.parent) for f in state.frames]
     starts += [("model_state", m.name, m.parent) for m in state.model_states]
     for tag, name, parent in starts:
         where = f"{tag}[name={name}]"
         line = lines.get(f"{tag}:{name}")
-        if parent is not None and resolve_name(state, parent) is None:
+        if parent is not None and resolve_name(state, parent, index) is None:
             out.append(Diagnostic("USDF_UNKNOWN_PARENT", f"parent {parent!r} names no frame, model_state "
                                   "or link_state (nor 'world')", file, line, where))
     if out:
         return out
+    reaches_world: set[Node] = set()  # nodes whose parents were followed to the world already
     for tag, name, _ in starts:
         node: Node | None = ("frame", name) if tag == "frame" else ("model", name)
         seen: list[Node] = []
-        while node is not None and node[0] != "world":
-            if node in seen:
+        on_path: set[Node] = set()
+        while node is not None and node[0] != "world" and node not in reaches_world:
+            if node in on_path:
                 chain = " -> ".join(n[-1] if n[0] != "link" else f"{n[1]}::{n[2]}" for n in seen + [node])
                 out.append(Diagnostic("USDF_PARENT_CYCLE", f"parent cycle: {chain}", file,
                                       lines.get(f"{tag}:{name}"), f"{tag}[name={name}]"))
                 break
             seen.append(node)
-            node = _parent_of(state, node)
+            on_path.add(node)
+            node = _parent_of(state, node, index)
+        else:
+            reaches_world.update(seen)
     return out
 
 
@@ -112,20 +124,23 @@ def world_poses(state: WorldState) -> dict[str, Transform]:
     if diags:
         raise UsdfError(diags)
     cache: dict[Node, Transform | None] = {("world",): np.eye(4)}
+    index = _index(state)
 
     def pose_of(node: Node) -> Transform | None:
-        if node in cache:
-            return cache[node]
-        cache[node] = None  # guards against re-entry (cycles were ruled out above)
-        parent = _parent_of(state, node)
-        local = _local_pose(state, node)
-        result = None
-        if parent is not None and local is not None:
-            up = pose_of(parent)
-            if up is not None:
-                result = up @ local
-        cache[node] = result
-        return result
+        """Up the parents to one already known, then down again: a loop, not recursion (a chain of
+        thousands of frames is a valid state)."""
+        path: list[tuple[Node, Node | None]] = []
+        n: Node | None = node
+        while n is not None and n not in cache:
+            cache[n] = None  # guards against re-entry (cycles were ruled out above)
+            parent = _parent_of(state, n, index)
+            path.append((n, parent))
+            n = parent
+        for n_, parent in reversed(path):
+            local = _local_pose(state, n_)
+            up = cache.get(parent) if parent is not None else None
+            cache[n_] = None if up is None or local is None else up @ local
+        return cache[node]
 
     out: dict[str, Transform] = {}
     for f in state.frames:
