@@ -7,10 +7,10 @@ import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-from rclpy.serialization import deserialize_message, serialize_message  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
+from rclpy.serialization import deserialize_message, serialize_message
+from sensor_msgs.msg import JointState
 
-from robot_state_format.ros.publisher_wire import JointStateReader  # noqa: E402
+from robot_state_format.ros.publisher_wire import JointStateReader
 
 
 def _random_message(rng: np.random.Generator) -> JointState:
