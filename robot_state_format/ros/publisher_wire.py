@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-CDR_LE = b"\x00\x01"
+CDR_LE = b"\x00\x01\x00\x00"  # XCDR1 little endian, no options
 MAX_LISTS = 8  # name lists remembered (one per JointState publisher, usually)
 _U32 = struct.Struct("<I")
 _STAMP = struct.Struct("<iII")  # sec, nanosec, frame_id length
@@ -62,7 +62,7 @@ class JointStateReader:
 
     def read(self, data: bytes) -> Decoded | None:
         n = len(data)
-        if n < 24 or data[0:2] != CDR_LE:
+        if n < 24 or not data.startswith(CDR_LE):
             return None
         sec, nsec, flen = _STAMP.unpack_from(data, 4)
         off = 16 + flen
@@ -86,12 +86,14 @@ class JointStateReader:
         names = hit.names
         count = len(names)
         arrays = []
-        for _ in range(3):
+        for field in range(3):
             off += (-off) % 4
             if off + 4 > n:
                 return None
             k = _U32.unpack_from(data, off)[0]
             off += 4
+            if not k and not field:  # positions are required: the general path says they are missing
+                return None
             if k:
                 off += (-(off - 4)) % 8
                 end = off + 8 * k
