@@ -35,15 +35,21 @@ def _limit_memory(bound: int) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (bound, hard))
 
 
-def fuzz_target(target: str, seconds: float, counts: collections.Counter[str], found: list[str]) -> None:
+def fuzz_target(target: str, seconds: float, counts: collections.Counter[str], found: list[str],
+                min_inputs: int = 0) -> None:
+    """Fuzz ``target`` for ``seconds``, and on until it has had ``min_inputs`` inputs (a loaded machine)."""
     strategy = STATES if target == "usdf-writer" else mutated(harness.seeds(target))
-    stop = time.monotonic() + seconds
+    deadline = time.monotonic() + seconds
+
+    def done() -> bool:
+        return time.monotonic() > deadline and sum(n for k, n in counts.items() if k.startswith(f"{target} ")) \
+            >= min_inputs
 
     @settings(max_examples=25, deadline=None, database=None, derandomize=False, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def one(data: object) -> None:
-        if time.monotonic() > stop:
+        if done():
             return
         outcome = harness.classify(target, data)
         counts[f"{target} {outcome.kind}"] += 1
@@ -51,7 +57,7 @@ def fuzz_target(target: str, seconds: float, counts: collections.Counter[str], f
             path = harness.save_finding(target, data, outcome)
             found.append(f"{target}: {outcome.detail} -> {path}")
 
-    while time.monotonic() < stop:
+    while not done():
         one()
 
 
@@ -70,6 +76,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--minutes", type=float, default=None)
     ap.add_argument("--seconds", type=float, default=None)
+    ap.add_argument("--min-inputs", type=int, default=0,
+                    help="each target runs on past its share of the time until it has had this many inputs")
     ap.add_argument("--target", action="append", choices=sorted(harness.TARGETS), help="repeatable; default all")
     ap.add_argument("--replay", action="store_true", help="run the kept reproducers only")
     ap.add_argument("--memory-mb", type=int, default=harness.MEMORY_BOUND_BYTES >> 20)
@@ -82,7 +90,7 @@ def main() -> int:
     counts: collections.Counter[str] = collections.Counter()
     found: list[str] = []
     for target in targets:
-        fuzz_target(target, total / len(targets), counts, found)
+        fuzz_target(target, total / len(targets), counts, found, args.min_inputs)
     for key in sorted(counts):
         print(f"{key}: {counts[key]}")
     for line in found:

@@ -72,7 +72,17 @@ def ros_distro() -> str:
 
 
 class MissingDependencyError(RobotStateFormatError):
-    """An optional dependency is not installed; the message is one line: what needs it, how to install it."""
+    """An optional dependency is not installed; the message is one line: what needs it, how to install it.
+    ``module``: the top-level module that is missing ("" when not known)."""
+
+    def __init__(self, message: str, module: str = "") -> None:
+        super().__init__(message)
+        self.module = module
+
+    @classmethod
+    def of(cls, module: str) -> MissingDependencyError:
+        """The error for ``module`` (any module name; its top level is the one named) not being installed."""
+        return cls(missing_dependency_text(module), module.split(".", 1)[0])
 
 
 def missing_dependency_text(module: str) -> str:
@@ -117,7 +127,7 @@ class _Missing(ModuleType):
     def __getattr__(self, attr: str) -> object:
         if attr.startswith("__"):
             raise AttributeError(attr)
-        raise MissingDependencyError(missing_dependency_text(self._rsf_missing))
+        raise MissingDependencyError.of(self._rsf_missing)
 
 
 def optional_module(name: str) -> ModuleType:
@@ -174,7 +184,7 @@ class _DeferredOptional(_Deferred):
         try:
             return super()._rsf_real()
         except ImportError as exc:
-            raise MissingDependencyError(missing_dependency_text(exc.name or self.__name__)) from exc
+            raise MissingDependencyError.of(exc.name or self.__name__) from exc
 
 
 def _stand_in(name: str) -> ModuleType:

@@ -17,9 +17,12 @@ import os
 from collections.abc import Callable, Generator, Iterator
 from typing import Any
 
+import optional
 import pytest
 from own_process import register as register_own_process
 from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
+
+from robot_state_format.lazy_modules import MissingDependencyError
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -81,10 +84,28 @@ def pytest_collection_finish(session: pytest.Session) -> None:
             break
 
 
+def _optional_missing(exc: BaseException | None) -> str | None:
+    """The optional package (test/optional.py's PACKAGES) whose absence raised ``exc``, if it is really absent:
+    this package's ``MissingDependencyError`` or an import of that package, anywhere in the exception chain."""
+    seen = 0
+    while exc is not None and seen < 20:
+        name = getattr(exc, "module", "") if isinstance(exc, MissingDependencyError) else \
+            (exc.name or "").split(".")[0] if isinstance(exc, ModuleNotFoundError) else ""
+        if name in optional.PACKAGES and optional.absent(name):
+            return name
+        exc, seen = exc.__cause__ or exc.__context__, seen + 1
+    return None
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     outcome = yield
     report = outcome.get_result()
+    # An optional package that is not installed (a rosdep install has none of them) is a skip naming it.
+    missing = _optional_missing(call.excinfo.value) if report.failed and call.excinfo is not None else None
+    if missing is not None:
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), (item.location[1] or 0) + 1, f"Skipped: {optional.reason([missing])}")
     if report.skipped:
         report.longrepr = _distro_reason(report.longrepr)
     harness = getattr(item, "_rsf_ros_harness", None)

@@ -11,6 +11,7 @@ tests run in a new child.  Set ``RSF_TEST_OWN_PROCESS=0`` to run them in-process
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import signal
@@ -76,13 +77,13 @@ def _run_child(item: pytest.Item) -> None:
     with tempfile.TemporaryDirectory(prefix="rsf-own-process-") as tmp:
         reports_file = Path(tmp) / "reports.jsonl"
         reports_file.touch()
-        ids_file = Path(tmp) / "ids.txt"
-        ids_file.write_text("\n".join(i.nodeid for i in module) + "\n", encoding="utf-8")
-        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-n", "0", "-q", "--no-header",
+        xdist = ["-n", "0"] if importlib.util.find_spec("xdist") is not None else []  # plain pytest without it
+        cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *xdist, "-q", "--no-header",
                # launch_testing's collection hook imports every test module of the directory: the child
                # imports only its own module's (and conftest's) libraries
                "-p", "no:launch_testing", "-p", "no:launch_ros",
-               "--rootdir", str(config.rootpath), f"@{ids_file}"]
+               # the ids as arguments: pytest before 8.2 (Ubuntu 24.04 has 7.4) reads no @FILE
+               "--rootdir", str(config.rootpath), *(i.nodeid for i in module)]
         if config.inipath is not None:
             cmd += ["-c", str(config.inipath)]
         env = {**os.environ, CHILD: str(reports_file)}

@@ -198,6 +198,12 @@ def _resolve_command(target: str, python: str) -> list[str]:
     return [found]
 
 
+def node_command(target: str) -> list[str]:
+    """The command line of a console script (``state_publisher`` ...): beside this Python, on PATH, or in
+    ``lib/robot_state_format/`` of an ament prefix (a colcon workspace's install/)."""
+    return _resolve_command(target, sys.executable)
+
+
 def _ament_executable(target: str, package: str = "robot_state_format") -> str | None:
     """Where ``colcon build`` installs a package's console scripts (``ros2 run`` and launch look there):
     ``PREFIX/lib/PACKAGE/TARGET`` for each prefix of ``AMENT_PREFIX_PATH`` that indexes the package."""

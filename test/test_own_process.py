@@ -3,7 +3,7 @@ fails with the signal, the module's other tests go on in a new child; a SIGSEGV 
 Drake modules runs the test once more, and only a second crash fails it (RETRY_DRAKE_CRASH).
 
 Each case is a small project in tmp_path whose conftest registers own_process as the suite's does, run
-by a real ``python -m pytest`` (with and without xdist, whose controller prints the summary)."""
+by a real ``python -m pytest`` (plain, and with xdist, whose controller prints the summary, where installed)."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from optional import require
 
 HERE = Path(__file__).resolve().parent
 
@@ -61,18 +62,22 @@ def test_b():
 """
 
 
-def _run(tmp_path: Path, kind: str, module: str, workers: str) -> subprocess.CompletedProcess[str]:
+def _run(tmp_path: Path, kind: str, module: str, workers: str | None) -> subprocess.CompletedProcess[str]:
+    """``workers``: pytest-xdist's ``-n`` (None: plain pytest, as a rosdep install without xdist runs it)."""
+    if workers is not None:
+        require("xdist")
     (tmp_path / "conftest.py").write_text(CONFTEST)
     (tmp_path / "pydrake_crash.py").write_text(PYDRAKE_CRASH)
     (tmp_path / module).write_text(MODULE.format(kind=kind))
     (tmp_path / "pytest.ini").write_text("[pytest]\n")
     return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:launch_testing",
-                           "-p", "no:launch_ros", "-n", workers, "-q", "-rA", module], cwd=tmp_path,
+                           "-p", "no:launch_ros", *(["-n", workers] if workers is not None else []), "-q", "-rA",
+                           module], cwd=tmp_path,
                           capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.parametrize("workers", ["0", "1"])
-def test_a_drake_crash_runs_the_test_again(tmp_path: Path, workers: str) -> None:
+@pytest.mark.parametrize("workers", [None, "0", "1"])
+def test_a_drake_crash_runs_the_test_again(tmp_path: Path, workers: str | None) -> None:
     out = _run(tmp_path, "drake_once", "test_sim_drake.py", workers)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "2 passed" in out.stdout
@@ -81,7 +86,7 @@ def test_a_drake_crash_runs_the_test_again(tmp_path: Path, workers: str) -> None
 
 
 def test_a_second_drake_crash_fails(tmp_path: Path) -> None:
-    out = _run(tmp_path, "drake_always", "test_sim_drake.py", "0")
+    out = _run(tmp_path, "drake_always", "test_sim_drake.py", None)
     assert out.returncode == 1
     assert "1 failed, 1 passed" in out.stdout
     assert "FAILED test_sim_drake.py::test_a" in out.stdout
@@ -92,7 +97,7 @@ def test_a_second_drake_crash_fails(tmp_path: Path) -> None:
 def test_other_crashes_fail_at_once(tmp_path: Path, kind: str, module: str) -> None:
     """A crash outside Drake, or in a module not of RETRY_DRAKE_CRASH, fails the test the first time;
     the module's next test runs in a new child."""
-    out = _run(tmp_path, kind, module, "0")
+    out = _run(tmp_path, kind, module, None)
     assert out.returncode == 1
     assert "1 failed, 1 passed" in out.stdout
     assert f"FAILED {module}::test_a" in out.stdout

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from optional import MCAP, needs
 
 from robot_state_format.recording import (
     JOINT_STATE_TYPE,
@@ -161,6 +162,7 @@ while True:
 """
 
 
+@needs(*MCAP)
 def test_killed_writer_leaves_readable_prefix(tmp_path: Path) -> None:
     env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
     proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(tmp_path / "bag")], stdout=subprocess.PIPE,

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from optional import MCAP, needs
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
@@ -65,6 +66,7 @@ def test_joint_states_command(ros: RosHarness) -> None:
     _up_then_term(ros, proc, lambda: ros.wait_for_publisher("/joint_states"))
 
 
+@needs(*MCAP)
 def test_record_command(ros: RosHarness, tmp_path: Path) -> None:
     proc = ros.start_node("robot-state-format", args=["record", "--out", str(tmp_path)])
     out = _up_then_term(ros, proc, lambda: ros.spin_until(lambda: "recording to" in proc.output(), 30,

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from optional import MCAP, needs
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
@@ -56,6 +57,7 @@ def test_replay_cli_serves_late_subscribers(ros: RosHarness, tmp_path: Path) -> 
     assert proc.stop() == 0
 
 
+@needs(*MCAP)
 def test_record_cli_writes_a_readable_recording(ros: RosHarness, tmp_path: Path) -> None:
     from std_msgs.msg import String
 
@@ -74,6 +76,7 @@ def test_record_cli_writes_a_readable_recording(ros: RosHarness, tmp_path: Path)
     assert [(t, m.data) for t, _, m in got] == [("/world_state", text)]
 
 
+@needs(*MCAP)
 def test_replay_cli_plays_a_recording_and_exits(ros: RosHarness, tmp_path: Path) -> None:
     from sensor_msgs.msg import JointState as JointStateMsg
     from test_state_store_recording import _write_timeline
@@ -96,6 +99,7 @@ def test_replay_cli_plays_a_recording_and_exits(ros: RosHarness, tmp_path: Path)
     assert [int(m.position[0]) for m in inbox.messages] == list(range(30))
 
 
+@needs(*MCAP)
 def test_replay_cli_gives_up_when_nobody_subscribes(ros: RosHarness, tmp_path: Path) -> None:
     from test_state_store_recording import _write_timeline
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from optional import MCAP, needs
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
@@ -23,6 +24,7 @@ from robot_state_format.recording import decode_all, read_recording
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.writer import write_world_state
 
+pytestmark = needs(*MCAP)  # every test here records
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 NODE = "/state_store"

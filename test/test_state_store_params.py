@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from optional import MCAP, needs
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
@@ -43,6 +44,7 @@ def _set(ros: RosHarness, node: str, name: str, value: Any) -> Any:
     return ros.call(client, req).results[0]
 
 
+@needs(*MCAP)
 def test_recording_under_a_namespace_keeps_the_namespaced_topics(ros: RosHarness, tmp_path: Path) -> None:
     from std_msgs.msg import String
 
@@ -59,6 +61,7 @@ def test_recording_under_a_namespace_keeps_the_namespaced_topics(ros: RosHarness
     assert [(t, m.data) for t, _, m in decode_all(bag)] == [("/robot/world_state", TEXT)]
 
 
+@needs(*MCAP)
 def test_record_parameter_follows_the_services(ros: RosHarness, tmp_path: Path) -> None:
     ros.start_node("state_store", {"output_dir": str(tmp_path)})
     node = "/state_store"

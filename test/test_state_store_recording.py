@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from optional import MCAP, needs
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
@@ -68,6 +69,7 @@ def _send(ros: RosHarness, n: int) -> tuple[list[Any], str]:
     return sent, text
 
 
+@needs(*MCAP, "rosbags")
 def test_node_recording_reads_back_with_mcap_and_rosbags(ros: RosHarness, tmp_path: Path) -> None:
     from mcap.reader import make_reader
     from mcap_ros2.decoder import DecoderFactory
@@ -98,6 +100,7 @@ def test_node_recording_reads_back_with_mcap_and_rosbags(ros: RosHarness, tmp_pa
             assert (m.header.stamp.sec, m.header.stamp.nanosec) == (s.header.stamp.sec, s.header.stamp.nanosec)
 
 
+@needs(*MCAP)
 def test_killed_recording_reads_back_up_to_last_chunk(ros: RosHarness, tmp_path: Path) -> None:
     from robot_state_format.recording import read_recording
 
@@ -136,6 +139,7 @@ def _write_timeline(directory: Path, n: int, step_ns: int) -> list[int]:
     return times
 
 
+@needs(*MCAP)
 def test_playback_keeps_pace_loops_and_pauses(ros: RosHarness, tmp_path: Path) -> None:
     import time
 
@@ -201,6 +205,7 @@ def test_playback_from_directory_of_restart_files(ros: RosHarness, tmp_path: Pat
     ros.node.destroy_subscription(sub)
 
 
+@needs(*MCAP)
 def test_playback_publishes_clock_on_the_recorded_timeline(ros: RosHarness, tmp_path: Path) -> None:
     import time
 

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from optional import MCAP, needs
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
@@ -28,6 +29,7 @@ def test_bad_joint_state_storm_short() -> None:
     assert "node alive: True" in text and "wrong 0" in text
 
 
+@needs(*MCAP)
 @pytest.mark.timeout(180)
 def test_kill_9_during_checkpoints_and_recordings_short(tmp_path: Path) -> None:
     text = _run("stress_kill9.py", "--kills", "3", "--out", str(tmp_path))

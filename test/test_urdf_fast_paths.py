@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from lxml import etree
+from optional import require
 from real_robots import SKIP_REASON, real_urdfs, romeo_urdf
 
 from robot_state_format.errors import ModelError, Severity
@@ -115,6 +116,7 @@ def _documents() -> list[tuple[str, bytes]]:
 
 
 def test_the_fast_path_reads_real_robots_as_the_checked_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    require("example_robot_data")  # its robots are what makes over 100 of each element
     docs = _documents()
     with monkeypatch.context() as m:
         taken = _counting(m)

@@ -27,7 +27,7 @@ from lxml import etree
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.tree import planar_basis
-from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
+from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.packages import package_paths
 from robot_state_format.model.types import SCOPE, JointType, Model
@@ -62,7 +62,7 @@ def _drake() -> Any:
     try:
         import pydrake.all as drake
     except ImportError:
-        raise MissingDependencyError(missing_dependency_text("pydrake")) from None
+        raise MissingDependencyError.of("pydrake") from None
     return drake
 
 

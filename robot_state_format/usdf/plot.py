@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
+from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.model.types import WORLD, Model
 from robot_state_format.usdf.atomic import atomic_write
 from robot_state_format.usdf.layout import ModelLayout
@@ -32,7 +32,7 @@ def pyplot() -> Any:
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError:
-        raise MissingDependencyError(missing_dependency_text("matplotlib")) from None
+        raise MissingDependencyError.of("matplotlib") from None
     return plt
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import ConversionError, ModelError, UsdfError
-from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
+from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.mjcf.document import load_document
 from robot_state_format.model.xml import parse_xml
@@ -55,7 +55,7 @@ def mujoco_module() -> Any:
     try:
         import mujoco
     except ImportError:
-        raise MissingDependencyError(missing_dependency_text("mujoco")) from None
+        raise MissingDependencyError.of("mujoco") from None
     return mujoco
 
 
