@@ -168,7 +168,7 @@ def _locate(diags: list[Diagnostic], path: str) -> list[Diagnostic]:
     if all(d.line is not None or not d.element for d in diags):
         return diags
     try:
-        root = etree.parse(path, safe_parser()).getroot()
+        root = etree.fromstring(read_input_file(path), safe_parser())  # the gate, as every read
     except (OSError, etree.LxmlError):
         return diags
     lines: dict[tuple[str, str], int] = {}
