@@ -94,10 +94,10 @@ def _pinned(doc: Document, el: etree._Element, n: tuple[int, int, int]) -> set[i
 
 def _body(name: str, pos: np.ndarray, line: int | None) -> etree._Element:
     body = etree.Element("body", name=name, pos=" ".join(repr(float(v)) for v in pos))
-    body.sourceline = line 
+    body.sourceline = line
     for axis in _AXES:
         j = etree.SubElement(body, "joint", type="slide", axis=axis)
-        j.sourceline = line 
+        j.sourceline = line
     return body
 
 
