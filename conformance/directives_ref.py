@@ -440,12 +440,32 @@ def verdicts(scene: Path, prefix: str | None) -> tuple[str, str]:
     return ours, "loads" if r.returncode == 0 else "refused"
 
 
+def drake_scenes(prefix: Path, samples: int, seed: int) -> int:
+    """Every ``*.dmd.yaml`` under ``PREFIX/share/*``: both verdicts, and every frame pose where both load."""
+    bad = 0
+    for scene in sorted(prefix.glob("share/*/*.dmd.yaml")):
+        ours, drake = verdicts(scene, str(prefix))
+        line = f"{scene.name:32s} ours {ours:8s} Drake {drake:8s}"
+        ok = ours == drake
+        if ok and ours == "loads":
+            r = compare(scene, samples, seed, str(prefix))
+            ok = r["worst"] <= 1e-9 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"]
+            line += f" {r['frames']:5d} frame poses  worst {r['worst']:.1e}"
+        bad += not ok
+        print(line + ("  agree" if ok else "  DISAGREE"), flush=True)
+    return 1 if bad else 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--samples", type=int, default=20, help="random configurations per scene (default 20)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--mutations", type=int, default=15, help="variants per scene (default 15, 0 for none)")
+    ap.add_argument("--drake-scenes", metavar="PREFIX", help="only the scenes of an ament prefix holding Drake's "
+                    "own test scenes (conformance/drake_scenes): verdicts, and poses where both load")
     args = ap.parse_args()
+    if args.drake_scenes:
+        return drake_scenes(Path(args.drake_scenes).resolve(), args.samples, args.seed)
     bad = 0
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)

@@ -213,3 +213,25 @@ def test_an_element_mujoco_does_not_know_at_the_top_is_refused(tmp_path: Path) -
 def test_an_attribute_of_default_other_than_class_is_refused(tmp_path: Path) -> None:
     text = '<mujoco><default>\n<default class="hand" group="1"><geom size="1"/></default></default></mujoco>'
     assert _refused_by_both(text, "MJCF_UNKNOWN_ATTRIBUTE", tmp_path).diagnostics[0].line == 2
+
+
+@pytest.mark.parametrize("bodies,refused", [
+    ('<body><joint/></body>', True),
+    ('<body><joint/><body><geom size=".1"/></body></body>', False),  # a welded child carries the mass
+    ('<body><joint/><body><joint/><geom size=".1"/></body></body>', True),  # a moving child does not
+    ('<body><site/></body>', False),
+    ('<body><joint/><inertial pos="0 0 0" mass="0" diaginertia="1 1 1"/></body>', True),
+    ('<body><joint/><geom size=".1" mass="0"/></body>', True),
+    ('<body><joint/><geom size=".1" contype="0" conaffinity="0" group="3"/></body>', False),
+    ('<body><joint/><geom size=".1" group="6"/></body>', True),
+    ('<body><freejoint/></body>', True),
+    ('<body><joint type="slide"/><frame><body><geom size=".1"/></body></frame></body>', False),
+])
+def test_a_moving_body_without_mass_is_refused_as_mujoco_refuses_it(bodies: str, refused: bool,
+                                                                    tmp_path: Path) -> None:
+    text = f"<mujoco><worldbody>\n{bodies}</worldbody></mujoco>"
+    if refused:
+        assert _refused_by_both(text, "MJCF_NO_MASS", tmp_path).diagnostics[0].line == 2
+    else:
+        mujoco.MjModel.from_xml_string(text)
+        read_mjcf(text)

@@ -43,7 +43,7 @@ def test_every_listed_value_loads_and_others_are_refused(key: str, version: str,
     good = tmp_path / "good.sdf"
     good.write_text(_doc(key, version, values), encoding="utf-8")
     load_model_file(good)  # every listed value: no error
-    bad_values = ["Camera", "wide-angle-camera", "bounding_box", "lamp"]
+    bad_values = ["Camera", "wide-angle-camera", "bounding_box", "lamp", "ir"]  # "ir": listed in 1.4's prose only
     bad = tmp_path / "bad.sdf"
     bad.write_text(_doc(key, version, bad_values), encoding="utf-8")
     with pytest.raises(ModelError) as info:

@@ -17,6 +17,7 @@ from lxml import etree
 from robot_state_format.errors import Severity
 from robot_state_format.model.mjcf.build import JointInfo, build_model
 from robot_state_format.model.mjcf.document import Document, load_document
+from robot_state_format.model.mjcf.mass import check_moving_mass
 from robot_state_format.model.mjcf.names import check_counts, check_keyframes, check_names
 from robot_state_format.model.mjcf.orient import vector
 from robot_state_format.model.mjcf.schema import TOP_LEVEL
@@ -77,6 +78,7 @@ def read_mjcf_ex(data: bytes | str, *, file: str = "<string>") -> tuple[Model, d
     model, joints = build_model(doc, name)
     _equality(doc, model, joints)
     check_names(doc, set(joints))
+    check_moving_mass(doc)
     check_counts(doc)
     check_keyframes(doc, [j.mj_type for j in joints.values()])
     present = [s for s in _NOT_READ if doc.root.find(s) is not None]

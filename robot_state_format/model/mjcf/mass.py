@@ -1,0 +1,96 @@
+"""MuJoCo's refusal of a moving body without mass ("mass and inertia of moving bodies must be larger than
+mjMINVAL"), as measured against MuJoCo 4.0.
+
+A body with joints must carry a mass, its own or that of the bodies welded to it (child bodies without
+joints, recursively): a child that moves on its own joints does not count. A body's mass is its
+``<inertial mass>``, else its geoms' (those of ``group`` 0 to 5, MuJoCo's ``inertiagrouprange``): a geom
+has a mass unless its ``mass`` or ``density`` is 0 (or it is a plane); ``<compiler inertiafromgeom>``
+``true`` takes the geoms even when an ``<inertial>`` is given, ``false`` never. Bodies an ``<attach>``
+or ``<flexcomp>`` makes are not checked here.
+"""
+
+from __future__ import annotations
+
+from lxml import etree
+
+from robot_state_format.model.mjcf.document import MAIN, Document
+from robot_state_format.model.mjcf.orient import vector
+
+__all__ = ["check_moving_mass"]
+
+MIN_VALUE = 1e-15  # mjMINVAL
+
+
+def _number(doc: Document, el: etree._Element, cls: str, attr: str) -> float | None:
+    text = doc.lookup(el, cls, attr)
+    if text is None:
+        return None
+    v = vector(text, 1, attr, lambda c, m: None)
+    return v[0] if v else None
+
+
+def _geoms(el: etree._Element, cls: str) -> list[tuple[etree._Element, str]]:
+    out = []
+    for c in el:
+        if c.tag == "geom":
+            out.append((c, c.get("class") or cls))
+        elif c.tag == "frame":
+            out += _geoms(c, c.get("childclass") or cls)
+    return out
+
+
+def _own_mass(doc: Document, el: etree._Element, cls: str, from_geoms: str) -> bool:
+    inertial = el.find("inertial")
+    if inertial is not None and from_geoms != "true":
+        mass = _number(doc, inertial, MAIN, "mass")
+        return mass is None or mass > MIN_VALUE  # an unreadable mass is reported elsewhere
+    if from_geoms == "false":
+        return False
+    for g, gcls in _geoms(el, cls):
+        group = _number(doc, g, gcls, "group") or 0.0
+        if not 0 <= group <= 5 or (doc.lookup(g, gcls, "type") or "sphere") == "plane":
+            continue
+        mass = _number(doc, g, gcls, "mass")
+        if mass is not None:
+            if mass > MIN_VALUE:
+                return True
+            continue
+        density = _number(doc, g, gcls, "density")
+        if density is None or density > MIN_VALUE:
+            return True
+    return False
+
+
+def _joints(el: etree._Element) -> bool:
+    return any(c.tag in ("joint", "freejoint") or (c.tag == "frame" and _joints(c)) for c in el)
+
+
+def _bodies(el: etree._Element, cls: str) -> list[tuple[etree._Element, str]]:
+    out = []
+    for c in el:
+        if c.tag == "body":
+            out.append((c, c.get("childclass") or cls))
+        elif c.tag == "frame":
+            out += _bodies(c, c.get("childclass") or cls)
+    return out
+
+
+def check_moving_mass(doc: Document) -> None:
+    """Report every body with joints whose welded group has no mass (walked without recursion)."""
+    from_geoms = "auto"
+    for comp in doc.root.iterchildren("compiler"):
+        from_geoms = comp.get("inertiafromgeom", from_geoms)
+    welded: dict[etree._Element, bool] = {}
+    order: list[tuple[etree._Element, str]] = []
+    stack = [(b, c) for wb in doc.root.iterchildren("worldbody") for b, c in _bodies(wb, MAIN)]
+    while stack:
+        body, cls = stack.pop()
+        order.append((body, cls))
+        stack.extend(_bodies(body, cls))
+    for body, cls in reversed(order):  # children before their parents
+        welded[body] = _own_mass(doc, body, cls, from_geoms) or any(
+            welded.get(child, False) for child, _ in _bodies(body, cls) if not _joints(child))
+    for body, _ in order:
+        if _joints(body) and not welded[body]:
+            doc.report(body, "MJCF_NO_MASS", "mass and inertia of moving bodies must be larger than mjMINVAL "
+                       f"(body {body.get('name') or '(unnamed)'!r} has joints and no mass, nor a body welded to it)")
