@@ -194,6 +194,36 @@ def test_recording_timeline_is_fk_json(tmp_path: Path) -> None:
     assert len(visual_names([m for _, m in timed])) == 3  # the recorded robot_description's visuals
 
 
+@needs_viser
+def test_recording_places_robots_by_tf(tmp_path: Path) -> None:
+    """Joint states only (no snapshot), and /tf putting the root link at (1, 2, 0) in world: the robot drawn
+    there, by forward kinematics of the recorded description, as state_store builds its world."""
+    from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, TF_TYPE, RecordingWriter
+    bag = tmp_path / "bag"
+    w = RecordingWriter(bag)
+    w.add_topic("/robot_description", STRING_TYPE)
+    w.add_topic("/tf", TF_TYPE)
+    w.add_topic("/joint_states", JOINT_STATE_TYPE)
+    t0 = 1_000_000_000
+    w.write_message("/robot_description", {"data": Path(PENDULUM).read_text()}, t0)
+    w.write_message("/tf", {"transforms": [{"header": {"stamp": {"sec": 1, "nanosec": 0}, "frame_id": "world"},
+                                            "child_frame_id": "link A",
+                                            "transform": {"translation": {"x": 1.0, "y": 2.0, "z": 0.0},
+                                                          "rotation": {"x": 0.0, "y": 0.0, "z": 0.0, "w": 1.0}}}]},
+                    t0 + 1)
+    w.write_message("/joint_states", {"header": {"stamp": {"sec": 1, "nanosec": 2}, "frame_id": ""},
+                                      "name": ["joint A", "joint B"], "position": [0.5, -0.3], "velocity": [],
+                                      "effort": []}, t0 + 2)
+    w.close()
+    scene, _ = _export(tmp_path, str(bag))
+    got = node_poses([m for _, m in scene["messages"]])
+    fk = _json("fk", PENDULUM, "--positions", '{"joint A": 0.5, "joint B": -0.3}', "--json")["frames"]
+    for entry in fk.values():  # by hand: everything 1 m along x and 2 m along y
+        entry["position"] = [entry["position"][0] + 1.0, entry["position"][1] + 2.0, entry["position"][2]]
+    assert set(got) == set(fk)
+    assert_same_poses(got, fk)
+
+
 def _serve(*args: str) -> tuple[subprocess.Popen[str], int]:
     proc = subprocess.Popen([sys.executable, "-m", "robot_state_format", "view", *args, "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
