@@ -4,6 +4,7 @@ the missing-dependency line. The pictures a real browser draws: test_view_browse
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -27,7 +28,9 @@ from view_harness import (
     visual_names,
 )
 
-pytest.importorskip("viser")
+# every test but the missing-dependency one needs viser (the view extra, installed by ./run setup on Kilted)
+needs_viser = pytest.mark.skipif(importlib.util.find_spec("viser") is None,
+                                 reason="viser is not installed (the view extra: pip install viser)")
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "robot_state_format" / "samples"
@@ -50,6 +53,7 @@ def _export(tmp_path: Path, *args: str, name: str = "out") -> tuple[dict[str, An
     return embedded_scene(out / "index.html"), r
 
 
+@needs_viser
 @pytest.mark.parametrize("model", [
     ARM7, PENDULUM, str(SAMPLES / "nested_world.sdf"), str(SAMPLES / "arm2_site.xml"),
     str(SAMPLES / "two_links_orthogonal_1.sdf"),
@@ -62,6 +66,7 @@ def test_exported_model_is_frames_json(tmp_path: Path, model: str) -> None:
     assert_same_poses(got, frames)
 
 
+@needs_viser
 def test_directives_scene(tmp_path: Path) -> None:
     env = {**os.environ, "AMENT_PREFIX_PATH": f"{ROOT / '.venv'}:{os.environ.get('AMENT_PREFIX_PATH', '')}"}
     model = str(SAMPLES / "arm7_on_table.dmd.yaml")
@@ -78,6 +83,7 @@ def test_directives_scene(tmp_path: Path) -> None:
     assert_same_poses(got, frames)
 
 
+@needs_viser
 def test_positions_are_fk_json(tmp_path: Path) -> None:
     positions = '{"joint1": 0.5, "joint2": -0.25, "joint4": 1.0}'
     scene, _ = _export(tmp_path, ARM7, "--positions", positions)
@@ -89,6 +95,7 @@ def test_positions_are_fk_json(tmp_path: Path) -> None:
     assert np.abs(moved - np.array(zero["arm7_gripper::link7"]["position"])).max() > 0.05  # not the zero pose
 
 
+@needs_viser
 def test_visuals_follow_the_model(tmp_path: Path) -> None:
     """The pendulum's box and two cylinders: one mesh node under each link, at the visual's origin, in its colour."""
     scene, _ = _export(tmp_path, PENDULUM)
@@ -110,6 +117,7 @@ def _restart(tmp_path: Path, positions: str) -> Path:
     return state
 
 
+@needs_viser
 def test_restart_file_is_fk_json(tmp_path: Path) -> None:
     positions = '{"joint A": 0.5, "joint B": -0.3}'
     state = _restart(tmp_path, positions)
@@ -125,6 +133,7 @@ def test_restart_file_is_fk_json(tmp_path: Path) -> None:
     assert len(visual_names([m for _, m in scene["messages"]])) == 3  # --model gives the visuals
 
 
+@needs_viser
 def test_restart_file_without_model_and_free_bodies(tmp_path: Path) -> None:
     """Frames, a free body and a robot whose pose is absent: what has a world pose is shown, as the file says."""
     state = tmp_path / "world.usdf"
@@ -169,6 +178,7 @@ def _recording(tmp_path: Path, values: list[float]) -> Path:
     return bag
 
 
+@needs_viser
 def test_recording_timeline_is_fk_json(tmp_path: Path) -> None:
     values = [0.0, 0.4, -0.6, 1.0]
     bag = _recording(tmp_path, values)
@@ -182,6 +192,36 @@ def test_recording_timeline_is_fk_json(tmp_path: Path) -> None:
         assert set(got) == set(fk)  # links from the snapshot, joint frames by FK of the recorded model
         assert_same_poses(got, fk)
     assert len(visual_names([m for _, m in timed])) == 3  # the recorded robot_description's visuals
+
+
+@needs_viser
+def test_recording_places_robots_by_tf(tmp_path: Path) -> None:
+    """Joint states only (no snapshot), and /tf putting the root link at (1, 2, 0) in world: the robot drawn
+    there, by forward kinematics of the recorded description, as state_store builds its world."""
+    from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, TF_TYPE, RecordingWriter
+    bag = tmp_path / "bag"
+    w = RecordingWriter(bag)
+    w.add_topic("/robot_description", STRING_TYPE)
+    w.add_topic("/tf", TF_TYPE)
+    w.add_topic("/joint_states", JOINT_STATE_TYPE)
+    t0 = 1_000_000_000
+    w.write_message("/robot_description", {"data": Path(PENDULUM).read_text()}, t0)
+    w.write_message("/tf", {"transforms": [{"header": {"stamp": {"sec": 1, "nanosec": 0}, "frame_id": "world"},
+                                            "child_frame_id": "link A",
+                                            "transform": {"translation": {"x": 1.0, "y": 2.0, "z": 0.0},
+                                                          "rotation": {"x": 0.0, "y": 0.0, "z": 0.0, "w": 1.0}}}]},
+                    t0 + 1)
+    w.write_message("/joint_states", {"header": {"stamp": {"sec": 1, "nanosec": 2}, "frame_id": ""},
+                                      "name": ["joint A", "joint B"], "position": [0.5, -0.3], "velocity": [],
+                                      "effort": []}, t0 + 2)
+    w.close()
+    scene, _ = _export(tmp_path, str(bag))
+    got = node_poses([m for _, m in scene["messages"]])
+    fk = _json("fk", PENDULUM, "--positions", '{"joint A": 0.5, "joint B": -0.3}', "--json")["frames"]
+    for entry in fk.values():  # by hand: everything 1 m along x and 2 m along y
+        entry["position"] = [entry["position"][0] + 1.0, entry["position"][1] + 2.0, entry["position"][2]]
+    assert set(got) == set(fk)
+    assert_same_poses(got, fk)
 
 
 def _serve(*args: str) -> tuple[subprocess.Popen[str], int]:
@@ -202,6 +242,7 @@ def _stop(proc: subprocess.Popen[str]) -> int:
     return proc.wait(30)
 
 
+@needs_viser
 def test_served_scene_is_frames_json_and_serves_nothing_else(tmp_path: Path) -> None:
     proc, port = _serve(ARM7)
     try:
@@ -222,6 +263,7 @@ def test_served_scene_is_frames_json_and_serves_nothing_else(tmp_path: Path) -> 
         assert _stop(proc) == 0  # SIGTERM: done
 
 
+@needs_viser
 def test_served_recording_has_a_timeline(tmp_path: Path) -> None:
     bag = _recording(tmp_path, [0.0, 0.7])
     proc, port = _serve(str(bag))
@@ -236,6 +278,7 @@ def test_served_recording_has_a_timeline(tmp_path: Path) -> None:
         assert _stop(proc) == 0
 
 
+@needs_viser
 def test_missing_mesh_is_a_warning_and_a_placeholder(tmp_path: Path) -> None:
     trimesh = pytest.importorskip("trimesh")
     pytest.importorskip("collada")  # pycollada: trimesh's COLLADA reader (the view extra)
@@ -277,6 +320,7 @@ def test_without_viser_one_line_and_exit_2(tmp_path: Path) -> None:
     assert len(lines) == 1 and "pip install viser" in lines[0] and "robot_state_format[view]" in lines[0], r.stderr
 
 
+@needs_viser
 def test_bad_inputs_exit_codes(tmp_path: Path) -> None:
     assert cli("view", str(tmp_path / "missing.urdf"), "--export", str(tmp_path / "o")).returncode == 2
     bad = tmp_path / "bad.urdf"

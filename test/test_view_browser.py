@@ -24,12 +24,12 @@ pytest.importorskip("viser")
 if CHROMIUM is None:
     pytest.skip("chromium is not installed (apt-get install chromium)", allow_module_level=True)
 
-pytestmark = pytest.mark.timeout(600)
+pytestmark = pytest.mark.timeout(1200)
 
 ROOT = Path(__file__).resolve().parents[1]
 ARM7 = str(ROOT / "robot_state_format" / "samples" / "arm7_gripper.urdf")
 POSE_A = '{"joint2": 0.3, "joint4": -0.9}'
-POSE_B = '{"joint2": 0.3, "joint4": -0.9, "joint1": 1.2, "joint6": 0.8}'
+POSE_B = '{"joint2": 0.3, "joint4": -0.9, "joint6": 1.2, "joint7": 1.5}'  # the wrist: the same camera
 MIN_PIXELS = 300  # of the arm's blue in an 800x600 picture (it covers a few thousand)
 
 
@@ -99,7 +99,7 @@ def test_exported_configurations_differ_over_a_plain_web_server(browser: Browser
     assert cameras[0] == cameras[1]  # one camera: the pictures differ by the robot alone
     a, b = pictures
     changed = int((a ^ b).sum())
-    assert changed > 0.3 * min(int(a.sum()), int(b.sum())), (changed, int(a.sum()), int(b.sum()))
+    assert changed > max(100, 0.05 * min(int(a.sum()), int(b.sum()))), (changed, int(a.sum()), int(b.sum()))
 
 
 def _restart(tmp_path: Path) -> Path:

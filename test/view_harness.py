@@ -155,7 +155,7 @@ class Browser:
         raise AssertionError("chromium did not start: " + "".join(seen[-5:]))
 
     def call(self, method: str, params: dict[str, Any] | None = None, session: str | None = None,
-             timeout: float = 60.0) -> dict[str, Any]:
+             timeout: float = 240.0) -> dict[str, Any]:
         i = next(self.ids)
         msg: dict[str, Any] = {"id": i, "method": method, "params": params or {}}
         if session is not None:
@@ -208,7 +208,7 @@ class Page:
         data = self.browser.call("Page.captureScreenshot", {"format": "png"}, self.session)["data"]
         return np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"), dtype=np.int32)
 
-    def wait_for_picture(self, drawn: Callable[[np.ndarray], bool], timeout: float = 90.0) -> np.ndarray:
+    def wait_for_picture(self, drawn: Callable[[np.ndarray], bool], timeout: float = 300.0) -> np.ndarray:
         """The first screenshot for which ``drawn`` holds, once it stopped changing (two equal in a row)."""
         deadline = time.monotonic() + timeout
         last: np.ndarray | None = None

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
@@ -28,10 +30,12 @@ from robot_state_format.model.loader import detect_format, load_model
 from robot_state_format.model.types import Model
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.recording.reader import decoder_for, read_recording
+from robot_state_format.spatial import Transform, quaternion_to_matrix
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import WorldState
 from robot_state_format.view.scene import Scene, scene_from_model, scene_from_state
 from robot_state_format.world.aggregate import WorldAggregator, source_name
+from robot_state_format.world.tf_tree import TfTree
 
 __all__ = ["MAX_FRAMES", "Frames", "input_kind", "model_scene", "models_for_state", "recording_frames",
            "state_scene"]
@@ -117,16 +121,22 @@ def _namespace(topic: str) -> tuple[str, str]:
 def recording_frames(path: Path, max_frames: int = MAX_FRAMES) -> Frames:
     """The recording as scenes (see the module doc)."""
     messages = [m for m in read_recording(path)
-                if _namespace(m.topic)[1] in ("world_state", "joint_states", "robot_description")]
+                if _namespace(m.topic)[1] in ("world_state", "joint_states", "robot_description")
+                or m.topic in ("/tf", "/tf_static")]
     messages.sort(key=lambda m: m.log_time_ns)
-    namespaces = sorted({_namespace(m.topic)[0] for m in messages})
+    namespaces = sorted({_namespace(m.topic)[0] for m in messages if m.topic not in ("/tf", "/tf_static")})
     warnings: list[str] = []
     if not messages:
         return Frames([], [f"{path}: no world_state, joint_states or robot_description message"])
+    if not namespaces:
+        return Frames([], [f"{path}: no world_state, joint_states or robot_description message"])
     world = WorldAggregator(namespaces)
+    tf = TfTree()
     models: dict[str, Model] = {}
     decoders: dict[int, Any] = {}
     t0 = messages[0].log_time_ns
+    min_dt = (messages[-1].log_time_ns - t0) / NS / max_frames  # at most max_frames worlds are built
+    last_built = -float("inf")
     states: list[tuple[float, WorldState]] = []
     for m in messages:
         ns, kind = _namespace(m.topic)
@@ -145,6 +155,11 @@ def recording_frames(path: Path, max_frames: int = MAX_FRAMES) -> Frames:
                 dec = decoders.get(m.schema.id)
                 if dec is None:
                     dec = decoders[m.schema.id] = decoder_for(m.schema)
+                if m.topic in ("/tf", "/tf_static"):  # places the robots in the world, as state_store does
+                    for t in dec(m.data).transforms:
+                        tf.set(t.header.frame_id, t.child_frame_id, _tf_matrix(t.transform))
+                    world.update_poses(tf)
+                    continue
                 js = dec(m.data)
                 stamp = int(js.header.stamp.sec) * NS + int(js.header.stamp.nanosec)
                 for problem in world.on_joint_state(ns, list(js.name), list(js.position), list(js.velocity),
@@ -156,9 +171,12 @@ def recording_frames(path: Path, max_frames: int = MAX_FRAMES) -> Frames:
             if text not in warnings:
                 warnings.append(text)
             continue
+        if now - last_built < min_dt and m is not messages[-1]:
+            continue
         built = world.world()
         if built is not None:
             states.append((now, built))
+            last_built = now
     if len(states) > max_frames:
         step = len(states) / max_frames
         states = [states[int(i * step)] for i in range(max_frames - 1)] + [states[-1]]
@@ -171,6 +189,14 @@ def recording_frames(path: Path, max_frames: int = MAX_FRAMES) -> Frames:
         except RobotStateFormatError as exc:
             warnings.append(f"{path} at {now:.3f} s: {exc}")
     return Frames(frames, warnings)
+
+
+def _tf_matrix(transform: Any) -> Transform:
+    r, p = transform.rotation, transform.translation
+    x = np.eye(4)
+    x[:3, :3] = quaternion_to_matrix((float(r.x), float(r.y), float(r.z), float(r.w)))
+    x[:3, 3] = (float(p.x), float(p.y), float(p.z))
+    return x
 
 
 def _models_by_state(state: WorldState, models: Mapping[str, Model]) -> dict[str, Model]:
