@@ -372,3 +372,22 @@ def test_a_chain_of_5000_usdf_frames_is_placed() -> None:
     state = read_world_state('<world_state name="w" version="1.0">' + "".join(frames) + "</world_state>")
     poses = world_poses(state)
     assert_allclose(poses[f"f{n - 1}"][:3, 3], [0.001 * (n - 1), 0.0, 0.0], rtol=0, atol=1e-9)
+
+
+def test_mesh_references_are_never_opened(files: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    """URDF, SDFormat and MJCF meshes are names in the model: no reader opens them (network or not)."""
+    opened: list[str] = []
+    real_open = os.open
+    monkeypatch.setattr(os, "open", lambda p, *a, **k: opened.append(os.fsdecode(p)) or real_open(p, *a, **k))
+    secret = files.outside / "shadow"
+    urdf = (f'<robot name="r"><link name="a"><visual><geometry><mesh filename="file://{secret}"/></geometry></visual>'
+            f'<collision><geometry><mesh filename="{secret}"/></geometry></collision></link></robot>')
+    sdf = (f'<sdf version="1.9"><model name="m"><link name="l"><visual name="v"><geometry><mesh><uri>file://{secret}'
+           "</uri></mesh></geometry></visual></link></model></sdf>")
+    mjcf = (f'<mujoco><compiler meshdir="{files.outside}"/><asset><mesh name="s" file="{secret}"/>'
+            '<mesh name="t" file="shadow"/></asset><worldbody><body name="b"><geom type="mesh" mesh="s"/>'
+            "</body></worldbody></mujoco>")
+    for text in (urdf, sdf, mjcf):
+        model = read_description_text(text, "", XacroPolicy()).model
+        assert model.links
+    assert not [p for p in opened if "outside" in p], opened

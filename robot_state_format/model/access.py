@@ -218,7 +218,8 @@ def check_path(path: Path | str, *, uri: str, referrer: str, line: int | None = 
     else:
         root = net.roots.get(referrer) or net.roots.get(os.path.realpath(referrer))
     if root is None:
-        raise _refuse(uri, referrer, line, net, "not a package:// URI")
+        raise _refuse(uri, referrer, line, net, "no such package on the node's package path"
+                      if uri.strip().startswith(PACKAGE) else "not a package:// URI")
     if not _inside(real, root):
         raise _refuse(uri, referrer, line, net, "it leads out of its package (.. or a symbolic link)")
     net.roots[str(path)] = net.roots[real] = root
