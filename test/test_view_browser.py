@@ -1,16 +1,19 @@
 """``robot-state-format view`` in a real browser: Debian's chromium, headless, WebGL in software (SwiftShader),
 driven over the DevTools protocol. The served page and the exported folder (served by a Python without this
 project) draw the robot; two configurations of one robot, seen from the same camera, give different pictures;
-a restart file and a recording draw their robots too. Skipped, naming it, without chromium or viser.
+a restart file and a recording draw their robots too; the client's scene tree panel lists the frames of
+``fk --json``. Skipped, naming it, without chromium or viser.
 
 Software WebGL on a loaded 2-core machine takes tens of seconds per page (docs/view.md), so the pages are few.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +21,7 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
-from view_harness import CHROMIUM, Browser, cli, embedded_scene, node_poses, robot_pixels
+from view_harness import CHROMIUM, Browser, Page, cli, embedded_scene, frame_name, node_poses, robot_pixels
 
 pytest.importorskip("viser")
 if CHROMIUM is None:
@@ -40,6 +43,22 @@ def browser() -> Iterator[Browser]:
         yield b
     finally:
         b.close()
+
+
+SHOW_SCENE_TREE = """(() => { const e = document.querySelector('[aria-label="Show scene tree"]');
+    if (!e) return "no button"; e.click(); return "clicked"; })()"""
+
+
+def _scene_tree(page: Page, timeout: float = 120.0) -> set[str]:
+    """The frame names the page's scene tree panel lists (viser's own /grid and /WorldAxes left out)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        text = page.evaluate("document.body.innerText") or ""
+        if "Scene tree" in text and "::" in text:
+            rows = [line.strip() for line in text.splitlines() if line.strip().startswith("/")]
+            return {frame_name(r) for r in rows if r not in ("/grid", "/WorldAxes") and r.count("/") == 1}
+        time.sleep(0.5)
+    raise AssertionError("the scene tree panel did not open")
 
 
 def _drawn(shot: np.ndarray) -> bool:
@@ -96,6 +115,11 @@ def test_exported_configurations_differ_over_a_plain_web_server(browser: Browser
         cameras.append(_camera(scene))
         with browser.page(f"http://127.0.0.1:{port}/{name}/") as page:
             pictures.append(robot_pixels(page.wait_for_picture(_drawn)))
+            if name == "a":  # the node names the client holds: its scene tree panel lists them
+                assert page.evaluate(SHOW_SCENE_TREE) == "clicked"
+                names = _scene_tree(page)
+                fk = json.loads(cli("fk", ARM7, "--positions", pose, "--json").stdout)["frames"]
+                assert names == set(fk)
     assert cameras[0] == cameras[1]  # one camera: the pictures differ by the robot alone
     a, b = pictures
     changed = int((a ^ b).sum())
