@@ -573,9 +573,9 @@ def main() -> None:
                           f"; only ours {cmp['only_ours']}, only C++ {cmp['only_cpp']}, parents differ "
                           f"{cmp['parents_differ']}")
                     FIGS.add(f"vs rsp {model.name}: TF max |difference| to the C++ node",
-                             max(cmp["max_transform_diff"], cmp["max_link_pose_diff"]), None, "1",
+                             max(cmp["max_transform_diff"], cmp["max_link_pose_diff"]) * 1e15, None, "1e-15",
                              anchor_is=f"{cmp['frames']} frames, /tf and /tf_static, each transform and each "
-                                       "link's pose from the root", goal="<= 1e-9")
+                                       "link's pose from the root", goal="<= 1e-9 (1e6 in this unit)")
             finally:
                 stream.destroy()
     finally:

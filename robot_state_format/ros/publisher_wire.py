@@ -27,7 +27,7 @@ _U32 = struct.Struct("<I")
 _STAMP = struct.Struct("<iII")  # sec, nanosec, frame_id length
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Decoded:
     """One JointState: names (shared between messages of one list), arrays viewing the message bytes."""
 
