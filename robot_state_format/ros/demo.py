@@ -15,7 +15,6 @@ no traceback.
 from __future__ import annotations
 
 import copy
-import importlib.util
 import math
 import os
 import signal
@@ -35,7 +34,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from robot_state_format import options
-from robot_state_format.lazy_modules import MissingDependencyError, missing_dependency_text
+from robot_state_format.lazy_modules import MissingDependencyError, first_missing
 from robot_state_format.limits import input_problem, shown_path
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
@@ -276,8 +275,9 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
              f"sent at its stamp, max error {sent_err:.3g})")
 
         # 2. record a few seconds (MCAP: the `record` extra; without it the demo says so and goes on)
-        if importlib.util.find_spec("mcap") is None or importlib.util.find_spec("mcap_ros2") is None:
-            rec_msg = f"not made: {missing_dependency_text('mcap')}"
+        missing = first_missing("mcap.writer", "mcap_ros2")
+        if missing is not None:
+            rec_msg = f"not made: {missing}"
         else:
             ok, rec = observer.trigger("/state_store/start_recording", children)
             if not ok:
