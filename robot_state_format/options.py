@@ -113,7 +113,7 @@ def json_object(text: str, option: str) -> dict[str, Any]:
     path: str | None = None
     if text.startswith("@"):
         path = text[1:]
-    elif not text.lstrip().startswith("{"):
+    elif not text.lstrip().startswith(("{", "[")):  # JSON text (an object, or a list: refused below)
         try:
             os.stat(text)
             path = text  # something is there: read it (the gate says what it is if it is no file)

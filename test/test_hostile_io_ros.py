@@ -140,3 +140,20 @@ def test_a_stop_the_main_thread_cannot_see_is_forced(tmp_path: Path) -> None:
     took = time.monotonic() - start
     assert 3.0 < took < 10.0, took  # the watchdog's first step (FORCE_STOP_SECONDS), not SIGKILL
     assert proc.returncode == 0 and "Traceback" not in err, err  # stopped as a node stops: exit 0
+
+
+@pytest.mark.timeout(120)
+def test_launch_with_a_100_kb_model_argument_is_one_line_exit_2(tmp_path: Path) -> None:
+    ros2 = Path(sys.executable).with_name("ros2")
+    if not ros2.exists():
+        pytest.skip("the ros2 command is not installed beside this Python")
+    model = "/tmp/" + "a" * 100_000
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "ROS_LOG_DIR": str(tmp_path)}
+    r = subprocess.run([str(ros2), "launch", str(ROOT / "launch" / "state_publisher.launch.py"), f"model:={model}"],
+                       capture_output=True, text=True, timeout=90, env=env)
+    out = r.stdout + r.stderr
+    assert "Traceback" not in out, out[-3000:]
+    errors = [line for line in out.splitlines() if "state_publisher: error:" in line]
+    assert len(errors) == 1 and "File name too long" in errors[0] and "(100005 characters)" in errors[0], out[-3000:]
+    assert len(errors[0]) < 500
+    assert "exit code 2" in out, out[-3000:]

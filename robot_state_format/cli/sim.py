@@ -24,7 +24,7 @@ from robot_state_format.cli._kernel import numpy_kinematics
 from robot_state_format.errors import ConversionError, ModelIOError, RobotStateFormatError
 from robot_state_format.limits import input_problem, shown_path
 from robot_state_format.model.loader import load_model_file
-from robot_state_format.output_dirs import open_output_file, output_file_problem
+from robot_state_format.output_dirs import ensure_directory, open_output_file, output_file_problem
 from robot_state_format.sim.mjcf import DEFAULT_DT
 from robot_state_format.sim.run import make_sim
 from robot_state_format.sim.run import run as run_steps
@@ -66,6 +66,10 @@ def _run(args: argparse.Namespace) -> int:
         if problem:  # missing, a FIFO, a device, a directory, a name too long: refused before anything runs
             print(f"{PROG}: error: {option} {shown_path(given)}: {problem}", file=sys.stderr)
             return 2
+    problem = ensure_directory(Path(args.out), "--out")[1] if args.save_at else None
+    if problem is not None:  # a FIFO or a file as --out: said before the run, not after it
+        print(f"{PROG}: error: {problem}", file=sys.stderr)
+        return 2
     dt = DEFAULT_DT if args.dt is None else args.dt
     state = None
     if args.restart is not None:

@@ -148,9 +148,13 @@ def init(args: list[str] | None = None) -> Stop:
         raise RosArgumentsError(problem)
     stop = Stop().install()
     sys.stderr.flush()
-    saved = os.dup(2)
+    try:
+        saved = os.dup(2)
+    except OSError:  # no standard error at all: nothing to keep quiet
+        saved = -1
     with tempfile.TemporaryFile() as logged:  # rcl logs its refusal too: the error is said once, below
-        os.dup2(logged.fileno(), 2)
+        if saved >= 0:
+            os.dup2(logged.fileno(), 2)
         try:
             rclpy.init(args=args, signal_handler_options=SignalHandlerOptions.NO)
         except RuntimeError as exc:  # rclpy's RCLError: a params file rcl cannot parse (a YAML alias)
@@ -160,10 +164,13 @@ def init(args: list[str] | None = None) -> Stop:
             stop.restore()
             raise
         finally:
-            os.dup2(saved, 2)
-            os.close(saved)
+            if saved >= 0:
+                os.dup2(saved, 2)
+                os.close(saved)
         logged.seek(0)
-        os.write(2, logged.read(1 << 16))  # what rcl said on a good start (warnings) goes out as it was
+        said = logged.read(1 << 16)
+        if said and saved >= 0:
+            os.write(2, said)  # what rcl said on a good start (warnings) goes out as it was
     return stop
 
 
