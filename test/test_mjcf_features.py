@@ -208,6 +208,10 @@ def test_an_element_mujoco_does_not_know_at_the_top_is_refused(tmp_path: Path) -
     """A file meant to be included (a <texture> straight under <mujoco>) read on its own."""
     text = '<mujoco>\n<texture type="skybox" builtin="gradient" width="8" height="8"/></mujoco>'
     assert _refused_by_both(text, "MJCF_UNKNOWN_ELEMENT", tmp_path).diagnostics[0].line == 2
+    # a <body> straight under <mujoco> (Gymnasium-Robotics' robot.xml fragments): loaded and ignored by both
+    text = '<mujoco><body name="x"><geom size="1"/></body><worldbody/></mujoco>'
+    assert mujoco.MjModel.from_xml_string(text).nbody == 1
+    assert read_mjcf(text).links == {}
 
 
 def test_an_attribute_of_default_other_than_class_is_refused(tmp_path: Path) -> None:

@@ -223,7 +223,7 @@ def test_material_variants_as_sdf_ref_measured_them(material: str, code: str) ->
     ("dom_material_shader_type", "SDF_UNSUPPORTED_VALUE", 10, "<shader type='Pixel'> is none of pixel, vertex"),
     ("dom_material_normal_map_missing", "SDF_MATERIAL_NORMAL_MAP", 10,
      "<shader type='normal_map_tangent_space'> has no <normal_map>"),
-    ("dom_sensor_type", "SDF_UNSUPPORTED_VALUE", 7, "<sensor type='air_speed'> is none of altimeter, camera"),
+    ("dom_sensor_type", "SDF_UNSUPPORTED_VALUE", 7, "<sensor type='air_speed'> is none of air_pressure, altimeter, boundingbox"),
     ("dom_force_torque_frame", "SDF_UNSUPPORTED_VALUE", 12, "<frame> 'Child' is none of child, parent, sensor"),
     ("dom_physics_duplicate", "SDF_DUPLICATE_PHYSICS", 6, "two <physics> named 'fast' in <world>"),
     ("dom_submesh_no_name", "SDF_SUBMESH_NAME", 7, "<submesh> has no <name>"),

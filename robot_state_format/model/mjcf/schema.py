@@ -9,10 +9,11 @@ from __future__ import annotations
 
 __all__ = ["BODY_ATTRS", "BODY_CHILDREN", "COMPILER_ATTRS", "DEFAULT_CHILDREN", "FRAME_ATTRS", "TOP_LEVEL"]
 
-# the children <mujoco> admits (mj_printSchema's top level; <worldbody> is parsed apart, <include> expanded)
+# the children <mujoco> admits (mj_printSchema's top level; <worldbody> is parsed apart, <include> expanded;
+# a <body> or <frame> straight under <mujoco> is accepted and ignored by MuJoCo 4.0, measured)
 TOP_LEVEL: frozenset[str] = frozenset({
-        "actuator", "asset", "compiler", "contact", "custom", "default", "deformable", "equality", "extension",
-        "keyframe", "option", "sensor", "size", "statistic", "tendon", "visual", "worldbody",
+        "actuator", "asset", "body", "compiler", "contact", "custom", "default", "deformable", "equality",
+        "extension", "frame", "keyframe", "option", "sensor", "size", "statistic", "tendon", "visual", "worldbody",
     })
 
 BODY_ATTRS: frozenset[str] = frozenset({
