@@ -275,9 +275,9 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
              f"sent at its stamp, max error {sent_err:.3g})")
 
         # 2. record a few seconds (MCAP: the `record` extra; without it the demo says so and goes on)
-        missing = first_missing("mcap.writer", "mcap_ros2")
-        if missing is not None:
-            rec_msg = f"not made: {missing}"
+        absent_record = first_missing("mcap.writer", "mcap_ros2")
+        if absent_record is not None:
+            rec_msg = f"not made: {absent_record}"
         else:
             ok, rec = observer.trigger("/state_store/start_recording", children)
             if not ok:

@@ -208,4 +208,4 @@ def _models_by_state(state: WorldState, models: Mapping[str, Model]) -> dict[str
 
 
 def read_state_file(path: Path) -> WorldState:
-    return read_world_state(read_input_file(path), file=str(path))
+    return read_world_state(read_input_file(path), file=str(path)).state
