@@ -369,7 +369,7 @@ def test_a_chain_of_5000_usdf_frames_is_placed() -> None:
     n = 5000
     frames = ['<frame name="f0"><pose>0 0 0 0 0 0</pose></frame>'] + [
         f'<frame name="f{i}"><parent>f{i - 1}</parent><pose>0.001 0 0 0 0 0</pose></frame>' for i in range(1, n)]
-    state = read_world_state('<world_state name="w" version="1.0">' + "".join(frames) + "</world_state>")
+    state = read_world_state('<world_state name="w" version="1.0">' + "".join(frames) + "</world_state>").state
     poses = world_poses(state)
     assert_allclose(poses[f"f{n - 1}"][:3, 3], [0.001 * (n - 1), 0.0, 0.0], rtol=0, atol=1e-9)
 

@@ -184,7 +184,7 @@ def test_recording_timeline_is_fk_json(tmp_path: Path) -> None:
     bag = _recording(tmp_path, values)
     scene, _ = _export(tmp_path, str(bag))
     timed = scene["messages"]
-    assert scene["durationSeconds"] == pytest.approx(0.75, abs=1e-9)  # recorded pace: 4 snapshots 0.25 s apart
+    assert scene["durationSeconds"] == pytest.approx(0.75, abs=1e-9, rel=0)  # recorded pace: 4 snapshots 0.25 s apart
     for i, a in enumerate(values):
         upto = [m for t, m in timed if t <= i * 0.25 + 1e-9]
         got = node_poses(upto)
