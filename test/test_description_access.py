@@ -88,6 +88,11 @@ def mjcf_include(name: str) -> str:
     return f'<mujoco model="x"><include file="{name}"/></mujoco>'
 
 
+def mjcf_attach(name: str) -> str:
+    return (f'<mujoco model="x"><asset><model name="other" file="{name}"/></asset><worldbody><body name="b">'
+            f'<attach model="other" body="{MARKER}_body" prefix="p_"/></body></worldbody></mujoco>')
+
+
 def hostile(f: Files) -> dict[str, str]:
     out = f.outside
     return {
@@ -101,6 +106,8 @@ def hostile(f: Files) -> dict[str, str]:
         "mjcf include absolute": mjcf_include(f"{out}/robot.xml"),
         "mjcf include relative": mjcf_include("outside/robot.xml"),
         "mjcf include package (MuJoCo has no package://)": mjcf_include("package://goodpkg/parts.xml"),
+        "mjcf attach absolute": mjcf_attach(f"{out}/robot.xml"),
+        "mjcf attach relative": mjcf_attach("outside/robot.xml"),
         "sdf include file://": sdf_include(f"file://{out}/m"),
         "sdf include absolute": sdf_include(f"{out}/m"),
         "sdf include relative": sdf_include("outside/m"),
@@ -113,7 +120,8 @@ def hostile(f: Files) -> dict[str, str]:
 CASES = ["dmd add_directives file://", "dmd add_model file://", "dmd add_model package ..",
          "dmd add_model package symlink", "dmd add_model package symlinked dir", "dmd add_model model://",
          "dmd add_model unknown package", "mjcf include absolute", "mjcf include relative",
-         "mjcf include package (MuJoCo has no package://)", "sdf include file://", "sdf include absolute",
+         "mjcf include package (MuJoCo has no package://)", "mjcf attach absolute", "mjcf attach relative",
+         "sdf include file://", "sdf include absolute",
          "sdf include relative", "sdf include model://", "sdf include package ..", "sdf include package symlink"]
 
 

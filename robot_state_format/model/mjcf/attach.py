@@ -21,7 +21,7 @@ from lxml import etree
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError
-from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.mjcf.document import Document, load_document
 from robot_state_format.model.xml import describe
 
@@ -53,6 +53,7 @@ class Attacher:
                     if file is None:
                         doc.report(m, "MJCF_ATTACH", "<model> needs a file attribute")
                         return None
+                    access.check_reference(file, doc.file, m.sourceline)  # a network description: before any lookup
                     base = Path(doc.file).parent if doc.file != "<string>" else self.main_dir
                     found: Path = (base / file).resolve()
                     return found
@@ -71,7 +72,10 @@ class Attacher:
                        "(RSF_MAX_SDF_INCLUDES)")
             return None
         try:
-            sub = load_document(read_input_file(path), str(path))
+            sub = load_document(access.read_included(path, uri=str(path), referrer=doc.file, line=el.sourceline),
+                                str(path))
+        except (access.FileRefused, access.ExpansionTooLarge):
+            raise
         except OSError as exc:
             doc.report(el, "MJCF_ATTACH", f"cannot read attached model {str(path)!r}: {exc.strerror or exc}")
             return None
