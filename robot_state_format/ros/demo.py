@@ -274,9 +274,9 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
              f"sent at its stamp, max error {sent_err:.3g})")
 
         # 2. record a few seconds (MCAP: the `record` extra; without it the demo says so and goes on)
-        missing = first_missing("mcap.writer", "mcap_ros2")
-        if missing is not None:
-            rec_msg = f"not made: {missing}"
+        no_mcap = first_missing("mcap.writer", "mcap_ros2")
+        if no_mcap is not None:
+            rec_msg = f"not made: {no_mcap}"
         else:
             ok, rec = observer.trigger("/state_store/start_recording", children)
             if not ok:
