@@ -46,9 +46,12 @@ def test_demo_runs_and_writes_everything(tmp_path: Path) -> None:
         want = (lo + hi) / 2 + (hi - lo) / 4 * math.sin(2 * math.pi * 0.25 * t + k)
         assert ms.joint(joint.name).positions == pytest.approx((want,), abs=1e-9,
                                                                rel=0), joint.name  # type: ignore[union-attr]
-    # the moving joints counted as the nodes and the restart file count them: the 8 independent ones
-    assert "(8 moving joints (finger_right_joint mimics another))" in proc.stdout
-    assert len([j for j in ms.joint_states if j.positions]) == 8  # type: ignore[union-attr]
+    # 9 moving joints, 8 independent: the nodes count and replay the 8, the restart file also holds the mimic
+    # follower, its value derived from its leader (multiplier 1, offset 0)
+    assert "(9 moving joints: 8 independent, finger_right_joint mimics another)" in proc.stdout
+    assert "8 joint values" in proc.stdout
+    assert len(ms.joint_states) == 9
+    assert ms.joint("finger_right_joint").positions == ms.joint("finger_left_joint").positions  # type: ignore[union-attr]
     if absent(*MCAP):  # the `record` extra is not installed: said in one line, the rest of the demo done
         assert lines["recording"].startswith("not made: MCAP recording") and "pip install mcap" in lines["recording"]
     else:

@@ -223,13 +223,14 @@ def write_png(state: WorldState, model: Model, path: Path) -> str:
 
 
 def moving_joints_text(model: Model) -> str:
-    """"8 moving joints (finger_right_joint mimics another)": the independent ones, as the nodes count them
-    (a mimic follower has no value of its own in joint_states, snapshots or restart files)."""
+    """"9 moving joints: 8 independent, finger_right_joint mimics another": the nodes count (and replay) the
+    independent ones; a restart file also holds each mimic follower's value, derived from its leader."""
+    moving = len(list(model.moving_joints()))
     followers = [j.name for j in model.moving_joints() if j.mimic]
-    independent = len(list(model.moving_joints())) - len(followers)
-    text = f"{independent} moving joint{'s' if independent != 1 else ''}"
+    text = f"{moving} moving joint{'s' if moving != 1 else ''}"
     if followers:
-        text += f" ({', '.join(followers)} {'mimics' if len(followers) == 1 else 'mimic'} another)"
+        text += (f": {moving - len(followers)} independent, {', '.join(followers)} "
+                 f"{'mimics' if len(followers) == 1 else 'mimic'} another")
     return text
 
 
@@ -275,9 +276,9 @@ def run(model_path: Path, out: Path, record_s: float) -> int:
              f"sent at its stamp, max error {sent_err:.3g})")
 
         # 2. record a few seconds (MCAP: the `record` extra; without it the demo says so and goes on)
-        absent_record = first_missing("mcap.writer", "mcap_ros2")
-        if absent_record is not None:
-            rec_msg = f"not made: {absent_record}"
+        no_mcap = first_missing("mcap.writer", "mcap_ros2")
+        if no_mcap is not None:
+            rec_msg = f"not made: {no_mcap}"
         else:
             ok, rec = observer.trigger("/state_store/start_recording", children)
             if not ok:
