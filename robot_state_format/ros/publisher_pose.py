@@ -41,37 +41,38 @@ def _signs(quats: FloatArray) -> FloatArray:
     np.greater(w2, _W2_KDL, out=w2)  # 1.0 where KDL takes w (larger than any x^2, y^2, z^2 <= 0.75): w leads
     w2 *= 2.0
     lead = sq.argmax(axis=1)
-    np.subtract(_BASE4[: len(lead)], lead, out=lead)  # row * 4 + (3 - column)
+    n = len(lead)
+    np.subtract(_BASE4[:n] if n <= len(_BASE4) else np.arange(3, 4 * n, 4), lead, out=lead)  # row * 4 + (3 - column)
     quats *= np.copysign(1.0, quats.take(lead))[:, None]
     return quats
 
 
-_BASE4 = np.arange(0, 4 * 4096, 4) + 3
+_BASE4 = np.arange(0, 4 * 4096, 4) + 3  # row * 4 + 3 (the w column of row)
 
 
 _MARGIN = 0.02  # how far from a sign decision every sample of a joint's range must stay to fold its sign
-_SAMPLES = 4001
+_SAMPLES = 1001
 
 
 def _constant_signs(z: NDArray[np.complex128], lo: FloatArray, hi: FloatArray) -> FloatArray:
     """Per row, the sign KDL's rule gives ``Re(z e^{ih})`` at every half-angle ``h`` in ``[lo, hi]`` when it is
     the same over the whole range and every sample stays ``_MARGIN`` away from each decision (``w^2`` against
-    a quarter, the largest square against the next, the deciding component against 0); 0 where it is not."""
+    a quarter, the largest square against the next); 0 where it is not (or the range is open or over 8)."""
     out = np.zeros(len(z))
-    for r in range(len(z)):
-        if not (math.isfinite(lo[r]) and math.isfinite(hi[r])) or hi[r] - lo[r] > 8.0:
-            continue
-        h = np.linspace(lo[r], hi[r], _SAMPLES)  # steps <= 2e-3: a unit sinusoid moves < 4e-3 (squares too)
-        quat = (z[r][None, :] * np.exp(1j * h)[:, None]).real
-        sq = quat * quat
-        first = np.sort(sq[:, :3], axis=1)
-        near = (np.abs(sq[:, 3] - _W2_KDL) < _MARGIN) | ((sq[:, 3] < _W2_KDL) & (first[:, 2] - first[:, 1] < _MARGIN))
-        lead = np.abs(quat).max(axis=1)
-        if near.any() or (lead < _MARGIN).any():
-            continue
-        s = np.copysign(1.0, (_signs(quat.copy()) * quat).sum(axis=1))  # the factor the rule applies (+-1)
-        if (s == s[0]).all():
-            out[r] = s[0]
+    ok = np.flatnonzero(np.isfinite(lo) & np.isfinite(hi) & (hi - lo <= 8.0))
+    if not len(ok):
+        return out
+    # steps <= 8e-3: a unit sinusoid moves less than that between samples, its square less than twice that
+    h = lo[ok, None] + (hi - lo)[ok, None] * np.linspace(0.0, 1.0, _SAMPLES)[None, :]
+    quat = np.ascontiguousarray((z[ok, None, :] * np.exp(1j * h)[:, :, None]).real)  # (rows, samples, 4)
+    sq = quat * quat
+    xyz = np.sort(sq[..., :3], axis=-1)
+    w2 = sq[..., 3]
+    near = (np.abs(w2 - _W2_KDL) < _MARGIN) | ((w2 < _W2_KDL) & (xyz[..., 2] - xyz[..., 1] < _MARGIN))
+    flat = quat.reshape(-1, 4)
+    sign = np.copysign(1.0, (_signs(flat.copy()) * flat).sum(axis=1)).reshape(len(ok), -1)  # the rule's factor
+    same = (sign == sign[:, :1]).all(axis=1) & ~near.any(axis=1)
+    out[ok[same]] = sign[same, 0]
     return out
 
 
@@ -135,9 +136,7 @@ class Pose7:
 
     @staticmethod
     def _rule(quat: FloatArray) -> FloatArray:
-        if len(quat) <= len(_BASE4):
-            return _signs(quat)
-        return kdl_quaternion_signs(quat * np.copysign(1.0, quat[:, 3])[:, None])
+        return _signs(quat)
 
     def __call__(self, q: FloatArray) -> FloatArray:
         if not self.fast:
