@@ -239,3 +239,11 @@ def test_a_moving_body_without_mass_is_refused_as_mujoco_refuses_it(bodies: str,
     else:
         mujoco.MjModel.from_xml_string(text)
         read_mjcf(text)
+
+
+@pytest.mark.parametrize("element", [
+    '<camera pos="0 0 .2 1"/>', '<camera pos="-.9 .5"/>', '<light diffuse="1 1 1 1"/>',
+    '<body><geom size="1" condim="1e-400"/></body>', '<body><geom size="1" conaffinity="-inf"/></body>',
+    '<body><geom size="1" group="1.5"/></body>'])
+def test_counts_and_integers_as_mujoco_reads_them(element: str, tmp_path: Path) -> None:
+    _refused_by_both(f"<mujoco><worldbody>\n{element}</worldbody></mujoco>", "MJCF_BAD_VALUE", tmp_path)

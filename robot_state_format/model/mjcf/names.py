@@ -10,6 +10,8 @@ target"), a sensor, tendon or equality constraint naming a site or body that doe
 
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from robot_state_format.model.mjcf.document import Document
@@ -72,20 +74,36 @@ _AT_MOST = {"solref": 2, "solreflimit": 2, "solreffriction": 2, "solimp": 5, "so
             "friction": 3, "gear": 6}
 
 
+_INTEGER = frozenset({"condim", "contype", "conaffinity", "group", "priority"})  # and a texture's width, height
+_INTEGER_TEXT = re.compile(r"^\s*[-+]?\d+\s*$")
+
+
 def check_counts(doc: Document) -> None:
     """MuJoCo's counts of the attributes whose length does not vary ("attribute 'rgba' does not have
-    enough data", "... has too much data"); only the element kinds of the model (not ``<visual>``)."""
+    enough data", "... has too much data": also every ``pos`` and a light's ``diffuse``), and its integer
+    attributes ("bad format": ``condim``, ``contype``, ``group``, ``nuser_*``, ...); only the element kinds
+    of the model (not ``<visual>``)."""
     for el in doc.root.iter():
-        if not isinstance(el.tag, str) or el.tag in ("visual", "rgba", "global", "map", "quality", "headlight"):
+        if not isinstance(el.tag, str):
+            continue
+        for attr, text in el.attrib.items():
+            integer = attr in _INTEGER or str(attr).startswith("nuser_") or (
+                el.tag == "texture" and attr in ("width", "height"))
+            if integer and not _INTEGER_TEXT.match(str(text)):
+                doc.report(el, "MJCF_BAD_VALUE", f"bad format in attribute {attr!r} (an integer)")
+        if el.tag in ("visual", "rgba", "global", "map", "quality", "headlight"):
             continue
         for attr, text in el.attrib.items():
             n = _EXACT.get(str(attr), _AT_MOST.get(str(attr)))
+            exact = attr in _EXACT or attr == "pos" or (attr == "diffuse" and el.tag == "light")
+            if exact and n is None:
+                n = 3
             if n is None:
                 continue
             count = len(str(text).split())
             if count > n:
                 doc.report(el, "MJCF_BAD_VALUE", f"attribute {attr!r} has too much data")
-            elif attr in _EXACT and count < n:
+            elif exact and count < n:
                 doc.report(el, "MJCF_BAD_VALUE", f"attribute {attr!r} does not have enough data")
 
 
