@@ -130,7 +130,7 @@ def test_sdist_then_wheel_install_into_a_fresh_venv_and_run_offline(tmp_path: Pa
     requires = meta.get_all("Requires-Dist") or []
     for dep in _requirements("core.txt"):
         assert dep in requires or dep.replace(">=", " >=") in " ".join(requires), (dep, requires)
-    assert sorted(meta.get_all("Provides-Extra") or []) == ["fast", "record", "sim", "test"]
+    assert sorted(meta.get_all("Provides-Extra") or []) == ["fast", "plot", "record", "sim", "test", "view"]
     assert 'numba>=0.60; extra == "fast"' in requires and not any(r.startswith("numba") and "extra" not in r
                                                                    for r in requires)
     assert "Typing :: Typed" in (meta.get_all("Classifier") or [])

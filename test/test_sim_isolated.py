@@ -155,7 +155,8 @@ def test_missing_engine_is_reported_from_the_child(tmp_path: Path) -> None:
                          capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 1
     assert out.stderr.strip().splitlines()[-1] == \
-        "robot_state_format.errors.ConversionError: the drake package is not installed (pip install drake)"
+        ("robot_state_format.lazy_modules.MissingDependencyError: Drake simulation needs drake (not installed): "
+         "pip install drake (or pip install 'robot_state_format[sim]'); there is no apt/rosdep package")
 
 
 def _children(pid: int) -> list[int]:

@@ -209,9 +209,11 @@ class Page:
         return np.asarray(Image.open(io.BytesIO(base64.b64decode(data))).convert("RGB"), dtype=np.int32)
 
     def wait_for_picture(self, drawn: Callable[[np.ndarray], bool], timeout: float = 300.0) -> np.ndarray:
-        """The first screenshot for which ``drawn`` holds, once it stopped changing (two equal in a row)."""
+        """The first screenshot for which ``drawn`` holds, once it stopped changing (two equal in a row), or
+        the sixth in a row for which it holds while the picture keeps changing (a recording being played)."""
         deadline = time.monotonic() + timeout
         last: np.ndarray | None = None
+        held = 0
         while time.monotonic() < deadline:
             try:
                 shot = self.screenshot()
@@ -220,7 +222,8 @@ class Page:
                     raise
                 time.sleep(0.5)
                 continue
-            if drawn(shot) and last is not None and np.array_equal(shot, last):
+            held = held + 1 if drawn(shot) else 0
+            if held and ((last is not None and np.array_equal(shot, last)) or held >= 6):
                 return shot
             last = shot
             time.sleep(0.5)

@@ -251,7 +251,8 @@ class Composer:
             raise self.fail("DMD_FILE_NOT_FOUND", f"{path}: cannot read: {exc.strerror or exc}", d.file_line) from None
         urdf = path.name.endswith(".urdf")
         try:
-            text, limits, problems = drake_limits(data, str(path)) if urdf else (data, {}, [])
+            with access.uncounted():  # Drake's limit rules read the file once more: counted once, by load_file
+                text, limits, problems = drake_limits(data, str(path)) if urdf else (data, {}, [])
             if not problems:  # else refused below, as Drake refuses the file
                 sub = self.load_file(path, declare_world_link(text) if urdf else data)
                 apply_drake_limits(sub, limits)
