@@ -38,6 +38,7 @@ from typing import Any
 
 from figures import Figures
 from machine import describe_machine
+from paced import paced
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = Path(__file__).resolve().parent
@@ -127,24 +128,8 @@ class Feeder:
 
     def run(self, seconds: float, rate: float, until: Any = None, proc: Any = None) -> bool:
         """Publish at ``rate`` for ``seconds`` (or until ``until()``), spinning in between; whether ``until`` came."""
-        period = 1.0 / rate
-        start = time.monotonic()
-        k = 0
-        while True:
-            now = time.monotonic()
-            if until is not None and until():
-                return True
-            if now - start >= seconds:
-                return False
-            if proc is not None and not proc.alive():
-                raise RuntimeError(proc.describe())
-            due = start + k * period
-            if now >= due:
-                self.publish()
-                k += 1
-                if now - due > 0.1:  # fell behind (loaded machine): do not burst
-                    k = int((now - start) / period) + 1
-            self.ros.executor.spin_once(timeout_sec=max(0.0, min(0.002, start + k * period - time.monotonic())))
+        return paced(seconds, rate, self.publish, lambda dt: self.ros.executor.spin_once(timeout_sec=max(0.0, dt)),
+                     until, proc)
 
 
 def save_ready(ros: Any, service: str) -> Any:

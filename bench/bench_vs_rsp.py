@@ -45,6 +45,7 @@ from typing import Any
 import numpy as np
 from figures import Figures
 from machine import describe_machine
+from paced import paced
 from rsp_anchor import Anchor, build_anchor, find_anchor, our_command
 from rsp_anchor import start as start_node
 
@@ -181,25 +182,7 @@ class Stream:
     def run(self, seconds: float, rate: float, until: Callable[[], bool] | None = None,
             proc: Any = None) -> bool:
         """Send at ``rate`` for ``seconds`` (or until ``until()``), reading in between; whether ``until`` came."""
-        period = 1.0 / rate
-        start = time.monotonic()
-        k = 0
-        while True:
-            now = time.monotonic()
-            if until is not None and until():
-                return True
-            if now - start >= seconds:
-                return False
-            if proc is not None and not proc.alive():
-                raise RuntimeError(proc.describe())
-            due = start + k * period
-            if now >= due:
-                self.send()
-                k += 1
-                if now - due > 0.1:  # fell behind (loaded machine): no burst
-                    k = int((now - start) / period) + 1
-                continue
-            self._wait(min(0.002, due - now))
+        return paced(seconds, rate, self.send, self._wait, until, proc)
 
     def settle(self, seconds: float) -> None:
         end = time.monotonic() + seconds
