@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from optional import require
 
 MODEL = str(Path(__file__).resolve().parents[1] / "robot_state_format" / "samples" / "double_pendulum.urdf")
 CLI = [sys.executable, "-m", "robot_state_format"]
@@ -30,8 +31,14 @@ def _limits() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
 
 
+ROS_COMMANDS = frozenset({"joint-states", "save", "record", "replay"})
+"""Commands that talk to ROS 2: without rclpy they stop at that (one line, exit 2) before reading anything."""
+
+
 def run(args: list[str], cwd: Path, prefix: tuple[str, ...] = (), env: dict[str, str] | None = None,
         timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
+    if args and args[0] in ROS_COMMANDS:
+        require("rclpy")
     return subprocess.run([*prefix, *CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           preexec_fn=_limits, env={**os.environ, **(env or {})})
 
@@ -244,6 +251,7 @@ def test_a_bad_number_is_a_one_line_usage_error(tmp_path: Path, case: str) -> No
 
 
 def test_joint_state_source_script_shares_the_number_types(tmp_path: Path) -> None:
+    require("rclpy")  # the node script stops at a missing rclpy first (one line, exit 2: test_entry_points)
     r = subprocess.run([sys.executable, "-m", "robot_state_format.ros.trajectory_source", "--model", MODEL,
                         "--rate", "1e-300"], capture_output=True, text=True, timeout=TIMEOUT, preexec_fn=_limits)
     refused(r, 2, "joint_state_source: error: argument --rate: 1e-300 is not in 0.001..10000")
