@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from optional import require
+from optional import MCAP, require
 
 MODEL = str(Path(__file__).resolve().parents[1] / "robot_state_format" / "samples" / "double_pendulum.urdf")
 CLI = [sys.executable, "-m", "robot_state_format"]
@@ -39,6 +39,10 @@ def run(args: list[str], cwd: Path, prefix: tuple[str, ...] = (), env: dict[str,
         timeout: float = TIMEOUT) -> subprocess.CompletedProcess[str]:
     if args and args[0] in ROS_COMMANDS:
         require("rclpy")
+    if args and args[0] in ("record", "reindex"):  # stop at a missing mcap first (one line, exit 2)
+        require(*MCAP)
+    if args[:2] == ["state", "plot"]:
+        require("matplotlib")
     return subprocess.run([*prefix, *CLI, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
                           preexec_fn=_limits, env={**os.environ, **(env or {})})
 
