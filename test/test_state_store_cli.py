@@ -67,8 +67,9 @@ def test_record_cli_writes_a_readable_recording(ros: RosHarness, tmp_path: Path)
     text = write_world_state(pendulum_state(0.5, 0.5))
     pub.publish(String(data=text))
     # the latched snapshot reaches the recorder once discovery matched it: the window allows for a loaded machine
-    r = subprocess.run([*CLI, "record", "--out", str(tmp_path), "--duration", "3.0"], capture_output=True, text=True,
-                       timeout=30, env=dict(os.environ))
+    # and a slow DDS discovery (Fast DDS starts take 2-3 s in some runs: 3 s missed it once in a Jazzy CI run)
+    r = subprocess.run([*CLI, "record", "--out", str(tmp_path), "--duration", "8.0"], capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     bag = Path(r.stdout.strip().split(" (")[0])
     assert bag.parent == tmp_path and (bag / "metadata.yaml").exists()
