@@ -31,7 +31,7 @@ from machine import describe_machine
 
 from robot_state_format.kinematics import compiled, fk
 from robot_state_format.kinematics.tree import compile_model
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 
 
 def find_romeo() -> Path:

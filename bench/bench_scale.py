@@ -37,8 +37,8 @@ from figures import Figures  # noqa: E402  (bench/ is on sys.path)
 from machine import describe_machine  # noqa: E402
 
 from robot_state_format.kinematics.tree import compile_model  # noqa: E402
-from robot_state_format.model.convert import to_sdf  # noqa: E402
 from robot_state_format.model.loader import load_model, load_model_file  # noqa: E402
+from robot_state_format.model.writer import to_sdf  # noqa: E402
 from robot_state_format.usdf.atomic import atomic_write  # noqa: E402
 from robot_state_format.usdf.build import SnapshotBuilder  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state  # noqa: E402

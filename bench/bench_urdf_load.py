@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "test"))
 from figures import Figures  # noqa: E402  (bench/ is on sys.path)
 from machine import describe_machine  # noqa: E402
 
-from robot_state_format.model.urdf import read_urdf  # noqa: E402
+from robot_state_format.model.urdf.reader import read_urdf  # noqa: E402
 from robot_state_format.model.xml import parse_bytes  # noqa: E402
 
 

@@ -24,7 +24,7 @@ from bench.machine import describe_machine  # noqa: E402
 from robot_state_format.errors import DiagnosticError, RobotStateFormatError  # noqa: E402
 from robot_state_format.model.loader import load_model_file, load_xacro  # noqa: E402
 from robot_state_format.model.sdf import read_sdf  # noqa: E402
-from robot_state_format.model.urdf import read_urdf  # noqa: E402
+from robot_state_format.model.urdf.reader import read_urdf  # noqa: E402
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file  # noqa: E402
 
 CPU_BUDGET_S = 1.0

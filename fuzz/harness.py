@@ -31,7 +31,7 @@ from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.loader import load_xacro
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import WORLD, Model
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import WorldState
 from robot_state_format.usdf.writer import write_world_state

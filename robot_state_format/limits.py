@@ -68,7 +68,7 @@ MAX_PACKAGE_SCAN_DIRECTORIES: int = _env_int("RSF_MAX_PACKAGE_SCAN_DIRECTORIES",
 # expansion, so its bound is lower (a macro bomb is refused in under a second).
 MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 15_000)
 # xacro runs code (``${...}`` is Python's eval): each expansion runs in a child process with these
-# bounds (model/bounded_child.py); its output is bounded by MAX_DOCUMENT_BYTES
+# bounds (model/xacro/bounded_child.py); its output is bounded by MAX_DOCUMENT_BYTES
 MAX_XACRO_CPU_SECONDS: int = _env_int("RSF_MAX_XACRO_CPU_SECONDS", 10)
 MAX_XACRO_MEMORY_BYTES: int = _env_int("RSF_MAX_XACRO_MEMORY_BYTES", 512 * 1024 * 1024)
 MAX_XACRO_SECONDS: int = _env_int("RSF_MAX_XACRO_SECONDS", 30)

@@ -16,11 +16,11 @@ from sdf_helpers import fk
 
 from robot_state_format.cli import main
 from robot_state_format.errors import ConversionError
-from robot_state_format.model.convert import to_sdf, to_urdf
 from robot_state_format.model.frames import frames_document
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.types import Model
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
+from robot_state_format.model.writer import to_sdf, to_urdf
 from robot_state_format.spatial import inverse, pose_to_transform, transform_to_pose6
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"

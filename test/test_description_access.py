@@ -24,9 +24,9 @@ from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model import access, load_model, load_model_file
 from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.packages import clear_cache
-from robot_state_format.model.urdf_gazebo import _converted_links
+from robot_state_format.model.urdf.gazebo import _converted_links
 from robot_state_format.ros.description import XacroPolicy, read_description_text
-from robot_state_format.sim.mjcf import build_mjcf
+from robot_state_format.sim.mjcf_writer import build_mjcf
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.resolve import world_poses
 

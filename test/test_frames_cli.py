@@ -16,7 +16,7 @@ import pytest
 from robot_state_format.cli import main
 from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.types import WORLD, Frame, Joint, JointType, Link, Model, ModelFrame
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 from robot_state_format.spatial import pose_to_transform
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"

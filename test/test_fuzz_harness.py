@@ -33,7 +33,7 @@ def test_outcome_classes() -> None:
 
 def test_invariants_catch_a_broken_model(monkeypatch: pytest.MonkeyPatch) -> None:
     """A reader returning an inconsistent model is a finding, not a pass."""
-    from robot_state_format.model.urdf import read_urdf
+    from robot_state_format.model.urdf.reader import read_urdf
 
     def broken(data: bytes | str, file: str = "<string>") -> object:
         model = read_urdf(data, file=file)

@@ -15,7 +15,7 @@ import numpy
 import pytest
 from ros_tools import skip_reason
 
-import robot_state_format.model.urdf
+import robot_state_format.model.urdf.reader
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -63,7 +63,7 @@ def test_set_up_left_bytecode_for_what_every_process_imports() -> None:
     stamp = venv / ".rsf-setup-stamp.json"
     if not stamp.is_file() or "bytecode" not in json.loads(stamp.read_text()).get("stages", {}):
         pytest.skip(f"this venv ({venv.name}) was not made by scripts/setup.py (run the tests through ./run test)")
-    for source in (Path(numpy.__file__), Path(lxml.__file__), Path(robot_state_format.model.urdf.__file__)):
+    for source in (Path(numpy.__file__), Path(lxml.__file__), Path(robot_state_format.model.urdf.reader.__file__)):
         cached = Path(importlib.util.cache_from_source(str(source)))
         edited_since = source.stat().st_mtime > stamp.stat().st_mtime  # recompiled on use, from source
         assert cached.is_file() or edited_since, f"no bytecode for {source}"

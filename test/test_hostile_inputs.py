@@ -19,8 +19,8 @@ from robot_state_format.model import load_model, load_model_file
 from robot_state_format.model.detect import prolog_end as _prolog_end
 from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.sdf.prefixes import declare_prefixes
-from robot_state_format.model.urdf import read_urdf
-from robot_state_format.model.xacro import _XACRO_NS_RE, expand_xacro_file
+from robot_state_format.model.urdf.reader import read_urdf
+from robot_state_format.model.xacro.expand import _XACRO_NS_RE, expand_xacro_file
 from robot_state_format.model.xml import tolerate
 from robot_state_format.usdf.reader import (
     read_world_state,

@@ -22,7 +22,7 @@ from robot_state_format.model import load_model_file
 from robot_state_format.model.types import Inertial
 from robot_state_format.sim import capture, restore
 from robot_state_format.sim.drake_sim import DrakeSim
-from robot_state_format.sim.mjcf import mujoco_inertial
+from robot_state_format.sim.mjcf_writer import mujoco_inertial
 from robot_state_format.sim.mujoco_sim import MujocoSim
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.resolve import world_poses

@@ -21,7 +21,7 @@ from robot_state_format.cli import main
 from robot_state_format.errors import ModelError, Severity
 from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.loader import detect_format, load_model, load_model_file
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 from robot_state_format.model.xml import parse_xml
 
 S45 = math.sqrt(0.5)

@@ -14,8 +14,8 @@ from real_robots import SKIP_REASON, real_urdfs, robots_dir, romeo_urdf
 
 from robot_state_format.errors import ModelError, Severity
 from robot_state_format.model.types import Model
-from robot_state_format.model.urdf import read_urdf
-from robot_state_format.model.urdf_fast import FastReader
+from robot_state_format.model.urdf.fast import FastReader
+from robot_state_format.model.urdf.reader import read_urdf
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -10,7 +10,7 @@ from fuzz_outcome import assert_reads_or_refuses
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 
 # RSF_FUZZ_SCALE=20 for a long local fuzzing run; the default keeps the suite quick.
 SCALE = float(os.environ.get("RSF_FUZZ_SCALE", "1"))

@@ -1,5 +1,5 @@
 """A plain URDF keeps urdfdom's verdict; what libsdformat 12's URDF conversion (Gazebo) refuses is a
-warning naming it, and ``check --gazebo`` gives libsdformat's verdict (model/urdf_gazebo.py).
+warning naming it, and ``check --gazebo`` gives libsdformat's verdict (model/urdf/gazebo.py).
 
 Every expectation below was measured with conformance/sdf_ref (libsdformat 12.3): the documents it
 refuses ("A model must have at least one link", "A link named ... has invalid inertia", "sensor with
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from robot_state_format.errors import Severity
-from robot_state_format.model import urdf_gazebo
+from robot_state_format.model.inertia import valid_mass_matrix
 from robot_state_format.model.loader import load_model, load_model_file
-from robot_state_format.model.urdf_gazebo import valid_mass_matrix
+from robot_state_format.model.urdf import gazebo as urdf_gazebo
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "conformance"))

@@ -13,7 +13,7 @@ import reference_kinematics as ref
 from robot_state_format.errors import ModelError, Severity
 from robot_state_format.model.loader import load_model, load_model_file
 from robot_state_format.model.types import JointType
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 
 SAMPLES = Path(__file__).resolve().parent.parent / "robot_state_format" / "samples"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "urdf"

@@ -16,7 +16,7 @@ from real_robots import SKIP_REASON, real_urdfs, robots_dir, romeo_urdf
 
 from robot_state_format.cli import main
 from robot_state_format.errors import ModelError
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 
 URDFS = real_urdfs()
 pytestmark = pytest.mark.skipif(not URDFS, reason=SKIP_REASON)

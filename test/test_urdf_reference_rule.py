@@ -21,7 +21,7 @@ from robot_state_format.errors import ModelError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model.loader import load_model, load_model_file
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 
 CHECK_URDF = next((str(p) for p in [Path(sys.executable).parent / "check_urdf"] if p.is_file()), None)
 NO_CHECK_URDF = "urdfdom's check_urdf is not installed (pip install pin)"

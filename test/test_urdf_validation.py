@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from robot_state_format.errors import ModelError, RobotStateFormatError, Severity
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 
 FIXTURES = Path(__file__).parent / "fixtures" / "urdf"
 
@@ -199,7 +199,7 @@ def test_all_errors_are_collected_into_one_model_error() -> None:
 
 
 def test_mimic_chain_resolves() -> None:
-    from robot_state_format.model.urdf_validate import mimic_leader
+    from robot_state_format.model.urdf.validate import mimic_leader
 
     text = """<robot name="r">
   <link name="a"/><link name="b"/><link name="c"/><link name="d"/>

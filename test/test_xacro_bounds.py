@@ -18,10 +18,10 @@ from pathlib import Path
 import pytest
 
 from robot_state_format.errors import ModelError, Severity
-from robot_state_format.model import confine
-from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.loader import load_model, load_model_file
-from robot_state_format.model.xacro import expand_xacro_mapped
+from robot_state_format.model.xacro import confine
+from robot_state_format.model.xacro.bounded_child import Confinement
+from robot_state_format.model.xacro.expand import expand_xacro_mapped
 
 NS = 'xmlns:xacro="http://www.ros.org/wiki/xacro"'
 CLI = [sys.executable, "-m", "robot_state_format"]
@@ -152,7 +152,7 @@ def test_landlock_alone_denies_reads_writes_and_commands(tmp_path: Path) -> None
     sh = shutil.which("sh") or "/bin/sh"
     code = (
         "import os, sys, subprocess\n"
-        "from robot_state_format.model import confine\n"
+        "from robot_state_format.model.xacro import confine\n"
         f"assert confine._landlock([{str(allowed)!r}])\n"
         f"print(open({str(allowed / 'ok.txt')!r}).read())\n"
         "for attempt in (lambda: open(%r).read(), lambda: open(%r, 'w'),\n"
@@ -220,7 +220,7 @@ def test_comments_kept_by_a_real_expansion_are_not_xacro_either(tmp_path: Path) 
 
 @pytest.mark.skipif(not XACRO_CMD.exists(), reason="the xacro command is not installed")
 def test_the_linear_node_replacement_gives_the_xacro_command_output(tmp_path: Path) -> None:
-    """model/xacro_dom.py against xacro's own replace_node (the xacro command): macros with blocks,
+    """model/xacro/dom.py against xacro's own replace_node (the xacro command): macros with blocks,
     nested and recursive calls, includes, conditionals, comments, xacro:element and attributes."""
     (tmp_path / "inc.xacro").write_text(f'<robot {NS}><!-- included --><link name="inc_a"/>'
                                         '<xacro:macro name="inc_m" params="n"><link name="inc_${n}"/></xacro:macro>'

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from robot_state_format.errors import ConversionError, DiagnosticError, ModelIOError, Severity
 from robot_state_format.limits import shown_path
-from robot_state_format.model.convert import convert_model
 from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.writer import convert_model
 from robot_state_format.output_dirs import ensure_parent, output_file_problem
 
 

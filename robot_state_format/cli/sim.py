@@ -25,7 +25,7 @@ from robot_state_format.errors import ConversionError, ModelIOError, RobotStateF
 from robot_state_format.limits import input_problem, shown_path
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.output_dirs import ensure_directory, open_output_file, output_file_problem
-from robot_state_format.sim.mjcf import DEFAULT_DT
+from robot_state_format.sim.mjcf_writer import DEFAULT_DT
 from robot_state_format.sim.run import make_sim
 from robot_state_format.sim.run import run as run_steps
 from robot_state_format.usdf.reader import read_world_state_file

@@ -11,8 +11,7 @@ import numpy as np
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, ModelIOError, Severity
 from robot_state_format.lazy_modules import lazy_module
 from robot_state_format.limits import read_input_file, shown_path
-from robot_state_format.model import access, urdf_gazebo
-from robot_state_format.model.bounded_child import Confinement
+from robot_state_format.model import access
 from robot_state_format.model.detect import (
     TAG_RE,
     detect_format,
@@ -21,8 +20,10 @@ from robot_state_format.model.detect import (
     prolog_end,
 )
 from robot_state_format.model.types import WORLD, Joint, Model, Source
-from robot_state_format.model.urdf import read_urdf
-from robot_state_format.model.xacro import expand_xacro_mapped
+from robot_state_format.model.urdf import gazebo
+from robot_state_format.model.urdf.reader import read_urdf
+from robot_state_format.model.xacro.bounded_child import Confinement
+from robot_state_format.model.xacro.expand import expand_xacro_mapped
 
 _SDF = lazy_module("robot_state_format.model.sdf")  # imported by the first SDFormat document (~45 ms)
 _MJCF = lazy_module("robot_state_format.model.mjcf")  # by the first MJCF document
@@ -135,7 +136,7 @@ def _gazebo_warnings(model: Model) -> Model:
     warning naming it (``check --gazebo`` then gives libsdformat's verdict; docs/sdformat.md)."""
     model.warnings.extend(Diagnostic(r.code, GAZEBO_REFUSES + r.message,
                                      r.source.file, r.source.line, r.source.element, Severity.WARNING)
-                          for r in urdf_gazebo.refusals(model))
+                          for r in gazebo.refusals(model))
     return model
 
 

@@ -6,7 +6,7 @@ A description *text* (the ``robot_description`` parameter, or a message on the `
 topic) comes from whoever can set a parameter or publish on the DDS domain: it is data. xacro in it
 (``${...}`` is Python's ``eval``) is refused unless the node was started with
 ``allow_xacro_descriptions:=true`` (:class:`XacroPolicy`); even then it is expanded in a confined child
-process (:mod:`robot_state_format.model.bounded_child`): no environment, read access only under the
+process (:mod:`robot_state_format.model.xacro.bounded_child`): no environment, read access only under the
 ``xacro_include_paths``, no process creation or network, CPU/memory/time/output bounds. The
 ``model_file`` the node was started with is the user's own file: expanded as the ``xacro`` command
 would, under the same bounds. A ``model_file`` set later (a ``SetParameters`` call from anyone on the
@@ -30,11 +30,11 @@ from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
 from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model import access
-from robot_state_format.model.bounded_child import Confinement
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.loader import detect_format, load_model, load_xacro
 from robot_state_format.model.types import Model
-from robot_state_format.model.xacro import parse_xacro_args as xacro_args_from_words
+from robot_state_format.model.xacro.bounded_child import Confinement
+from robot_state_format.model.xacro.expand import parse_xacro_args as xacro_args_from_words
 from robot_state_format.model.xml import BYTE_ERRORS
 
 T = TypeVar("T")

@@ -38,7 +38,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.limits import os_error_text, read_input_file, shown_path
-from robot_state_format.model.bounded_child import add_interrupt
+from robot_state_format.model.xacro.bounded_child import add_interrupt
 from robot_state_format.ros import log_sites
 from robot_state_format.ros.memory import release_free_memory
 
@@ -101,7 +101,7 @@ class Stop:
         """Handle SIGINT and SIGTERM with this flag (main thread only); returns self."""
         for s in STOP_SIGNALS:
             self._old[s] = signal.signal(s, self._handler)
-        if self._unhook is None:  # a xacro expansion being waited for stops too (model/bounded_child.py)
+        if self._unhook is None:  # a xacro expansion being waited for stops too (model/xacro/bounded_child.py)
             self._unhook = add_interrupt(lambda: self.requested)
         return self
 

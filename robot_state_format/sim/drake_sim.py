@@ -31,10 +31,10 @@ from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.packages import package_paths
 from robot_state_format.model.types import SCOPE, JointType, Model
-from robot_state_format.model.xacro import expand_xacro_file
+from robot_state_format.model.xacro.expand import expand_xacro_file
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.sim.mapping import FloatArray, WorldMap, quat_close
-from robot_state_format.sim.mjcf import (
+from robot_state_format.sim.mjcf_writer import (
     DEFAULT_DT,
     MIN_INERTIA,
     MIN_MASS,

@@ -28,7 +28,7 @@ from typing import Any
 from robot_state_format.errors import ConversionError, DiagnosticError, RobotStateFormatError
 from robot_state_format.model.types import Model
 from robot_state_format.sim.mapping import FloatArray, WorldMap
-from robot_state_format.sim.mjcf import DEFAULT_DT, floating_roots
+from robot_state_format.sim.mjcf_writer import DEFAULT_DT, floating_roots
 from robot_state_format.usdf.types import WorldState
 
 START_TIMEOUT = 120.0  # s: importing an engine and building a large model

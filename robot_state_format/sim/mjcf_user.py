@@ -15,7 +15,7 @@ import numpy as np
 from robot_state_format.errors import ConversionError
 from robot_state_format.limits import read_input_file
 from robot_state_format.model.types import Model
-from robot_state_format.sim.mjcf import MappedJoint, MjcfLayout
+from robot_state_format.sim.mjcf_writer import MappedJoint, MjcfLayout
 
 __all__ = ["is_user_mjcf", "mj_body_name", "mj_joint_name", "user_layout"]
 

@@ -1,6 +1,6 @@
 """MuJoCo adapter: a passive simulation of a Model, captured to and restored from USDF.
 
-The MuJoCo model is generated from the Model (:mod:`robot_state_format.sim.mjcf`), so every link
+The MuJoCo model is generated from the Model (:mod:`robot_state_format.sim.mjcf_writer`), so every link
 is a body and every joint a joint of the same name.  :meth:`MujocoSim.capture` writes the spec's
 elements (model poses and twists, link poses and twists, joint positions and velocities, the
 stamp) plus the simulator-state extension (:mod:`robot_state_format.usdf.simulator_state`): the
@@ -22,8 +22,8 @@ from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.fk import forward, link_twists
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
-from robot_state_format.sim.mjcf import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
 from robot_state_format.sim.mjcf_user import is_user_mjcf, mj_body_name, mj_joint_name, user_layout
+from robot_state_format.sim.mjcf_writer import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
 from robot_state_format.spatial import matrix_to_quaternion, quaternion_to_matrix
 from robot_state_format.usdf.export.mujoco import mujoco_module
 from robot_state_format.usdf.simulator_state import SimulatorState, find_simulator_state, set_simulator_state

@@ -16,7 +16,7 @@ from robot_state_format.model.types import JointType, Model
 from robot_state_format.sim.adapter import Simulation
 from robot_state_format.sim.drake_sim import DrakeSim
 from robot_state_format.sim.isolated import IsolatedSim
-from robot_state_format.sim.mjcf import DEFAULT_DT, FREE_SUFFIX
+from robot_state_format.sim.mjcf_writer import DEFAULT_DT, FREE_SUFFIX
 from robot_state_format.sim.mujoco_sim import MujocoSim
 from robot_state_format.usdf.writer import write_world_state_file
 

@@ -10,8 +10,8 @@ from lxml import etree
 
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
+from robot_state_format.model.inertia import valid_mass_matrix
 from robot_state_format.model.types import Geometry, Inertial, Material, Source
-from robot_state_format.model.urdf_gazebo import valid_mass_matrix
 from robot_state_format.model.xml import describe
 from robot_state_format.spatial import (
     Transform,

@@ -45,7 +45,7 @@ from robot_state_format.model.sdf.ir import (
 from robot_state_format.model.sdf.joint_parts import JointParts
 from robot_state_format.model.sdf.prefixes import declare_prefixes
 from robot_state_format.model.types import WORLD, Extension, JointType, Shape
-from robot_state_format.model.urdf import read_urdf
+from robot_state_format.model.urdf.reader import read_urdf
 from robot_state_format.model.xml import check_element_count, check_size, encode_text, parse_xml
 from robot_state_format.spatial import Transform
 

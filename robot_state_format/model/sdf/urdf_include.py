@@ -3,7 +3,7 @@
 A plain URDF file is judged by urdfdom (the project's rule for URDF, docs/models.md), with what
 libsdformat would refuse as warnings; a URDF an SDFormat ``<include>`` pulls in is read by
 libsdformat, through its URDF-to-SDFormat conversion, so there the same refusals
-(:mod:`robot_state_format.model.urdf_gazebo`: invalid inertia, duplicate sensor names from
+(:mod:`robot_state_format.model.urdf.gazebo`: invalid inertia, duplicate sensor names from
 ``<gazebo>`` extensions, no link with a mass) are errors (checked with ``conformance/sdf_ref``).
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from robot_state_format.model import urdf_gazebo
 from robot_state_format.model.sdf.elements import Report
 from robot_state_format.model.sdf.ir import (
     MODEL_FRAME,
@@ -24,6 +23,7 @@ from robot_state_format.model.sdf.ir import (
     ShapeIR,
 )
 from robot_state_format.model.types import WORLD, Extension, JointType, Model, Source
+from robot_state_format.model.urdf import gazebo
 from robot_state_format.spatial import inverse
 
 SCOPE_VERSION = (1, 11)  # an included URDF's scope follows the newest conventions (axes in the joint frame)
@@ -31,7 +31,7 @@ SCOPE_VERSION = (1, 11)  # an included URDF's scope follows the newest conventio
 
 def refusals(model: Model, path: str, report: Report) -> None:
     """Report, as errors, what libsdformat's URDF conversion refuses in the included URDF ``model``."""
-    for r in urdf_gazebo.refusals(model):
+    for r in gazebo.refusals(model):
         report.error_at(r.code, f"included URDF {path}: {r.message} (libsdformat refuses it)", r.source)
 
 

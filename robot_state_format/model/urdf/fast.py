@@ -3,7 +3,7 @@ lean pass (:meth:`FastReader.fast_link`, :meth:`FastReader.fast_joint`).
 
 The fast path never reports.  Whatever it does not read itself (an extension child, a Drake element, a
 number outside its plain form) or whatever would give a diagnostic makes it return False with nothing
-changed, and the checked reader (:mod:`robot_state_format.model.urdf`) reads that element from scratch,
+changed, and the checked reader (:mod:`robot_state_format.model.urdf.reader`) reads that element from scratch,
 so every diagnostic is the checked reader's.  What it reads is what the checked reader reads: the same
 values, objects and order (the same value helpers of :class:`~.urdf_values.ValueReader` where a number
 may need explaining).
@@ -37,8 +37,8 @@ from robot_state_format.model.types import (
     SafetyController,
     Shape,
 )
-from robot_state_format.model.urdf_parts import _AXIS_TYPES, _BOUNDED_TYPES, JOINT_TYPES, inertial_children
-from robot_state_format.model.urdf_values import ValueReader
+from robot_state_format.model.urdf.parts import _AXIS_TYPES, _BOUNDED_TYPES, JOINT_TYPES, inertial_children
+from robot_state_format.model.urdf.values import ValueReader
 from robot_state_format.spatial import _rpy_rows
 
 _IDENTITY = np.eye(4)

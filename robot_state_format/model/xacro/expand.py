@@ -38,11 +38,11 @@ from robot_state_format.errors import (
 )
 from robot_state_format.lazy_modules import lazy_package, optional_module
 from robot_state_format.limits import read_input_file, shown_path
-from robot_state_format.model.bounded_child import ChildFailed, ChildLimits, Confinement, run_child
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.packages import NOT_FOUND_HOW, PACKAGE_URI, find_package
 from robot_state_format.model.types import Model
-from robot_state_format.model.xacro_dom import replace_node
+from robot_state_format.model.xacro.bounded_child import ChildFailed, ChildLimits, Confinement, run_child
+from robot_state_format.model.xacro.dom import replace_node
 from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
 # xacro and yaml cost ~60 ms to import: their code runs when a xacro document is first expanded
@@ -51,7 +51,7 @@ xacro: Any = optional_module("xacro")  # xacro is untyped; its module globals ar
 _substitution_args: Any = optional_module("xacro.substitution_args")
 yaml: Any = lazy_package("yaml")[0]
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
-_log = logging.getLogger(__name__)
+_log = logging.getLogger("robot_state_format.model.xacro")  # the package's name, as docs/models.md says
 
 
 class _PackageNotFound(Exception):
@@ -297,7 +297,7 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
     the ``RSF_MAX_XACRO_*`` limits (:mod:`robot_state_format.limits`); a limit hit is a
     :class:`~robot_state_format.errors.ModelError` ``XACRO_LIMIT`` naming it. With ``confinement``
     (an untrusted document) the child also has no environment and may only read under
-    ``confinement.readable`` (:mod:`robot_state_format.model.bounded_child`).
+    ``confinement.readable`` (:mod:`robot_state_format.model.xacro.bounded_child`).
     """
     if not looks_like_xacro(text):  # nothing to evaluate: no child needed
         return expand_in_process(text, file=file, args=args, search_paths=search_paths)

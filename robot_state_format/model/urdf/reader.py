@@ -6,7 +6,7 @@ safety_controller) plus Drake's URDF extensions that change the robot (``drake:j
 ball/planar/screw/universal, ``capsule``/``drake:capsule``/``drake:ellipsoid`` geometry).
 Anything else (``gazebo``, ``transmission``, ``ros2_control``, other ``drake:`` elements) is kept
 in ``Model.extensions``.  All problems are collected; errors raise one ``ModelError`` (codes in
-:mod:`robot_state_format.model.urdf_validate`), warnings go to ``Model.warnings``.
+:mod:`robot_state_format.model.urdf.validate`), warnings go to ``Model.warnings``.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from robot_state_format.model.types import (
     Shape,
     Source,
 )
-from robot_state_format.model.urdf_fast import FastReader
-from robot_state_format.model.urdf_parts import (
+from robot_state_format.model.urdf.fast import FastReader
+from robot_state_format.model.urdf.parts import (
     _AXIS_TYPES,
     _D,
     DRAKE_JOINT_TYPES,
@@ -48,7 +48,7 @@ from robot_state_format.model.urdf_parts import (
     prepare_urdf_bytes,
     strip_default_namespace,
 )
-from robot_state_format.model.urdf_validate import validate_urdf_model
+from robot_state_format.model.urdf.validate import validate_urdf_model
 from robot_state_format.model.xml import parse_xml
 
 _IDENTITY = np.eye(4)

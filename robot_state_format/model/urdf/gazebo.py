@@ -7,7 +7,7 @@ libsdformat (``model/loader.py``), which ``check --gazebo`` turns into libsdform
 
 The classes, each checked against ``conformance/sdf_ref`` (libsdformat 12.3):
 
-* ``SDF_INVALID_INERTIA``: a link whose mass matrix is invalid (:func:`valid_mass_matrix`);
+* ``SDF_INVALID_INERTIA``: a link whose mass matrix is invalid (:func:`~robot_state_format.model.inertia.valid_mass_matrix`);
 * ``SDF_DUPLICATE_SENSOR``: ``<gazebo reference="R">`` extensions adding two ``<sensor>``s of one
   name to R ("sensor with name[s] already exists");
 * ``SDF_NAME_CLASH``: a joint named like a link (SDFormat links and joints share one namespace);
@@ -33,10 +33,10 @@ from dataclasses import dataclass
 import numpy as np
 from lxml import etree
 
+from robot_state_format.model.inertia import valid_mass_matrix
 from robot_state_format.model.types import WORLD, JointType, Model, Source
 from robot_state_format.model.xml import safe_parser
 
-_DBL_EPS = float(np.finfo(float).eps)
 _MASS_EPS = 1e-6  # ignition::math::equal's default tolerance, libsdformat's "has no mass" test
 _TRUE = ("true", "1")
 
@@ -46,34 +46,6 @@ class Refusal:
     code: str
     message: str
     source: Source
-
-
-def valid_mass_matrix(mass: float, six: tuple[float, float, float, float, float, float],
-                      tolerance: float = 10.0) -> bool:
-    """libsdformat's (ignition-math ``MassMatrix3::IsValid``) test: mass >= 0, the leading minors of
-    the inertia matrix and its principal moments non-negative, the moments obeying the triangle
-    inequality, each within ``tolerance * DBL_EPSILON * trace / 2``."""
-    ixx, ixy, ixz, iyy, iyz, izz = six
-    eps = tolerance * _DBL_EPS * 0.5 * abs(ixx + iyy + izz)
-    if ixy == ixz == iyz == 0.0:  # diagonal (most links): the moments are the principal moments
-        return (mass >= 0 and ixx + eps >= 0 and iyy + eps >= 0 and izz + eps >= 0 and ixx + iyy + eps >= izz
-                and iyy + izz + eps >= ixx and izz + ixx + eps >= iyy and ixx * iyy + eps >= 0
-                and ixx * iyy * izz + eps >= 0)
-    # Gershgorin: every eigenvalue lies within [I_ii - r_i, I_ii + r_i]; when those bounds alone prove
-    # the moments positive and the triangle inequality (with a margin for rounding), no eigenvalues needed
-    r0, r1, r2 = abs(ixy) + abs(ixz), abs(ixy) + abs(iyz), abs(ixz) + abs(iyz)
-    trace = ixx + iyy + izz
-    margin = 1e-9 * abs(trace)
-    if mass >= 0 and min(ixx - r0, iyy - r1, izz - r2) > margin and trace - 2 * max(
-            ixx + r0, iyy + r1, izz + r2) > margin:
-        return True
-    moi = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    if not (mass >= 0 and ixx + eps >= 0 and ixx * iyy - ixy * ixy + eps >= 0 and np.linalg.det(moi) + eps >= 0):
-        return False
-    m = np.linalg.eigvalsh(moi)
-    eps = tolerance * np.finfo(float).eps * 0.5 * abs(float(m.sum()))
-    return bool(m.min() + eps >= 0 and m[0] + m[1] + eps >= m[2] and m[1] + m[2] + eps >= m[0]
-                and m[2] + m[0] + eps >= m[1])
 
 
 def _gazebo_children(model: Model, word: str) -> list[tuple[str, etree._Element, Source]]:
@@ -332,4 +304,4 @@ def refusals(model: Model) -> list[Refusal]:
     return out + _no_link_left(model, links)
 
 
-__all__ = ["Refusal", "refusals", "valid_mass_matrix"]
+__all__ = ["Refusal", "refusals"]

@@ -1,7 +1,7 @@
 """The URDF reader's values: diagnostics (strict, or lenient where urdfdom drops an element), numbers,
 vectors and ``<origin>`` transforms, read with urdfdom's grammar (:mod:`robot_state_format.numbers`).
 
-:class:`ValueReader` is the base of the element reader in :mod:`robot_state_format.model.urdf`.
+:class:`ValueReader` is the base of the element reader in :mod:`robot_state_format.model.urdf.reader`.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from lxml import etree
 from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.model.types import Source
-from robot_state_format.model.urdf_parts import _tag_name, describe, plain_vec3
+from robot_state_format.model.urdf.parts import _tag_name, describe, plain_vec3
 from robot_state_format.spatial import Transform, quaternion_to_matrix, xyz_rpy_to_transform
 
 _IDENTITY = np.eye(4)

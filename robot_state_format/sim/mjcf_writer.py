@@ -333,7 +333,7 @@ def principal_inertia(ine: Inertial) -> tuple[FloatArray, FloatArray]:
 
 def mujoco_inertial(ine: Inertial | None) -> tuple[float, FloatArray | None, FloatArray]:
     """``(mass, X_link_principal, principal moments)`` of a link as MuJoCo compiles the generated
-    MJCF (:mod:`~robot_state_format.sim.mjcf`: ``boundmass``, ``boundinertia``, ``balanceinertia``):
+    MJCF (:mod:`~robot_state_format.sim.mjcf_writer`: ``boundmass``, ``boundinertia``, ``balanceinertia``):
     no inertial or no positive mass → ``MIN_MASS`` with moments ``MIN_INERTIA`` at the link origin;
     mass below ``MIN_MASS`` raised to it; principal moments below ``MIN_INERTIA`` raised to it,
     then, if they break the triangle inequality, all set to their mean.  ``X`` is None when the

@@ -1,6 +1,6 @@
 """Run one function in a child process under CPU-time, memory, wall-time and reply-size limits.
 
-Used for xacro expansion (:mod:`robot_state_format.model.xacro`): xacro evaluates ``${...}`` with
+Used for xacro expansion (:mod:`robot_state_format.model.xacro.expand`): xacro evaluates ``${...}`` with
 Python's ``eval``, so a document can run any code, compute ``10**10**8`` or build a string of
 gigabytes. The child runs ``serve(request)`` and answers with JSON (never pickle: the parent must not
 run code the child chose); the parent reads at most the reply bound, kills the child at the wall-time
@@ -11,7 +11,7 @@ bound, and turns every way it can end into :class:`ChildFailed` naming the limit
   no ROS (a few milliseconds), else a new interpreter (~0.1 s).
 * a :class:`Confinement` (a description from the network): always a new interpreter (no copy of this
   process's memory), an empty environment, an empty temporary working directory, and
-  :func:`~robot_state_format.model.confine.confine` (read-only access under the allowed directories, no
+  :func:`~robot_state_format.model.xacro.confine.confine` (read-only access under the allowed directories, no
   process creation, no network) before ``serve`` runs.
 """
 
@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from robot_state_format.model.confine import confine
+from robot_state_format.model.xacro.confine import confine
 
 __all__ = ["ChildFailed", "ChildLimits", "Confinement", "add_interrupt", "run_child", "serve_stdio"]
 
@@ -153,7 +153,7 @@ def serve_stdio() -> None:
 
 
 _BOOT = ("import json, sys\nsys.path[:] = json.loads(sys.argv[1])\n"
-         "from robot_state_format.model.bounded_child import serve_stdio\nserve_stdio()\n")
+         "from robot_state_format.model.xacro.bounded_child import serve_stdio\nserve_stdio()\n")
 
 
 def _can_fork() -> bool:

@@ -1,4 +1,4 @@
-"""Pieces of the URDF reader (:mod:`robot_state_format.model.urdf`): the joint-type tables, the
+"""Pieces of the URDF reader (:mod:`robot_state_format.model.urdf.reader`): the joint-type tables, the
 ``<origin>`` transform, the naming helpers of its messages, and the text-level preparation of a
 document before parsing.
 
