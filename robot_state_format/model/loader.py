@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +30,7 @@ _SDF = lazy_module("robot_state_format.model.sdf")  # imported by the first SDFo
 _MJCF = lazy_module("robot_state_format.model.mjcf")  # by the first MJCF document
 _DMD = lazy_module("robot_state_format.model.directives")  # by the first Model Directives scene
 
-__all__ = ["GAZEBO_REFUSES", "detect_format", "gazebo_refusals", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
+__all__ = ["GAZEBO_REFUSES", "GazeboRefusal", "detect_format", "gazebo_refusals", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
 
 _XACRO_HINT = ("expand it first (`xacro FILE > out.urdf`), name it .xacro, declare xmlns:xacro on its root "
                "element, or pass --xacro (load_model_file(..., xacro=True))")
@@ -131,19 +132,25 @@ def _load_model(text: str | bytes, *, file: str, fmt: str | None, xacro_args: Ma
 GAZEBO_REFUSES = "libsdformat 12 (Gazebo) refuses this URDF: "
 
 
+@dataclass(frozen=True)
+class GazeboRefusal(Diagnostic):
+    """A warning on a URDF (or expanded xacro) model: libsdformat 12's URDF conversion (Gazebo) refuses it
+    (its message starts with :data:`GAZEBO_REFUSES`)."""
+
+
 def _gazebo_warnings(model: Model) -> Model:
     """A plain URDF keeps urdfdom's verdict; what libsdformat's URDF conversion (Gazebo) refuses is a
     warning naming it (``check --gazebo`` then gives libsdformat's verdict; docs/sdformat.md)."""
-    model.warnings.extend(Diagnostic(r.code, GAZEBO_REFUSES + r.message,
-                                     r.source.file, r.source.line, r.source.element, Severity.WARNING)
+    model.warnings.extend(GazeboRefusal(r.code, GAZEBO_REFUSES + r.message,
+                                        r.source.file, r.source.line, r.source.element, Severity.WARNING)
                           for r in gazebo.refusals(model))
     return model
 
 
 def gazebo_refusals(model: Model) -> list[Diagnostic]:
-    """The warnings of a URDF (or expanded xacro) model that say libsdformat 12 (Gazebo) refuses it:
-    libsdformat's verdict on the file is "refused" exactly when this list is not empty."""
-    return [d for d in model.warnings if d.message.startswith(GAZEBO_REFUSES)]
+    """The warnings of a URDF (or expanded xacro) model that say libsdformat 12 (Gazebo) refuses it
+    (:class:`GazeboRefusal`): libsdformat's verdict on the file is "refused" exactly when this list is not empty."""
+    return [d for d in model.warnings if isinstance(d, GazeboRefusal)]
 
 
 def _declare_xacro(text: str | bytes) -> str | bytes:

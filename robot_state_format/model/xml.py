@@ -34,6 +34,16 @@ __all__ = [
     "encode_text", "parse_bytes", "parse_xml", "safe_parser", "tolerate",
 ]
 
+# libxml2's errors about an entity or a reference to one (etree.ErrorTypes): each is an ``{prefix}_ENTITY``
+_ENTITY_ERRORS = frozenset(getattr(etree.ErrorTypes, name) for name in (
+    "ERR_UNDECLARED_ENTITY", "WAR_UNDECLARED_ENTITY", "ERR_UNPARSED_ENTITY", "ERR_ENTITY_IS_EXTERNAL",
+    "ERR_ENTITY_IS_PARAMETER", "ERR_ENTITY_LOOP", "ERR_ENTITY_BOUNDARY", "ERR_ENTITY_CHAR_ERROR",
+    "ERR_ENTITY_PE_INTERNAL", "ERR_ENTITY_NOT_STARTED", "ERR_ENTITY_NOT_FINISHED", "ERR_ENTITY_PROCESSING",
+    "ERR_EXT_ENTITY_STANDALONE", "ERR_REDECL_PREDEF_ENTITY", "ERR_ENTITYREF_AT_EOF", "ERR_ENTITYREF_IN_PROLOG",
+    "ERR_ENTITYREF_IN_EPILOG", "ERR_ENTITYREF_IN_DTD", "ERR_ENTITYREF_NO_NAME", "ERR_ENTITYREF_SEMICOL_MISSING",
+    "ERR_PEREF_AT_EOF", "ERR_PEREF_IN_PROLOG", "ERR_PEREF_IN_EPILOG", "ERR_PEREF_IN_INT_SUBSET",
+    "ERR_PEREF_NO_NAME", "ERR_PEREF_SEMICOL_MISSING") if hasattr(etree.ErrorTypes, name))
+
 # The bound in force when this module was imported; limits.MAX_DOCUMENT_BYTES is read at each call.
 MAX_DOCUMENT_BYTES = limits.MAX_DOCUMENT_BYTES
 
@@ -172,25 +182,32 @@ def parse_xml(
     *,
     error_type: type[DiagnosticError] = ModelError,
     code_prefix: str = "XML",
+    description: bool = True,
 ) -> tuple[etree._Element, list[Diagnostic]]:
-    """Parse ``data`` into an element tree; return the root and tolerance warnings."""
+    """Parse ``data`` into an element tree; return the root and tolerance warnings.
+
+    ``description``: a robot description (urdfdom's, libsdformat's and MuJoCo's TinyXML2 tolerances: bytes
+    that are not UTF-8, markup after the root; a ``<?...?>`` inside or after the root refused; the tree
+    counted toward the bounds of everything a description expands to, :mod:`.access`). False for a strict
+    format (USDF: ``error_type=UsdfError, code_prefix="USDF_XML"``)."""
     is_text = isinstance(data, str)
     raw = encode_text(data, file, error_type=error_type, code_prefix=code_prefix) if isinstance(data, str) \
         else bytes(data)
-    raw, warnings = tolerate(raw, file, error_type=error_type, code_prefix=code_prefix, decoded=is_text)
+    raw, warnings = tolerate(raw, file, error_type=error_type, code_prefix=code_prefix, decoded=is_text,
+                             description=description)
     try:
         check_element_count(raw, file, error_type=error_type, code_prefix=code_prefix)
         try:
             root = parse_bytes(raw)
         except etree.XMLSyntaxError as exc:
-            root = _root_before_trailing_markup(raw, exc, file, code_prefix, warnings)
+            root = _root_before_trailing_markup(raw, exc, file, code_prefix, warnings) if description else None
             if root is None:
                 raise
     except etree.XMLSyntaxError as exc:
         err_line: int | None = exc.position[0] if exc.position else getattr(exc, "lineno", None)
         msg = exc.msg if getattr(exc, "msg", None) else str(exc)
         # an entity libxml2 stopped at (external, undefined, a loop, amplification) is the entity policy's
-        kind = "ENTITY" if b"<!ENTITY" in raw or "entity" in msg.lower() else "SYNTAX"
+        kind = "ENTITY" if b"<!ENTITY" in raw or exc.code in _ENTITY_ERRORS else "SYNTAX"
         raise error_type([Diagnostic(f"{code_prefix}_{kind}", f"malformed XML: {msg}", file, err_line)]
                          + [w for w in warnings if w.code == f"{code_prefix}_TRAILING_NUL"]) from None
     except (ValueError, etree.LxmlError) as exc:
@@ -198,9 +215,9 @@ def parse_xml(
     if root is None:
         raise error_type(Diagnostic(f"{code_prefix}_EMPTY", "empty document", file, None))
     check_entities(root, raw, file, error_type=error_type, code_prefix=code_prefix)
-    if code_prefix == "XML" and b"<?" in raw:
+    if description and b"<?" in raw:
         _refuse_late_instructions(root, file, error_type)
-    if code_prefix == "XML":
+    if description:
         access.count_tree(root, file)  # a robot description: all its files together are bounded
     return root, warnings
 
@@ -221,8 +238,7 @@ def _root_before_trailing_markup(raw: bytes, exc: etree.XMLSyntaxError, file: st
     """A robot description whose root element is followed by markup TinyXML2 loads (urdfdom and
     libsdformat then read the first root; :mod:`xml_trailing`): the root, with an ``XML_TRAILING_CONTENT``
     warning; ``None`` when the error is another one or TinyXML2 would refuse the rest too."""
-    if code_prefix != "XML" or not str(exc.msg).startswith("Extra content at the end of the document") \
-            or not exc.position:
+    if exc.code != etree.ErrorTypes.ERR_DOCUMENT_END or not exc.position:  # "Extra content at the end ..."
         return None
     line, column = exc.position
     start = 0
@@ -311,7 +327,8 @@ def _declarations(raw: bytes) -> list[re.Match[bytes]]:
 
 
 def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticError] = ModelError,
-             code_prefix: str = "XML", decoded: bool = False) -> tuple[bytes, list[Diagnostic]]:
+             code_prefix: str = "XML", decoded: bool = False, description: bool = True
+             ) -> tuple[bytes, list[Diagnostic]]:
     """The document bytes with the defects urdfdom tolerates repaired, and a warning for each.
 
     * a UTF-8 BOM is dropped; a UTF-16 or UTF-32 document (with or without a BOM) is refused
@@ -322,7 +339,7 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
       start (``MISPLACED_DECLARATION``), any further one (``DUPLICATE_DECLARATION``), a version other
       than 1.0/1.1 (``BAD_VERSION``); the first declaration's encoding is applied (result: UTF-8)
       unless ``decoded`` (``raw`` was encoded from text already decoded);
-    * robot descriptions only (``code_prefix`` ``XML``; USDF is strict UTF-8): bytes that are not
+    * robot descriptions only (``description``; USDF is strict UTF-8): bytes that are not
       UTF-8 are read as Latin-1 characters (``INVALID_UTF8``, the line of the first).
     """
     warnings: list[Diagnostic] = []
@@ -393,7 +410,7 @@ def tolerate(raw: bytes, file: str = "<string>", *, error_type: type[DiagnosticE
         except (LookupError, UnicodeDecodeError, UnicodeEncodeError) as exc:
             raise error_type(Diagnostic(f"{code_prefix}_ENCODING", f"cannot decode document: {exc}",
                                         file, encoding[1])) from None
-    elif code_prefix == "XML" and not decoded and not raw.isascii():
+    elif description and not decoded and not raw.isascii():
         raw = _bytes_as_latin1(raw, file, warnings)
     return raw, warnings
 

@@ -61,7 +61,8 @@ def read_world_state(data: str | bytes, *, file: str = "<string>", lenient: bool
         if fast is not None:
             root = fast
         else:
-            root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
+            root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML",
+                                           description=False)
     except UsdfError as exc:
         if exc.code == "USDF_XML_SYNTAX":
             more = find_syntax_faults(data, file)

@@ -48,7 +48,8 @@ def schema() -> etree.XMLSchema:
 
 def validate_schema(data: str | bytes, *, file: str = "<string>") -> list[Diagnostic]:
     """XSD violations of a document (empty when valid); malformed XML is a ``USDF_XML_*`` error."""
-    root, _ = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
+    root, _ = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML",
+                        description=False)
     xsd = schema()
     if xsd.validate(root):
         return []

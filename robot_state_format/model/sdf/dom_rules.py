@@ -62,26 +62,26 @@ _PIXEL_FORMATS = ("", "L8", "L16", "R_FLOAT16", "R_FLOAT32", "R8G8B8", "B8G8R8",
                   "RGB_INT16", "RGB_INT32", "BGR_INT8", "BGR_INT16", "BGR_INT32", "RGB_FLOAT16", "RGB_FLOAT32")
 
 
-def _listed(path: str, attr: str | None, fallback: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+def _listed(path: str, attr: str | None, fallback: tuple[str, ...]) -> tuple[str, ...]:
     found = measured(f"{path}@{attr}" if attr else path)
-    return path, found if found is not None else fallback
+    return found if found is not None else fallback
 
 
-SENSOR_TYPES = _listed("//sensor", "type", _SENSOR_TYPES)[1]
-PIXEL_FORMATS = _listed("//sensor/camera/image/format", None, _PIXEL_FORMATS)[1]
+SENSOR_TYPES = _listed("//sensor", "type", _SENSOR_TYPES)
+PIXEL_FORMATS = _listed("//sensor/camera/image/format", None, _PIXEL_FORMATS)
 ONE_OF: tuple[tuple[str, str | None, tuple[str, ...]], ...] = (
-    ("//light", "type", _listed("//light", "type", ("point", "spot", "directional"))[1]),
+    ("//light", "type", _listed("//light", "type", ("point", "spot", "directional"))),
     ("//sensor", "type", SENSOR_TYPES),
-    ("//particle_emitter", "type", _listed("//particle_emitter", "type", ("point", "box", "cylinder", "ellipsoid"))[1]),
-    ("//sensor/force_torque/frame", None, _listed("//sensor/force_torque/frame", None, ("child", "parent", "sensor"))[1]),
+    ("//particle_emitter", "type", _listed("//particle_emitter", "type", ("point", "box", "cylinder", "ellipsoid"))),
+    ("//sensor/force_torque/frame", None, _listed("//sensor/force_torque/frame", None, ("child", "parent", "sensor"))),
     ("//sensor/force_torque/measure_direction", None,
-     _listed("//sensor/force_torque/measure_direction", None, ("child_to_parent", "parent_to_child"))[1]),
+     _listed("//sensor/force_torque/measure_direction", None, ("child_to_parent", "parent_to_child"))),
     ("//sensor/camera/image/format", None, PIXEL_FORMATS),
-    ("//world/atmosphere", "type", _listed("//world/atmosphere", "type", ("adiabatic",))[1]),
+    ("//world/atmosphere", "type", _listed("//world/atmosphere", "type", ("adiabatic",))),
     ("//world/spherical_coordinates/surface_model", None,
-     _listed("//world/spherical_coordinates/surface_model", None, ("EARTH_WGS84",))[1]),
+     _listed("//world/spherical_coordinates/surface_model", None, ("EARTH_WGS84",))),
     ("//world/spherical_coordinates/world_frame_orientation", None,
-     _listed("//world/spherical_coordinates/world_frame_orientation", None, ("ENU",))[1]),
+     _listed("//world/spherical_coordinates/world_frame_orientation", None, ("ENU",))),
     ("//visual/material/shader | //particle_emitter/material/shader", "type", SHADER_TYPES),
 )
 
@@ -91,8 +91,7 @@ def _set(el: etree._Element, name: str) -> bool:
     return found is not None and (found.text or "").strip() not in _UNSET
 
 
-def _one_of(root: etree._Element, report: Report, file: str) -> int:
-    errors = 0
+def _one_of(root: etree._Element, report: Report, file: str) -> None:
     for path, attr, allowed in ONE_OF:
         query = " | ".join(p.strip() + _OUTSIDE_PLUGINS for p in path.split("|"))
         for el in root.xpath(query):
@@ -100,20 +99,17 @@ def _one_of(root: etree._Element, report: Report, file: str) -> int:
             if raw is None:  # a missing required attribute is the descriptions' refusal (spec_check)
                 continue
             if raw.strip() not in allowed:
-                errors += 1
                 what = f"<{el.tag} {attr}={raw.strip()!r}>" if attr else f"<{el.tag}> {raw.strip()!r}"
                 named = [a for a in allowed if a]
                 shown = ", ".join(named) if len(named) <= 12 else ", ".join(named[:7]) + ", ..."
                 report.error("SDF_UNSUPPORTED_VALUE", f"{what} is none of {shown} (libsdformat refuses it)", file, el)
-    return errors
 
 
-def check(root: etree._Element, report: Report, file: str) -> int:
-    """Report every refusal above in the document ``root``; the number reported."""
-    errors = _one_of(root, report, file)
+def check(root: etree._Element, report: Report, file: str) -> None:
+    """Report every refusal above in the document ``root`` (errors in ``report``)."""
+    _one_of(root, report, file)
     for sub in root.xpath("//mesh/submesh" + _OUTSIDE_PLUGINS):
         if not _set(sub, "name"):
-            errors += 1
             report.error("SDF_SUBMESH_NAME", "<submesh> has no <name>, or an empty one (libsdformat refuses it)",
                          file, sub)
     for world in root.xpath("//world"):
@@ -121,7 +117,6 @@ def check(root: etree._Element, report: Report, file: str) -> int:
         for ph in world.findall("physics"):
             name = (ph.get("name") or "default_physics").strip()
             if name in seen:
-                errors += 1
                 report.error("SDF_DUPLICATE_PHYSICS", f"two <physics> named {name!r} in <world> (libsdformat "
                              "refuses it)", file, ph)
             seen.add(name)
@@ -130,17 +125,14 @@ def check(root: etree._Element, report: Report, file: str) -> int:
         if script is not None:
             for name in ("uri", "name"):
                 if not _set(script, name):
-                    errors += 1
                     report.error("SDF_MATERIAL_SCRIPT", f"<script> has no <{name}>, or an empty one "
                                  "(libsdformat refuses it)", file, script)
         shader = mat.find("shader")
         kind = (shader.get("type") or "").strip() if shader is not None else ""
         if shader is not None and kind.startswith("normal_map") and kind in SHADER_TYPES and not _set(
                 shader, "normal_map"):
-            errors += 1
             report.error("SDF_MATERIAL_NORMAL_MAP", f"<shader type={kind!r}> has no <normal_map> (libsdformat "
                          "refuses it)", file, shader)
-    return errors
 
 
 __all__ = ["ONE_OF", "SHADER_TYPES", "check"]

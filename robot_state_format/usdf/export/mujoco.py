@@ -354,7 +354,8 @@ def mujoco_keyframe(state: WorldState, mj_model: Any, *, name: str = "usdf",
 
 def parse_keyframe(text: str) -> tuple[np.ndarray, np.ndarray, float]:
     """``(qpos, qvel, time)`` of the first ``<key>`` of a keyframe document (for applying it)."""
-    root, _ = parse_xml(text, "<keyframe>", error_type=UsdfError, code_prefix="USDF_XML")
+    root, _ = parse_xml(text, "<keyframe>", error_type=UsdfError, code_prefix="USDF_XML",
+                        description=False)
     key = root if root.tag == "key" else root.find("key")
     if key is None:
         raise ConversionError("no <key> element")

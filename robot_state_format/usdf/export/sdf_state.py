@@ -192,7 +192,8 @@ def _warn(code: str, msg: str) -> Diagnostic:
 def sdf_to_state(data: str | bytes, *, file: str = "<string>") -> ReadResult:
     """The USDF state of the first SDFormat ``<state>`` in ``data`` and the warnings (what USDF cannot
     hold, or was dropped); ``UsdfError`` if there is none or it is malformed."""
-    root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML")
+    root, xml_warnings = parse_xml(data, file, error_type=UsdfError, code_prefix="USDF_XML",
+                                   description=False)
     st = root if root.tag == "state" else next(iter(root.iter("state")), None)
     if st is None:
         raise UsdfError(Diagnostic("USDF_SDF_NO_STATE", "no <state> element", file, root.sourceline))
