@@ -29,6 +29,7 @@ import importlib.util
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -88,10 +89,32 @@ def prefix(ns: str, name: str) -> str:
     return f"{ns}{SCOPE}{name}" if ns else name
 
 
-def split_scoped(name: str) -> tuple[str, str]:
+class Scoped(NamedTuple):
+    """A scoped name split at its last delimiter: its model instance (``a::b``; "" for none) and local name."""
+
+    instance: str
+    local: str
+
+
+class BodyFrame(NamedTuple):
+    """A frame as Drake attaches it: the body and the frame's pose in it (X_body_frame)."""
+
+    body: str
+    pose: Transform
+
+
+class FrameRef(NamedTuple):
+    """A frame named in a directive: its body, its pose in that body (X_body_frame), its model instance."""
+
+    body: str
+    pose: Transform
+    instance: str
+
+
+def split_scoped(name: str) -> Scoped:
     """``a::b::c`` → (``a::b``, ``c``): Drake splits a scoped name at its last delimiter."""
     inst, sep, local = name.rpartition(SCOPE)
-    return (inst, local) if sep else ("", name)
+    return Scoped(inst, local) if sep else Scoped("", name)
 
 
 class Composer:
@@ -103,7 +126,7 @@ class Composer:
         self.search_paths = list(search_paths)
         self.instances: set[str] = {""}
         self.added: set[str] = set()  # the instances of add_model directives
-        self.frames: dict[str, dict[str, tuple[str, Transform]]] = {"": {WORLD: (WORLD, np.eye(4))}}
+        self.frames: dict[str, dict[str, BodyFrame]] = {"": {WORLD: BodyFrame(WORLD, np.eye(4))}}
         self.free_pose: dict[str, Transform] = {}
         self.files_read = 0
         self.stack: list[Path] = []
@@ -150,10 +173,10 @@ class Composer:
         return path
 
     # ---- frames ---------------------------------------------------------------------------------
-    def frame(self, name: str, ns: str) -> tuple[str, Transform, str]:
-        """(body, X_body_frame, instance) of a frame named in a directive."""
+    def frame(self, name: str, ns: str) -> FrameRef:
+        """The body, X_body_frame and instance of a frame named in a directive."""
         if name == WORLD:
-            return WORLD, np.eye(4), ""
+            return FrameRef(WORLD, np.eye(4), "")
         inst, local = split_scoped(prefix(ns, name))
         if inst:
             if inst not in self.instances:
@@ -163,15 +186,15 @@ class Composer:
                 valid = ", ".join(sorted(self.frames.get(inst, {}))) or "none"
                 raise self.fail("DMD_FRAME_NOT_FOUND", f"there is no frame {local!r} in model instance {inst!r} "
                                 f"(valid names: {valid})")
-            return found[0], found[1], inst
+            return FrameRef(found.body, found.pose, inst)
         hits = [(i, fr[local]) for i, fr in self.frames.items() if local in fr]
         if not hits:
             raise self.fail("DMD_FRAME_NOT_FOUND", f"there is no frame {local!r} in any model instance")
         if len(hits) > 1:
             raise self.fail("DMD_FRAME_AMBIGUOUS", f"frame {local!r} exists in several model instances ("
                             f"{', '.join(i or 'the world' for i, _ in hits)}): scope it as INSTANCE::{local}")
-        i, (body, x) = hits[0]
-        return body, x, i
+        i, found = hits[0]
+        return FrameRef(found.body, found.pose, i)
 
     def parent_joint(self, link: str) -> Joint | None:
         for j in self.model.joints.values():
@@ -281,7 +304,7 @@ class Composer:
         name = prefix(inst, local)
         j = self.model.joints.get(name)
         if j is None:
-            valid = ", ".join(sorted(split_scoped(n)[1] for n in self.model.joints if split_scoped(n)[0] == inst))
+            valid = ", ".join(sorted(s.local for s in map(split_scoped, self.model.joints) if s.instance == inst))
             raise self.fail("DMD_JOINT_NOT_FOUND", f"default_joint_positions: there is no joint {local!r} in model "
                             f"instance {inst!r} (valid names: {valid or 'none'})", line)
         if j.type in (JointType.BALL, JointType.PLANAR, JointType.UNIVERSAL, JointType.REVOLUTE2):
@@ -303,7 +326,7 @@ class Composer:
     def free_body_pose(self, inst: str, key: str, pose: Pose, ns: str) -> None:
         line = pose.line
         if key == "":
-            bodies = [n for n in self.model.links if split_scoped(n)[0] == inst]
+            bodies = [n for n in self.model.links if split_scoped(n).instance == inst]
             if len(bodies) != 1:
                 raise self.fail("DMD_FREE_BODY_AMBIGUOUS", f"default_free_body_pose \"\": model instance {inst!r} has "
                                 f"{len(bodies)} bodies; name the one to pose", line)
@@ -313,16 +336,17 @@ class Composer:
             if found is None:
                 raise self.fail("DMD_FRAME_NOT_FOUND", f"default_free_body_pose: there is no body or frame {key!r} in "
                                 f"model instance {inst!r}", line)
-            body, x_bf = found
+            body, x_bf = found.body, found.pose
         if body == WORLD or self.parent_joint(body) is not None:
             raise self.fail("DMD_FREE_BODY_NOT_FREE", f"default_free_body_pose: body {body!r} is not a free body (it "
                             "already has a joint)", line)
-        on_body = key == "" or (split_scoped(body)[1] == key and split_scoped(body)[0] == inst)
+        on_body = key == "" or split_scoped(body) == Scoped(inst, key)
         if pose.base_frame in (None, WORLD) and on_body:  # Drake: the body stays free, at this default pose
             self.free_pose[body] = pose.X
             return
         # Drake adds a (quaternion floating) joint from the base frame to the named frame
-        pb, x_pb_base, _ = self.frame(WORLD if pose.base_frame is None else pose.base_frame, ns)
+        base = self.frame(WORLD if pose.base_frame is None else pose.base_frame, ns)
+        pb, x_pb_base = base.body, base.pose
         self.check_no_loop(pb, body)
         binst, blocal = split_scoped(body)
         name = prefix(binst, blocal)
@@ -338,7 +362,8 @@ class Composer:
     def add_frame(self, d: AddFrame, ns: str) -> None:
         self.element = f"add_frame[name={d.name}]"
         assert d.X_PF is not None and d.X_PF.base_frame is not None
-        body, x_b_base, base_inst = self.frame(d.X_PF.base_frame, ns)
+        base = self.frame(d.X_PF.base_frame, ns)
+        body, x_b_base, base_inst = base.body, base.pose, base.instance
         inst, local = split_scoped(d.name)
         if inst:
             inst = prefix(ns, inst)
@@ -350,21 +375,22 @@ class Composer:
             raise self.fail("DMD_DUPLICATE_FRAME", f"model instance {inst or 'the world'!r} already contains a frame "
                             f"named {local!r}")
         x = x_b_base @ d.X_PF.X
-        self.frames[inst][local] = (body, x)
+        self.frames[inst][local] = BodyFrame(body, x)
         full = prefix(inst, local)
         self.model.frames[full] = Frame(full, body, x, self.source())
 
     def add_weld(self, d: AddWeld, ns: str) -> None:
         self.element = f"add_weld[parent={d.parent}, child={d.child}]"
-        pb, x_pb_p, _ = self.frame(d.parent, ns)
-        cb, x_cb_c, cinst = self.frame(d.child, ns)
+        parent, child = self.frame(d.parent, ns), self.frame(d.child, ns)
+        pb, x_pb_p = parent.body, parent.pose
+        cb, x_cb_c, cinst = child.body, child.pose, child.instance
         if cb == WORLD:
             raise self.fail("DMD_WELD_CHILD_WORLD", "add_weld: the child cannot be the world")
         if cinst not in self.added:  # Drake demands it (its process aborts otherwise)
             raise self.fail("DMD_WELD_CHILD_INSTANCE", f"add_weld: the child frame's model instance {cinst!r} was not "
                             "added by add_model (a nested model's or an add_model_instance's frame cannot be "
                             "welded as the child in Drake)")
-        name = prefix(cinst, f"{split_scoped(d.parent)[1]}_welds_to_{split_scoped(d.child)[1]}")
+        name = prefix(cinst, f"{split_scoped(d.parent).local}_welds_to_{split_scoped(d.child).local}")
         if name in self.model.joints:  # Drake checks the joint's name first
             self.add_joint(Joint(name, JointType.FIXED, pb, cb))
         self.check_no_loop(pb, cb)
@@ -466,7 +492,7 @@ def merge_model(c: Composer, sub: Model, inst: str) -> None:
         i, local = split_scoped(name)
         key = prefix(inst, i) if i else inst
         c.instances.add(key)
-        c.frames.setdefault(key, {})[local] = (body, pose)
+        c.frames.setdefault(key, {})[local] = BodyFrame(body, pose)
 
     for n, link in sub.links.items():
         if urdf_world and n == WORLD:

@@ -15,12 +15,12 @@ from typing import Any
 
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError
-from robot_state_format.lazy_modules import lazy_package
+from robot_state_format.lazy_modules import lazy_module
 
 __all__ = ["YNode", "parse_yaml"]
 
 # PyYAML costs ~40 ms to import: its code runs when a scene is first read (check of a URDF never pays it)
-yaml: Any = lazy_package("yaml")[0]
+yaml: Any = lazy_module("yaml")
 
 _MAP = "tag:yaml.org,2002:map"
 _SEQ = "tag:yaml.org,2002:seq"

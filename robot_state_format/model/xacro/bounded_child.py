@@ -31,13 +31,13 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from robot_state_format.model.xacro.confine import confine
 
-__all__ = ["ChildFailed", "ChildLimits", "Confinement", "add_interrupt", "run_child", "serve_stdio"]
+__all__ = ["ChildEntry", "ChildFailed", "ChildLimits", "Confinement", "add_interrupt", "run_child", "serve_stdio"]
 
 Serve = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -48,6 +48,16 @@ class ChildLimits:
     memory_bytes: int  # address space the child may add to what it holds when ``serve`` starts
     wall_seconds: float
     reply_bytes: int
+
+
+@dataclass(frozen=True)
+class ChildEntry:
+    """Where a new interpreter finds the child's code: ``module``, its function ``serve`` and its function
+    ``prepare`` (importing what ``serve`` needs; run in the child before confinement, or here before a fork)."""
+
+    module: str
+    serve: str
+    prepare: str
 
 
 @dataclass(frozen=True)
@@ -193,9 +203,9 @@ def _forked(serve: Serve, request: dict[str, Any], limits: ChildLimits) -> Itera
 
 
 @contextlib.contextmanager
-def _spawned(module: str, serve: str, prepare: str, request: dict[str, Any], limits: ChildLimits,
+def _spawned(entry: ChildEntry, request: dict[str, Any], limits: ChildLimits,
              confinement: Confinement | None) -> Iterator[tuple[int, int]]:
-    envelope = {"module": module, "serve": serve, "prepare": prepare, "request": request,
+    envelope = {"module": entry.module, "serve": entry.serve, "prepare": entry.prepare, "request": request,
                 "limits": limits.__dict__,
                 "readable": None if confinement is None else [os.path.abspath(p) for p in confinement.readable]}
     with contextlib.ExitStack() as stack:
@@ -220,7 +230,15 @@ def _spawned(module: str, serve: str, prepare: str, request: dict[str, Any], lim
             proc.returncode = 0  # reaped by run_child (os.waitpid): Popen must not wait again
 
 
-def _read_reply(pid: int, fd: int, limits: ChildLimits) -> tuple[bytes, int | None, str | None]:
+class _Ended(NamedTuple):
+    """How a child ended: its reply, its exit code (``-signal`` when killed), the limit this side enforced."""
+
+    data: bytes
+    status: int | None
+    why: str | None
+
+
+def _read_reply(pid: int, fd: int, limits: ChildLimits) -> _Ended:
     """The child's reply, its exit code (``-signal`` when killed) and the limit this side enforced."""
     deadline = time.monotonic() + limits.wall_seconds
     chunks: list[bytes] = []
@@ -262,34 +280,33 @@ def _read_reply(pid: int, fd: int, limits: ChildLimits) -> tuple[bytes, int | No
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGKILL)
             status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    return b"".join(chunks), status, why
+    return _Ended(b"".join(chunks), status, why)
 
 
 def run_child(serve: Serve, request: dict[str, Any], limits: ChildLimits, *,
-              names: Sequence[str], confinement: Confinement | None = None) -> dict[str, Any]:
+              entry: ChildEntry, confinement: Confinement | None = None) -> dict[str, Any]:
     """``serve(request)`` run in a child process under ``limits``; its JSON reply (a dict).
 
-    ``names`` is ``(module, serve, prepare)``: where a new interpreter finds ``serve`` and ``prepare``
-    (a function importing what ``serve`` needs; run in the child before confinement, or here before a
-    fork). Raises :class:`ChildFailed` when a limit is hit or the child gives no reply.
+    ``entry`` says where a new interpreter finds ``serve`` and its ``prepare`` (a function importing what
+    ``serve`` needs; run in the child before confinement, or here before a fork). Raises :class:`ChildFailed`
+    when a limit is hit or the child gives no reply.
     """
-    module, serve_name, prepare_name = names
     if confinement is None and _can_fork():
-        getattr(importlib.import_module(module), prepare_name)()  # imported once, here, for every fork
+        getattr(importlib.import_module(entry.module), entry.prepare)()  # imported once, here, for every fork
         child = _forked(serve, request, limits)
     else:
-        child = _spawned(module, serve_name, prepare_name, request, limits, confinement)
+        child = _spawned(entry, request, limits, confinement)
     with child as (pid, fd):
         _running.add(pid)
         try:
-            data, status, why = _read_reply(pid, fd, limits)
+            ended = _read_reply(pid, fd, limits)
         finally:
             _running.discard(pid)
-    if why is not None:
-        raise ChildFailed(why)
-    if data:
+    if ended.why is not None:
+        raise ChildFailed(ended.why)
+    if ended.data:
         try:
-            reply = json.loads(data.decode("utf-8", "surrogatepass"))
+            reply = json.loads(ended.data.decode("utf-8", "surrogatepass"))
         except (UnicodeDecodeError, json.JSONDecodeError):
             reply = None
         if isinstance(reply, dict):
@@ -297,6 +314,7 @@ def run_child(serve: Serve, request: dict[str, Any], limits: ChildLimits, *,
             if isinstance(limit, str):
                 raise ChildFailed(limit)
             return reply
+    status = ended.status
     if status in (-signal.SIGXCPU, -signal.SIGKILL):
         raise ChildFailed("cpu")
     how = f"was killed by signal {-status}" if status is not None and status < 0 else f"exited with status {status}"

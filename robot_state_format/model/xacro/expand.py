@@ -36,12 +36,18 @@ from robot_state_format.errors import (
     RobotStateFormatError,
     Severity,
 )
-from robot_state_format.lazy_modules import lazy_package, optional_module
+from robot_state_format.lazy_modules import lazy_module, optional_module
 from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.packages import NOT_FOUND_HOW, PACKAGE_URI, find_package
 from robot_state_format.model.types import Model
-from robot_state_format.model.xacro.bounded_child import ChildFailed, ChildLimits, Confinement, run_child
+from robot_state_format.model.xacro.bounded_child import (
+    ChildEntry,
+    ChildFailed,
+    ChildLimits,
+    Confinement,
+    run_child,
+)
 from robot_state_format.model.xacro.dom import replace_node
 from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
@@ -49,7 +55,7 @@ from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, to
 # (optional: only xacro documents need it; without it they fail with one line naming what to install)
 xacro: Any = optional_module("xacro")  # xacro is untyped; its module globals are patched below
 _substitution_args: Any = optional_module("xacro.substitution_args")
-yaml: Any = lazy_package("yaml")[0]
+yaml: Any = lazy_module("yaml")
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
 _log = logging.getLogger("robot_state_format.model.xacro")  # the package's name, as docs/models.md says
 
@@ -65,7 +71,8 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
              table: list[tuple[str, int]], warnings: list[Diagnostic]) -> Iterator[None]:
     """Route xacro's package look-ups and file parsing through this package."""
     sa = _substitution_args
-    saved = (sa._eval_find, sa._eval_dict.get("find"), xacro.abs_filename_spec, xacro.parse)
+    saved_eval_find, saved_find_fn = sa._eval_find, sa._eval_dict.get("find")
+    saved_spec, saved_parse = xacro.abs_filename_spec, xacro.parse
     saved_eval_all, saved_replace = xacro.eval_all, xacro.replace_node
     budget = [limits.MAX_XACRO_ELEMENTS]  # elements xacro may process (a macro bomb stops here)
 
@@ -87,7 +94,7 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
         if spec.startswith(PACKAGE_URI):
             name, _, rel = spec[len(PACKAGE_URI):].partition("/")
             spec = os.path.join(eval_find(name), rel)
-        path = str(saved[2](spec))
+        path = str(saved_spec(spec))
         try:  # xacro opens it itself (load_yaml): the input gate's checks, without reading
             st = os.stat(path)
         except OSError:
@@ -108,10 +115,10 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
                                             f"{exc.strerror or exc}", file, None)) from None
             warnings.extend(parse_xml(data, path)[1])
             every: list[tuple[str, int]] = []
-            doc = saved[3](_annotate(_cleaned(data, path), path, table, every), filename)
+            doc = saved_parse(_annotate(_cleaned(data, path), path, table, every), filename)
             _tag_lines(doc, every)
             return doc
-        return saved[3](inp, filename)
+        return saved_parse(inp, filename)
 
     sa._eval_find = eval_find
     sa._eval_dict["find"] = eval_find
@@ -123,10 +130,10 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stderr):
             yield
     finally:
-        sa._eval_find, find_fn, xacro.abs_filename_spec, xacro.parse = saved[0], saved[1], saved[2], saved[3]
+        sa._eval_find, xacro.abs_filename_spec, xacro.parse = saved_eval_find, saved_spec, saved_parse
         xacro.eval_all, xacro.replace_node = saved_eval_all, saved_replace
-        if find_fn is not None:
-            sa._eval_dict["find"] = find_fn
+        if saved_find_fn is not None:
+            sa._eval_dict["find"] = saved_find_fn
 
 
 # starts only at the first blank of a run and never backtracks: linear on any input
@@ -310,8 +317,7 @@ def expand_xacro_mapped(text: str | bytes, *, file: str = "<string>", args: Mapp
     bounds = ChildLimits(limits.MAX_XACRO_CPU_SECONDS, limits.MAX_XACRO_MEMORY_BYTES, limits.MAX_XACRO_SECONDS,
                          2 * limits.MAX_DOCUMENT_BYTES + (4 << 20))
     try:
-        reply = run_child(serve_expansion, request, bounds, names=(__name__, "serve_expansion", "prepare_child"),
-                          confinement=confinement)
+        reply = run_child(serve_expansion, request, bounds, entry=_ENTRY, confinement=confinement)
     except ChildFailed as exc:
         raise ModelError(Diagnostic(*_limit_message(exc), file, None)) from None
     return _expansion_from(reply, file)
@@ -356,29 +362,11 @@ def expand_in_process(text: str | bytes, *, file: str = "<string>", args: Mappin
                              *exc.diagnostics[1:]]) from None
         except RobotStateFormatError:
             raise
-        except _PackageNotFound as exc:
-            found: tuple[str, int | None] = _failing_element(exc) or (file, None)
-            raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
-                                        f"$(find {exc.name}): package {exc.name!r} {NOT_FOUND_HOW}",
-                                        found[0], found[1])) from None
         except xml.parsers.expat.ExpatError as exc:
             raise ModelError(Diagnostic("XACRO_SYNTAX", f"malformed XML: {exc}", file,
                                         getattr(exc, "lineno", None))) from None
         except Exception as exc:  # xacro raises XacroException, NameError, KeyError, ... from user code
-            cause = getattr(exc, "exc", None)
-            at: tuple[str, int | None] = _failing_element(exc) or (file, None)
-            if isinstance(cause, _PackageNotFound):
-                raise ModelError(Diagnostic("MODEL_PACKAGE_NOT_FOUND",
-                                            f"$(find {cause.name}): package {cause.name!r} {NOT_FOUND_HOW}",
-                                            at[0], at[1])) from None
-            name = type(exc).__name__
-            if name == "ArgException" or type(cause).__name__ == "ArgException":
-                arg = cause if type(cause).__name__ == "ArgException" else exc
-                code, msg = "XACRO_UNDEFINED_ARG", f"undefined xacro argument {arg} (pass it as {arg}:=VALUE)"
-            else:
-                code, msg = "XACRO_ERROR", "xacro: " + re.sub(r"\s*\n\s*", "; ", str(exc).strip() or name)
-                at, msg = _expression_site(msg, at, file, plain)
-            raise ModelError(Diagnostic(code, msg, at[0], at[1])) from None
+            raise ModelError(_failure(exc, file, plain)) from None
         finally:
             xacro.root_dir = saved_root
             xacro.filestack = None
@@ -393,6 +381,26 @@ def expand_in_process(text: str | bytes, *, file: str = "<string>", args: Mappin
     return expansion
 
 
+def _failure(exc: Exception, file: str, plain: str) -> Diagnostic:
+    """The diagnostic of an exception an expansion of ``file`` (its text ``plain``) raised: a package
+    ``$(find)`` did not find, an undefined argument, or xacro's (or the document's code's) own error, at
+    the element that failed."""
+    cause = getattr(exc, "exc", None)  # xacro wraps what an expression raised
+    at: tuple[str, int | None] = _failing_element(exc) or (file, None)
+    missing = next((e for e in (exc, cause) if isinstance(e, _PackageNotFound)), None)
+    if missing is not None:
+        return Diagnostic("MODEL_PACKAGE_NOT_FOUND", f"$(find {missing.name}): package {missing.name!r} "
+                          f"{NOT_FOUND_HOW}", at[0], at[1])
+    arg = next((e for e in (cause, exc) if isinstance(e, _substitution_args.ArgException)), None)
+    if arg is not None:
+        return Diagnostic("XACRO_UNDEFINED_ARG", f"undefined xacro argument {arg} (pass it as {arg}:=VALUE)",
+                          at[0], at[1])
+    msg = "xacro: " + re.sub(r"\s*\n\s*", "; ", str(exc).strip() or type(exc).__name__)
+    at, msg = _expression_site(msg, at, file, plain)
+    return Diagnostic("XACRO_ERROR", msg, at[0], at[1])
+
+
+_ENTRY = ChildEntry(__name__, "serve_expansion", "prepare_child")  # serve_expansion, defined below
 _LIMITS = ("MAX_DOCUMENT_BYTES", "MAX_XML_ELEMENTS", "MAX_NUMBERS_PER_LIST", "MAX_XACRO_ELEMENTS")
 
 
