@@ -7,7 +7,7 @@ import threading
 import pytest
 from lxml import etree
 
-from robot_state_format.errors import ModelError, Severity
+from robot_state_format.errors import ModelError, Severity, UsdfError
 from robot_state_format.model import load_model
 from robot_state_format.model.xml import parse_bytes, parse_xml, safe_parser
 
@@ -45,6 +45,30 @@ def test_syntax_error_names_file_and_line() -> None:
         parse_xml(b"<robot>\n\n<link></robot>", "broken.urdf")
     d = exc.value.diagnostics[0]
     assert (d.code, d.file, d.line) == ("XML_SYNTAX", "broken.urdf", 3)
+
+
+@pytest.mark.parametrize(("doc", "kind", "line"), [
+    (b"<robot>\n&x;</robot>", "ENTITY", 2),  # an undeclared entity (libxml2: ERR_UNDECLARED_ENTITY)
+    (b"<robot>&lt</robot>", "ENTITY", 1),  # a reference without its ';' (ERR_ENTITYREF_SEMICOL_MISSING)
+    (b"<robot>\n\n< /robot>", "SYNTAX", 3),  # no element name (ERR_NAME_REQUIRED)
+    (b"<robot>a & b</robot>", "SYNTAX", 1),  # a bare '&' references nothing (ERR_NAME_REQUIRED too)
+])
+def test_entity_and_syntax_errors_are_told_apart_by_libxml2_code(doc: bytes, kind: str, line: int) -> None:
+    with pytest.raises(ModelError) as exc:
+        parse_xml(doc, "r.urdf")
+    assert (exc.value.code, exc.value.diagnostics[0].line) == (f"XML_{kind}", line)
+    with pytest.raises(UsdfError) as usdf:
+        parse_xml(doc, "s.usdf", error_type=UsdfError, code_prefix="USDF_XML", description=False)
+    assert (usdf.value.code, usdf.value.diagnostics[0].line) == (f"USDF_XML_{kind}", line)
+
+
+def test_only_a_description_tolerates_markup_after_its_root() -> None:
+    root, warnings = parse_xml(b"<robot name='r'/>\n<!-- c --><x/>", "r.urdf")
+    assert root.tag == "robot" and [(w.code, w.line) for w in warnings] == [("XML_TRAILING_CONTENT", 2)]
+    with pytest.raises(UsdfError) as exc:
+        parse_xml(b"<robot name='r'/>\n<!-- c --><x/>", "s.usdf", error_type=UsdfError, code_prefix="USDF_XML",
+                  description=False)
+    assert (exc.value.code, exc.value.diagnostics[0].line) == ("USDF_XML_SYNTAX", 2)
 
 
 def test_parse_bytes_leaves_entities_unexpanded_and_reads_no_file(tmp_path) -> None:

@@ -169,14 +169,20 @@ def _refuse(uri: str, referrer: str, line: int | None, net: _Network, why: str) 
         f"package:// files inside packages on the node's package path; {WIDEN_HINT}", referrer, line))
 
 
-def _package_root(uri: str) -> tuple[str, str] | None:
-    """``package://pkg/rel`` -> (the real path of pkg's directory, of the file); None for no such package."""
+@dataclass(frozen=True)
+class _PackageFile:
+    root: str  # the real path of the package's directory
+    real: str  # the real path of the file
+
+
+def _package_root(uri: str) -> _PackageFile | None:
+    """``package://pkg/rel`` -> the real paths of pkg's directory and of the file; None for no such package."""
     name, _, rel = uri[len(PACKAGE):].partition("/")
     share = find_package(name) if name else None
     if share is None:
         return None
     root = os.path.realpath(share)
-    return root, os.path.realpath(os.path.join(root, rel))
+    return _PackageFile(root, os.path.realpath(os.path.join(root, rel)))
 
 
 def _inside(real: str, root: str) -> bool:
@@ -195,7 +201,7 @@ def check_reference(uri: str, referrer: str, line: int | None = None) -> None:
         found = _package_root(uri)
         if found is None:
             raise _refuse(uri, referrer, line, net, "no such package on the node's package path")
-        if not _inside(found[1], found[0]):
+        if not _inside(found.real, found.root):
             raise _refuse(uri, referrer, line, net, "it leads out of its package (.. or a symbolic link)")
         return
     if _is_text(referrer, net):
@@ -214,7 +220,7 @@ def check_path(path: Path | str, *, uri: str, referrer: str, line: int | None = 
         return real
     if uri.strip().startswith(PACKAGE):
         found = _package_root(uri.strip())
-        root = found[0] if found is not None else None
+        root = found.root if found is not None else None
     else:
         root = net.roots.get(referrer) or net.roots.get(os.path.realpath(referrer))
     if root is None:
