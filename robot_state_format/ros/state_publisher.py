@@ -69,9 +69,7 @@ from robot_state_format.usdf.snapshot_text import formatter_note
 WARN_PERIOD_S = 5.0
 JOINT_STATE_DRAIN = 100  # JointStates handled per executor callback when a backlog is waiting
 
-# Until every caller imports them from ros/description.py (state_store does today).
-__all__ = ["JOINT_STATE_DRAIN", "WARN_PERIOD_S", "DescriptionConfigError", "LoadedDescription", "StatePublisher",
-           "StatePublisherConfigError", "load_description", "main"]
+__all__ = ["JOINT_STATE_DRAIN", "WARN_PERIOD_S", "StatePublisher", "main"]
 
 
 class StatePublisher(Node):
