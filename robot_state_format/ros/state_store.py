@@ -49,11 +49,10 @@ from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.limits import directory_problem, input_problem, shown_path
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
-from robot_state_format.playback.fit import check_fit
-from robot_state_format.playback.joint_arrays import JointStateFields, joint_state_fields
 from robot_state_format.playback.outcome import Outcome
 from robot_state_format.playback.player import Player
 from robot_state_format.playback.realtime import ProcessScheduling
+from robot_state_format.playback.restart_replay import replay_restart
 from robot_state_format.playback.source import is_restart_directory, open_source
 from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.playback.tf_source import plan_tf, recording_topic_kinds
@@ -70,7 +69,7 @@ from robot_state_format.ros.qos import (
     TF_PLAYBACK_QOS,
     TF_STATIC_QOS,
 )
-from robot_state_format.ros.replay import encode_joint_state, joint_state_msg, replay_transforms
+from robot_state_format.ros.replay import Replayed, encode_joint_state, joint_state_msg
 from robot_state_format.ros.store_params import PARAMS, StateStoreConfigError
 from robot_state_format.ros.store_recording import StoreRecording
 from robot_state_format.ros.store_saving import SnapshotSaving
@@ -78,7 +77,6 @@ from robot_state_format.ros.tf_publisher import TfPublisher
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.types import WorldState
-from robot_state_format.usdf.writer import write_world_state
 
 __all__ = ["PARAMS", "StateStore", "StateStoreConfigError", "StateStoreModelError", "clock_type", "main"]
 
@@ -134,7 +132,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._record_error = None
         self._topic_names = {}  # "/world_state" → the name recorded (namespace applied)
         self._player: Player | None = None
-        self._replayed: tuple[str, JointStateFields | None, list[Any]] | None = None
+        self._replayed: Replayed | None = None
         self._pubs: dict[str, Any] = {}
         self._tf: TfPublisher | None = None
         self._clock_pub: Any = None
@@ -402,11 +400,11 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
     def _resend_replayed(self, topic: str | None = None) -> None:
         if self._replayed is None or (self._player is not None and self._player.running):
             return
-        text, fields, _ = self._replayed
+        replayed = self._replayed
         if topic in (None, "world_state"):
-            self._pubs["world_state"].publish(String(data=text))
-        if topic in (None, "joint_states") and fields is not None:
-            self._pubs["joint_states"].publish(joint_state_msg(fields, self.get_clock().now().nanoseconds))
+            self._pubs["world_state"].publish(String(data=replayed.text))
+        if topic in (None, "joint_states") and replayed.fields is not None:
+            self._pubs["joint_states"].publish(joint_state_msg(replayed.fields, self.get_clock().now().nanoseconds))
 
     def _tf_publisher(self) -> TfPublisher:
         if self._tf is None:
@@ -425,31 +423,27 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         link_tf = bool(self._p("publish_link_tf"))
         world = self._world.replay(state, str(path), link_tf) if self._world else None
         if world is not None:  # a world of the sources: each robot under its own namespace
-            if world[0]:
-                self._replayed = (write_world_state(state), None, world[2])
-                self._publisher("world_state").publish(String(data=self._replayed[0]))
-                self._tf_publisher().replace_static(world[2])
-            return Outcome(world[0], world[1])
+            if world.ok:
+                self._replayed = Replayed(world.text, None, world.transforms)
+                self._publisher("world_state").publish(String(data=world.text))
+                self._tf_publisher().replace_static(world.transforms)
+            return Outcome(world.ok, world.message)
         model = self._model
         if model is None:
             return Outcome(False, "no model loaded: set robot_description or model_file, the restart file is "
                            "checked against it" + (f" ({self._model_error})" if self._model_error else ""))
-        fit = check_fit(state, model, file=str(path))
-        if not fit.ok:
-            return Outcome(False, f"refused {path} for model {model.name!r}: " + "; ".join(fit.problems))
+        replay = replay_restart(state, model, file=str(path), link_tf=link_tf)
+        if not replay.ok:
+            return Outcome(False, replay.message)
         if self._player is not None and self._player.running:
             self._player.stop()
-        text = write_world_state(state)
-        fields = joint_state_fields(state, model)
         stamp = self.get_clock().now().nanoseconds
-        transforms = replay_transforms(state, model, stamp, link_tf=link_tf)
-        self._replayed = (text, fields, transforms)
-        self._publisher("world_state").publish(String(data=text))
-        self._publisher("joint_states").publish(joint_state_msg(fields, stamp))
-        if transforms:
-            self._tf_publisher().replace_static(transforms)
-        return Outcome(True, f"replayed {path}: {len(fields.name)} joint values, {len(transforms)} transforms, "
-                       "world_state")
+        self._replayed = replayed = Replayed.of(replay, model.name, stamp)
+        self._publisher("world_state").publish(String(data=replay.text))
+        self._publisher("joint_states").publish(joint_state_msg(replay.joint_states[model.name], stamp))
+        if replayed.transforms:
+            self._tf_publisher().replace_static(replayed.transforms)
+        return Outcome(True, replay.message)
 
     def _srv_replay(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         response.success, response.message = self.replay(str(self._p("replay_file")))
