@@ -72,7 +72,7 @@ def test_replay_restart_gives_what_a_replay_publishes_once(model) -> None:  # ty
     assert [(p, c) for p, c, _ in r.edges] == [(p, c) for p, c, _ in replay_edges(state, model)] == [
         ("world", "world_anchor")]
     assert read_world_state(r.text).state == state
-    assert r.message == f"replayed f.usdf: 9 joint values, 1 transforms, world_state"
+    assert r.message == "replayed f.usdf: 9 joint values, 1 transforms, world_state"
     # a world of robots: each model_state onto its robot, the same arrays; one without a model refuses all
     w = replay_restart(state, {"mobile": Robot(model, "r1/")}, file="f.usdf")
     assert w.ok and w.joint_states == r.joint_states
