@@ -223,15 +223,15 @@ def test_restamp_tf_moves_every_stamp_and_nothing_else(tmp_path: Path) -> None:
 
 def test_plan_tf() -> None:
     pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
-    from robot_state_format.playback.tf_source import plan_tf
+    from robot_state_format.playback.tf_source import TfPlan, plan_tf
 
     state = {"joint_states", "world_state"}
-    assert plan_tf("auto", {"tf", "tf_static", "robot_description", *state}, False) == (
+    assert plan_tf("auto", {"tf", "tf_static", "robot_description", *state}, False) == TfPlan(
         "recorded", frozenset({"tf", "tf_static", "robot_description", *state}))
-    assert plan_tf("auto", state, True) == ("none", frozenset(state))
-    assert plan_tf("computed", {"tf", *state}, True) == ("computed", frozenset(state))
+    assert plan_tf("auto", state, True) == TfPlan("none", frozenset(state))
+    assert plan_tf("computed", {"tf", *state}, True) == TfPlan("computed", frozenset(state))
     with pytest.raises(ValueError, match="holds no /tf"):
         plan_tf("recorded", state, True)
     with pytest.raises(ValueError, match="needs a model"):
         plan_tf("computed", state, False)
-    assert plan_tf("auto", None, False) == ("none", frozenset(state))  # a directory of restart files
+    assert plan_tf("auto", None, False) == TfPlan("none", frozenset(state))  # a directory of restart files

@@ -265,8 +265,8 @@ assert clock_type() is None
 rclpy.init(args=sys.argv)
 node = StateStore(parameter_overrides=[Parameter("playback_path", value=sys.argv[1]),
                                        Parameter("publish_clock", value=True)])
-ok, msg = node.play()  # set at start (a parameter file): playback refuses, saying why
-print("PLAY", ok, msg)
+played = node.play()  # set at start (a parameter file): playback refuses, saying why
+print("PLAY", played.ok, played.message)
 node.set_parameters([Parameter("publish_clock", value=False)])
 r = node.set_parameters([Parameter("publish_clock", value=True)])[0]
 print("SET", r.successful, r.reason)
@@ -303,13 +303,13 @@ for realtime in (False, True):
     before = (sys.getswitchinterval(), os.sched_getscheduler(0))
     node = StateStore(parameter_overrides=[Parameter("playback_path", value=sys.argv[1]),
                                            Parameter("realtime_playback", value=realtime)])
-    ok, msg = node.play()
+    played = node.play()
     during = (sys.getswitchinterval(), os.sched_getscheduler(0))
     end = time.monotonic() + 0.8  # the 20 ms recording ends; the 0.2 s timer sees it
     while time.monotonic() < end:
         rclpy.spin_once(node, timeout_sec=0.05)
     after = (sys.getswitchinterval(), os.sched_getscheduler(0))
-    print("RT " + json.dumps({"realtime": realtime, "ok": ok, "msg": msg, "before": before, "during": during,
+    print("RT " + json.dumps({"realtime": realtime, "ok": played.ok, "msg": played.message, "before": before, "during": during,
                              "after": after}), flush=True)
     node.destroy_node()
 rclpy.try_shutdown()

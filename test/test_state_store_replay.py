@@ -58,6 +58,41 @@ def test_fit_accepts_a_matching_file(model) -> None:  # type: ignore[no-untyped-
     assert fit.fields.name[-2:] == ["shoulder", "grip"]
 
 
+def test_replay_restart_gives_what_a_replay_publishes_once(model) -> None:  # type: ignore[no-untyped-def]
+    from robot_state_format.playback.edges import replay_edges
+    from robot_state_format.playback.restart_replay import Robot, replay_restart
+    from robot_state_format.usdf.reader import read_world_state
+
+    state = _state(GOOD)
+    state.model_states[0].pose = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0)  # the root link on /tf_static
+    r = replay_restart(state, model, file="f.usdf")
+    assert r.ok and r.problems == []
+    assert r.joint_states == {"mobile": joint_state_fields(state, model)}
+    assert r.joint_values == 9  # 7 sub-joints of the floating joint, shoulder, grip (the mimic twin left out)
+    assert [(p, c) for p, c, _ in r.edges] == [(p, c) for p, c, _ in replay_edges(state, model)] == [
+        ("world", "world_anchor")]
+    assert read_world_state(r.text).state == state
+    assert r.message == "replayed f.usdf: 9 joint values, 1 transforms, world_state"
+    # a world of robots: each model_state onto its robot, the same arrays; one without a model refuses all
+    w = replay_restart(state, {"mobile": Robot(model, "r1/")}, file="f.usdf")
+    assert w.ok and w.joint_states == r.joint_states
+    assert [(p, c) for p, c, _ in w.edges] == [("world", "r1/world_anchor")]  # the robot's frames prefixed
+    assert w.message == "replayed f.usdf: 1 robots, 9 joint values, 1 transforms, world_state"
+    refused = replay_restart(state, {"mobile": Robot(None, "r1/", "no model yet (why)")}, file="f.usdf")
+    assert (refused.ok, refused.message, refused.joint_states, refused.edges, refused.text) == (
+        False, "refused f.usdf: mobile: no model yet (why)", {}, [], "")
+
+
+def test_replay_restart_refuses_a_file_that_does_not_fit(model) -> None:  # type: ignore[no-untyped-def]
+    from robot_state_format.playback.restart_replay import replay_restart
+
+    bad = _state([JointState("shoulder", (0.5,))])
+    r = replay_restart(bad, model, file="f.usdf")
+    assert not r.ok and r.problems == check_fit(bad, model).problems
+    assert r.message == "refused f.usdf for model 'mobile': " + "; ".join(r.problems)
+    assert (r.joint_states, r.edges, r.text) == ({}, [], "")  # nothing of a refused file is computed
+
+
 def test_fit_lists_every_mismatch(model) -> None:  # type: ignore[no-untyped-def]
     bad = [JointState("float", (1.0, 2.0, 3.0), None), JointState("shoulder", (0.5,), (1.0, 2.0)),
            JointState("elbow", (0.1,))]

@@ -423,3 +423,43 @@ def test_world_recording_and_playback(ros: Any, tmp_path: Path) -> None:
     ros.spin_until(lambda: len(played_js) >= len(got) and len(played_ws) >= 1, timeout=20, what="the played world")
     assert played_ws.messages[0].data == text
     assert [m.position[0] for m in played_js.messages[-len(got):]] == [m.position[0] for m in got]
+
+
+# -- messages that cannot be read ------------------------------------------------------------------
+def test_unreadable_joint_states_and_tf_are_counted_and_warned_about(ros: Any, tmp_path: Path) -> None:
+    """Bytes that are no JointState on a source's ``joint_states`` and no TFMessage on ``/tf``: the
+    store keeps running and warns once per topic (throttled), naming the topic and the count."""
+    from rcl_interfaces.msg import Log
+    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from std_srvs.srv import Trigger
+    from tf2_msgs.msg import TFMessage
+
+    store = ros.start_node("state_store", params={"output_dir": str(tmp_path), "sources": ["/r1", "/r2"]},
+                           name="state_store")
+    rosout = ros.subscribe("/rosout", Log, QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST,
+                                                      reliability=ReliabilityPolicy.RELIABLE,
+                                                      durability=DurabilityPolicy.TRANSIENT_LOCAL))
+    sources = ros.wait_for_service("/state_store/sources", Trigger, timeout=20)
+    reliable = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE)
+    js = ros.node.create_publisher(JointState, "/r1/joint_states", reliable)
+    tf = ros.node.create_publisher(TFMessage, "/tf", reliable)
+    ros.spin_until(lambda: js.get_subscription_count() > 0 and tf.get_subscription_count() > 0, timeout=20,
+                   what="the store subscribed to /r1/joint_states and /tf")
+    garbage = b"\x00\x01\x00\x00" + b"\xff" * 3  # a CDR header, then no valid JointState / TFMessage
+
+    def warned(topic: str) -> bool:
+        return any(f"{topic}: unreadable message dropped (" in m.msg for m in rosout.messages)
+
+    for _ in range(3):
+        js.publish(garbage)
+        tf.publish(garbage)
+    ros.spin_until(lambda: warned("/r1/joint_states") and warned("/tf"), timeout=20,
+                   what="a warning about each topic's unreadable message")
+    texts = [m.msg for m in rosout.messages if "unreadable message dropped" in m.msg]
+    assert all(m.level == Log.WARN for m in rosout.messages if "unreadable message dropped" in m.msg)
+    assert any(t.startswith("/r1/joint_states: unreadable message dropped (1 so far): ") for t in texts), texts
+    assert len([t for t in texts if t.startswith("/r1/joint_states")]) == 1, texts  # throttled: 3 sent, 1 said
+    assert store.alive()  # data from the network, never fatal
+    # it still answers, and an unreadable message is no sign of the robot
+    assert ros.call(sources, Trigger.Request()).message == "/r1: nothing received\n/r2: nothing received"

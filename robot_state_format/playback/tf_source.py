@@ -12,6 +12,7 @@ of ``robot-state-format replay``):
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 
 from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.reader import recording_channels
@@ -21,9 +22,18 @@ SESSION_TOPICS = TF_TOPICS | {"robot_description"}
 TF_SOURCES = ("auto", "recorded", "computed", "none")
 
 
-def plan_tf(source: str, kinds: set[str] | None, have_model: bool) -> tuple[str, frozenset[str]]:
-    """``(tf source in effect, topic kinds to play)`` for a recording holding ``kinds`` (None: a
-    directory of restart files); ValueError saying why when ``source`` cannot be honoured."""
+@dataclass(frozen=True)
+class TfPlan:
+    """Playback's TF: the source in effect (``recorded``, ``computed`` or ``none``) and the topic
+    kinds to play."""
+
+    tf: str
+    kinds: frozenset[str]
+
+
+def plan_tf(source: str, kinds: set[str] | None, have_model: bool) -> TfPlan:
+    """The :class:`TfPlan` for a recording holding ``kinds`` (None: a directory of restart files);
+    ValueError saying why when ``source`` cannot be honoured."""
     if source not in TF_SOURCES:
         raise ValueError(f"tf_source must be one of {', '.join(TF_SOURCES)}, got {source!r}")
     recorded = (kinds or set()) & TF_TOPICS
@@ -32,10 +42,10 @@ def plan_tf(source: str, kinds: set[str] | None, have_model: bool) -> tuple[str,
     if source == "recorded":
         if not recorded:
             raise ValueError("tf_source recorded: the recording holds no /tf or /tf_static")
-        return source, STATE_TOPICS | ((kinds or set()) & SESSION_TOPICS)
+        return TfPlan(source, STATE_TOPICS | ((kinds or set()) & SESSION_TOPICS))
     if source == "computed" and not have_model:
         raise ValueError("tf_source computed needs a model (model_file or robot_description)")
-    return source, STATE_TOPICS
+    return TfPlan(source, STATE_TOPICS)
 
 
 def recording_topic_kinds(path: str | os.PathLike[str]) -> set[str]:

@@ -18,9 +18,9 @@
   real-time scheduling only with ``realtime_playback`` (undone when playback ends).
 
 Collaborators: :mod:`.store_params` (parameters and their checks), :mod:`.store_saving` (saves and
-checkpoints), :mod:`.store_recording` (recordings), :mod:`robot_state_format.playback` (fit check,
-joint arrays, timelines, the player, real-time scheduling); requests answer typed
-:class:`~robot_state_format.playback.outcome.Outcome` pairs.
+checkpoints), :mod:`.store_recording` (recordings), :mod:`robot_state_format.playback` (the replay of
+a restart file, timelines, the player, real-time scheduling); requests answer a typed
+:class:`~robot_state_format.playback.outcome.Outcome` (``ok``, ``message``).
 
 No request ever stops the node: failures answer ``success: false`` with the reason.
 """
@@ -49,14 +49,13 @@ from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.limits import directory_problem, input_problem, shown_path
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
-from robot_state_format.playback.fit import check_fit
-from robot_state_format.playback.joint_arrays import JointStateFields, joint_state_fields
 from robot_state_format.playback.outcome import Outcome
 from robot_state_format.playback.player import Player
 from robot_state_format.playback.realtime import ProcessScheduling
+from robot_state_format.playback.restart_replay import replay_restart
 from robot_state_format.playback.source import is_restart_directory, open_source
 from robot_state_format.playback.state_cache import JointStateCache
-from robot_state_format.playback.tf_source import plan_tf, recording_topic_kinds
+from robot_state_format.playback.tf_source import TfPlan, plan_tf, recording_topic_kinds
 from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros import kernel_param, spin, store_params, world_sources
@@ -70,7 +69,7 @@ from robot_state_format.ros.qos import (
     TF_PLAYBACK_QOS,
     TF_STATIC_QOS,
 )
-from robot_state_format.ros.replay import encode_joint_state, joint_state_msg, replay_transforms
+from robot_state_format.ros.replay import Replayed, encode_joint_state, joint_state_msg
 from robot_state_format.ros.store_params import PARAMS, StateStoreConfigError
 from robot_state_format.ros.store_recording import StoreRecording
 from robot_state_format.ros.store_saving import SnapshotSaving
@@ -78,7 +77,6 @@ from robot_state_format.ros.tf_publisher import TfPublisher
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state_file
 from robot_state_format.usdf.types import WorldState
-from robot_state_format.usdf.writer import write_world_state
 
 __all__ = ["PARAMS", "StateStore", "StateStoreConfigError", "StateStoreModelError", "clock_type", "main"]
 
@@ -134,12 +132,12 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._record_error = None
         self._topic_names = {}  # "/world_state" → the name recorded (namespace applied)
         self._player: Player | None = None
-        self._replayed: tuple[str, JointStateFields | None, list[Any]] | None = None
+        self._replayed: Replayed | None = None
         self._pubs: dict[str, Any] = {}
         self._tf: TfPublisher | None = None
         self._clock_pub: Any = None
         self._checkpoint_timer: Any = None
-        self.last_save: tuple[bool, str] | None = None
+        self.last_save: Outcome | None = None
         self._resend_until = 0.0
         self._scheduling = ProcessScheduling()  # real-time settings, only with realtime_playback
 
@@ -175,9 +173,9 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._restart_checkpoint_timer(self._p("checkpoint_period"))
         self.add_on_set_parameters_callback(self._on_set_parameters)
         if self._p("record"):
-            ok, msg = self.start_recording()
-            if not ok:
-                self.get_logger().error(f"record: {msg}")
+            started = self.start_recording()
+            if not started.ok:
+                self.get_logger().error(f"record: {started.message}")
         self._start_timer = self.create_timer(0.05, self._on_start)
 
     # -- parameters ----------------------------------------------------------------------------
@@ -207,9 +205,9 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if "checkpoint_period" in changes:
             self._restart_checkpoint_timer(changes["checkpoint_period"])
         if "record" in changes and bool(changes["record"]) != (self._recorder is not None):
-            ok, msg = self.start_recording() if changes["record"] else self.stop_recording()
-            if not ok:
-                return bad(f"record: {msg}")
+            done = self.start_recording() if changes["record"] else self.stop_recording()
+            if not done.ok:
+                return bad(f"record: {done.message}")
         return SetParametersResult(successful=True)
     # -- model --------------------------------------------------------------------------------
     def _read_model(self, description: str, model_file: str, xacro_args: str,
@@ -342,11 +340,11 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
     def _on_start(self) -> None:
         self.destroy_timer(self._start_timer)
         if self._p("replay_on_start"):
-            ok, msg = self.replay(self._p("replay_file"))
-            emit(self.get_logger(), "info" if ok else "error", f"replay: {msg}")
+            done = self.replay(self._p("replay_file"))
+            emit(self.get_logger(), "info" if done.ok else "error", f"replay: {done.message}")
         if self._p("play_on_start"):
-            ok, msg = self.play()
-            emit(self.get_logger(), "info" if ok else "error", f"play: {msg}")
+            done = self.play()
+            emit(self.get_logger(), "info" if done.ok else "error", f"play: {done.message}")
 
     def _clean_stray_temporaries(self) -> None:
         """Remove temporaries of atomic writes cut off by a crash (``.NAME.usdf.XXXX.tmp``)."""
@@ -402,11 +400,11 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
     def _resend_replayed(self, topic: str | None = None) -> None:
         if self._replayed is None or (self._player is not None and self._player.running):
             return
-        text, fields, _ = self._replayed
+        replayed = self._replayed
         if topic in (None, "world_state"):
-            self._pubs["world_state"].publish(String(data=text))
-        if topic in (None, "joint_states") and fields is not None:
-            self._pubs["joint_states"].publish(joint_state_msg(fields, self.get_clock().now().nanoseconds))
+            self._pubs["world_state"].publish(String(data=replayed.text))
+        if topic in (None, "joint_states") and replayed.fields is not None:
+            self._pubs["joint_states"].publish(joint_state_msg(replayed.fields, self.get_clock().now().nanoseconds))
 
     def _tf_publisher(self) -> TfPublisher:
         if self._tf is None:
@@ -425,34 +423,30 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         link_tf = bool(self._p("publish_link_tf"))
         world = self._world.replay(state, str(path), link_tf) if self._world else None
         if world is not None:  # a world of the sources: each robot under its own namespace
-            if world[0]:
-                self._replayed = (write_world_state(state), None, world[2])
-                self._publisher("world_state").publish(String(data=self._replayed[0]))
-                self._tf_publisher().replace_static(world[2])
-            return Outcome(world[0], world[1])
+            if world.ok:
+                self._replayed = Replayed(world.text, None, world.transforms)
+                self._publisher("world_state").publish(String(data=world.text))
+                self._tf_publisher().replace_static(world.transforms)
+            return Outcome(world.ok, world.message)
         model = self._model
         if model is None:
             return Outcome(False, "no model loaded: set robot_description or model_file, the restart file is "
                            "checked against it" + (f" ({self._model_error})" if self._model_error else ""))
-        fit = check_fit(state, model, file=str(path))
-        if not fit.ok:
-            return Outcome(False, f"refused {path} for model {model.name!r}: " + "; ".join(fit.problems))
+        replay = replay_restart(state, model, file=str(path), link_tf=link_tf)
+        if not replay.ok:
+            return Outcome(False, replay.message)
         if self._player is not None and self._player.running:
             self._player.stop()
-        text = write_world_state(state)
-        fields = joint_state_fields(state, model)
         stamp = self.get_clock().now().nanoseconds
-        transforms = replay_transforms(state, model, stamp, link_tf=link_tf)
-        self._replayed = (text, fields, transforms)
-        self._publisher("world_state").publish(String(data=text))
-        self._publisher("joint_states").publish(joint_state_msg(fields, stamp))
-        if transforms:
-            self._tf_publisher().replace_static(transforms)
-        return Outcome(True, f"replayed {path}: {len(fields.name)} joint values, {len(transforms)} transforms, "
-                       "world_state")
+        self._replayed = replayed = Replayed.of(replay, model.name, stamp)
+        self._publisher("world_state").publish(String(data=replay.text))
+        self._publisher("joint_states").publish(joint_state_msg(replay.joint_states[model.name], stamp))
+        if replayed.transforms:
+            self._tf_publisher().replace_static(replayed.transforms)
+        return Outcome(True, replay.message)
 
     def _srv_replay(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        response.success, response.message = self.replay(str(self._p("replay_file")))
+        self.replay(str(self._p("replay_file"))).answer(response)
         if not response.success:
             self.get_logger().warning(f"replay: {response.message}")
         return response
@@ -475,13 +469,13 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if problem is not None:  # a FIFO or a device is never opened (it would block the executor)
             return Outcome(False, f"cannot read {shown_path(path)}: {problem}")
         try:
-            tf_mode, kinds = self.playback_plan(p)
+            plan = self.playback_plan(p)
         except ValueError as exc:
             return Outcome(False, str(exc))
         except Exception as exc:
             return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
         try:
-            source = open_source(p, kinds, self._model, encode_joint_state, full_names=self._world is not None)
+            source = open_source(p, plan.kinds, self._model, encode_joint_state, full_names=self._world is not None)
         except Exception as exc:
             return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
         for note in source.notes[:MAX_NOTES]:
@@ -499,8 +493,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
                 self._clock_pub = self.create_publisher(ctype, "/clock", 10)
             clock = self._publish_clock
         pubs = {t: self._publisher(t) if t in STATE_TOPICS else self._session_publisher(t)
-                for t in kinds | ({"tf", "tf_static"} if tf_mode == "computed" else set())}
-        computed = sp.ComputedTf(self._model) if tf_mode == "computed" and self._model is not None else None
+                for t in plan.kinds | ({"tf", "tf_static"} if plan.tf == "computed" else set())}
+        computed = sp.ComputedTf(self._model) if plan.tf == "computed" and self._model is not None else None
         if computed is not None:
             pubs["tf_static"].publish(computed.static(self.get_clock().now().nanoseconds))
         self._replayed = None
@@ -530,10 +524,10 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         if extent is None:
             return Outcome(True, f"playing {path}: a recording without summary (cut off?), length unknown, {rate}")
         span = (extent.end_ns - extent.start_ns) / 1e9
-        return Outcome(True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}, TF {tf_mode}")
+        return Outcome(True, f"playing {path}: {extent.count} messages over {span:.3f} s {rate}, TF {plan.tf}")
 
-    def playback_plan(self, path: str | Path) -> tuple[str, frozenset[str]]:
-        """``(tf source in effect, topic kinds played)`` for playing ``path`` (ValueError: refused, with why)."""
+    def playback_plan(self, path: str | Path) -> TfPlan:
+        """The TF source in effect and the topic kinds played for ``path`` (ValueError: refused, with why)."""
         p = Path(path).expanduser()
         return plan_tf(str(self._p("tf_source")), None if is_restart_directory(p) else recording_topic_kinds(p),
                        self._model is not None)
@@ -544,8 +538,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._clock_pub.publish(ctype(clock=ns_to_stamp(t_ns)))
 
     def _srv_play(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        response.success, response.message = self.play()
-        return response
+        return self.play().answer(response)
 
     def _srv_pause(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         ok = self._player is not None and self._player.pause()
@@ -573,8 +566,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             self._player.stop()
         self._scheduling.restore()
         if self._recorder is not None:
-            ok, msg = self.stop_recording()
-            print(f"state_store: recording {'closed' if ok else 'failed'}: {msg}", file=sys.stderr)
+            done = self.stop_recording()
+            print(f"state_store: recording {'closed' if done.ok else 'failed'}: {done.message}", file=sys.stderr)
 
 
 def main(args: list[str] | None = None) -> int:

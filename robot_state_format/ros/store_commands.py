@@ -131,18 +131,18 @@ def _run_save(args: argparse.Namespace) -> int:
         result: dict[str, Any] = {}
 
         def attempt() -> bool:  # wait while nothing (or not every joint) has been measured yet
-            result["r"] = node.save_ex("restart")
-            return bool(result["r"][2] != "wait")
+            result["r"] = node.save("restart")
+            return bool(result["r"].why != "wait")
 
         _spin(node, stop, time.monotonic() + args.timeout, attempt)
-        ok, msg, why = result.get("r") or node.save_ex("restart")
+        saved = result.get("r") or node.save("restart")
     finally:
         _stop(node, stop)
-    if ok:
-        print(msg)
+    if saved.ok:
+        print(saved.message)
         return 0
-    _err("save", msg)
-    return 1 if why in ("wait", "refused") else 2
+    _err("save", saved.message)
+    return 1 if saved.why in ("wait", "refused") else 2
 
 
 def _run_record(args: argparse.Namespace) -> int:
@@ -155,19 +155,19 @@ def _run_record(args: argparse.Namespace) -> int:
         return 2
     node, stop = started
     try:
-        ok, msg = node.start_recording()
-        if not ok:
-            _err("record", msg)
+        started = node.start_recording()
+        if not started.ok:
+            _err("record", started.message)
             return 2
-        print(f"recording to {msg} (Ctrl-C to stop)", file=sys.stderr)
+        print(f"recording to {started.message} (Ctrl-C to stop)", file=sys.stderr)
         _spin(node, stop, time.monotonic() + args.duration if args.duration > 0 else None)
-        ok, msg = node.stop_recording()
+        stopped = node.stop_recording()
     finally:
         _stop(node, stop)
-    if not ok:
-        _err("record", msg)
+    if not stopped.ok:
+        _err("record", stopped.message)
         return 2
-    print(msg)
+    print(stopped.message)
     return 0
 
 
@@ -219,17 +219,17 @@ def _run_replay(args: argparse.Namespace) -> int:
     node, stop = _start(args, params)
     try:
         if is_file:
-            ok, msg = node.replay(str(path.resolve()))
-            if not ok:
-                _err("replay", msg)
+            replayed = node.replay(str(path.resolve()))
+            if not replayed.ok:
+                _err("replay", replayed.message)
                 return 1
-            print(msg, file=sys.stderr)
+            print(replayed.message, file=sys.stderr)
             _spin(node, stop, time.monotonic() + args.hold if args.hold is not None else None)
             return 0
         want = args.wait_for_subscribers
         if want > 0:
             try:  # a replay that publishes TF waits for TF listeners (RViz, Foxglove), else for joint_states
-                waited = "tf" if node.playback_plan(path)[0] != "none" else "joint_states"
+                waited = "tf" if node.playback_plan(path).tf != "none" else "joint_states"
             except Exception:
                 waited = "joint_states"
 
@@ -243,11 +243,11 @@ def _run_replay(args: argparse.Namespace) -> int:
                      f"{'/tf' if waited == 'tf' else waited} after {args.wait_timeout:g} s; nothing played")
                 return 1
         # with subscribers waited for: they also acknowledge the first message before the rest follows
-        ok, msg = node.play(str(path.resolve()), first_acked_timeout=args.wait_timeout if want > 0 else 0.0)
-        if not ok:
-            _err("replay", msg)
+        played = node.play(str(path.resolve()), first_acked_timeout=args.wait_timeout if want > 0 else 0.0)
+        if not played.ok:
+            _err("replay", played.message)
             return 2
-        print(msg, file=sys.stderr)
+        print(played.message, file=sys.stderr)
         player = node._player
         _spin(node, stop, None, lambda: not player.running)
         if player.error:

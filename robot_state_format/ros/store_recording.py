@@ -105,11 +105,11 @@ class StoreRecording:
             self.set_parameters([Parameter("record", value=recording)])
 
     def _srv_start_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        response.success, response.message = self.start_recording()
+        self.start_recording().answer(response)
         self._sync_record_parameter()
         return response
 
     def _srv_stop_recording(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        response.success, response.message = self.stop_recording()
+        self.stop_recording().answer(response)
         self._sync_record_parameter()
         return response

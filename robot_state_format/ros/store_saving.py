@@ -43,7 +43,7 @@ class SaveCheck:
 
 
 class SnapshotSaving:
-    """``current_snapshot``, ``save`` / ``save_ex``, the ``~/save`` service and checkpoints."""
+    """``current_snapshot``, ``save``, the ``~/save`` service and checkpoints."""
 
     # provided by StateStore (and rclpy's Node)
     _snapshot_text: str | None
@@ -61,7 +61,7 @@ class SnapshotSaving:
     _model: Model | None
     _world: WorldSources | None
     _log_throttle: Any
-    last_save: tuple[bool, str] | None
+    last_save: Outcome | None
     _p: Any
     get_logger: Any
     get_name: Any
@@ -165,9 +165,9 @@ class SnapshotSaving:
         me = (self.get_name(), self.get_namespace())
         return any((i.node_name, i.node_namespace) != me for i in infos)
 
-    def save_ex(self, kind: str = "restart") -> SaveOutcome:
-        """:meth:`save` with the kind of failure: ``(ok, message, why)``, ``why`` one of ``""`` (saved),
-        ``wait`` (nothing measured yet), ``refused`` (stale or unstamped), ``error`` (I/O, invalid)."""
+    def save(self, kind: str = "restart") -> SaveOutcome:
+        """Write the latest snapshot: ok and the path, or why not and the kind of failure (``why``:
+        ``wait``, nothing measured yet; ``refused``, stale or unstamped; ``error``, I/O or invalid)."""
         check = self._save_state()
         state = check.state
         if state is None or state.stamp is None:
@@ -192,20 +192,15 @@ class SnapshotSaving:
         note = self._world.stale_note() if self._world is not None else ""
         return SaveOutcome(True, str(path) + (f"\n{note}" if note else ""), "")
 
-    def save(self, kind: str = "restart") -> Outcome:
-        """Write the latest snapshot; ``(True, path)`` or ``(False, reason)``."""
-        ok, msg, _ = self.save_ex(kind)
-        return Outcome(ok, msg)
-
     def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         try:
-            ok, msg = self.save("restart")
+            saved: Outcome = self.save("restart")
         except Exception as exc:
-            ok, msg = False, f"save failed: {type(exc).__name__}: {exc}"
-        self.last_save = (ok, msg)
-        response.success, response.message = ok, msg
-        if not ok:
-            throttled(self._log_throttle, self.get_logger(), "warning", "save", f"save: {msg}")
+            saved = Outcome(False, f"save failed: {type(exc).__name__}: {exc}")
+        self.last_save = saved
+        saved.answer(response)
+        if not saved.ok:
+            throttled(self._log_throttle, self.get_logger(), "warning", "save", f"save: {saved.message}")
         return response
 
     def _restart_checkpoint_timer(self, period: float) -> None:
@@ -221,10 +216,10 @@ class SnapshotSaving:
                                                and (self._world is None or not self._world.has_data())):
             return
         try:
-            ok, msg = self.save("checkpoint")
+            saved: Outcome = self.save("checkpoint")
         except Exception as exc:
-            ok, msg = False, f"{type(exc).__name__}: {exc}"
-        if ok:
+            saved = Outcome(False, f"{type(exc).__name__}: {exc}")
+        if saved.ok:
             self._checkpoint_seq = version
         else:
-            throttled(self._log_throttle, self.get_logger(), "warning", "checkpoint", f"checkpoint: {msg}")
+            throttled(self._log_throttle, self.get_logger(), "warning", "checkpoint", f"checkpoint: {saved.message}")

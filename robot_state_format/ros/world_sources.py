@@ -14,9 +14,9 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.exceptions import ParameterUninitializedException
@@ -29,17 +29,15 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from robot_state_format.errors import RobotStateFormatError
+from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import Model
-from robot_state_format.playback.edges import replay_edges
-from robot_state_format.playback.fit import check_fit
-from robot_state_format.playback.joint_arrays import joint_state_fields
+from robot_state_format.playback.restart_replay import Robot, replay_restart
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.ros.description import XacroPolicy, read_description_text
-from robot_state_format.ros.messages import joint_state_arrays, transform_msg_to_matrix, transforms_to_msgs
+from robot_state_format.ros.messages import joint_state_arrays, transform_msg_to_matrix
 from robot_state_format.ros.qos import LATCHED, SENSOR_IN, STATE_OUT, TF_QOS, TF_STATIC_LISTEN_QOS
-from robot_state_format.ros.replay import joint_state_msg
-from robot_state_format.spatial import pose6_to_transform
-from robot_state_format.usdf.types import WORLD_FRAME, ModelState, WorldState
+from robot_state_format.ros.replay import edge_msgs, joint_state_msg
+from robot_state_format.usdf.types import WORLD_FRAME, WorldState
 from robot_state_format.usdf.writer import write_world_state
 from robot_state_format.world.aggregate import SourceStatus, WorldAggregator, normalise_namespace, topic
 from robot_state_format.world.tf_tree import TfTree
@@ -88,6 +86,17 @@ def attach(node: Node, record: Callable[[str, bytes], None], own_model: Model | 
     return WorldSources(node, list(sources), record, own_model)
 
 
+@dataclass(frozen=True)
+class WorldReplay:
+    """A world restart file replayed robot by robot: ``ok``, the user's ``message``, and for the store
+    to publish itself the ``world_state`` text and the static transforms (empty when refused)."""
+
+    ok: bool
+    message: str
+    text: str = ""
+    transforms: list[Any] = field(default_factory=list)
+
+
 class WorldSources:
     """Subscriptions, status and replay of the world of several robots (see the module doc)."""
 
@@ -103,6 +112,8 @@ class WorldSources:
         self._record = record
         self._text: tuple[int, str] | None = None
         self._stale: set[str] = set()
+        self._log_throttle = LogThrottle()  # per topic (rclpy throttles per call site)
+        self.dropped: dict[str, int] = {}  # unreadable messages by topic (each one warned about, throttled)
         self._replayed: dict[str, JointState] = {}
         self._pubs: dict[str, Any] = {}
         self._subs: list[Any] = []
@@ -138,8 +149,7 @@ class WorldSources:
         try:
             text = cdr_string_text(raw)
         except (ValueError, UnicodeDecodeError, IndexError) as exc:
-            self.node.get_logger().warning(f"{topic(ns, 'world_state')}: unreadable: {exc}",
-                                           throttle_duration_sec=5.0)
+            self._drop(topic(ns, "world_state"), exc)
             return
         self.agg.on_world_state(ns, text, time.monotonic())
         if ns != self.own:
@@ -150,12 +160,19 @@ class WorldSources:
             self._record(topic(ns, "joint_states"), raw)
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
-        except Exception:
+        except Exception as exc:  # data from the network: warned about and counted, never fatal
+            self._drop(topic(ns, "joint_states"), exc)
             return
         problems = self.agg.on_joint_state(ns, names, pos, vel, eff, stamp, self.node.get_clock().now().nanoseconds,
                                            time.monotonic())
         for text in problems:
             self.node.get_logger().warning(f"{topic(ns, 'joint_states')}: {text}", throttle_duration_sec=5.0)
+
+    def _drop(self, name: str, exc: BaseException) -> None:
+        """Count a message of topic ``name`` that could not be read and warn (throttled)."""
+        n = self.dropped[name] = self.dropped.get(name, 0) + 1
+        throttled(self._log_throttle, self.node.get_logger(), "warning", f"drop {name}",
+                  lambda: f"{name}: unreadable message dropped ({n} so far): {type(exc).__name__}: {exc}")
 
     def _xacro_policy(self) -> XacroPolicy:
         node = self.node
@@ -184,8 +201,8 @@ class WorldSources:
         while self._tf_raw:
             try:
                 self._on_tf(deserialize_message(self._tf_raw.popleft(), TFMessage))
-            except Exception:
-                continue
+            except Exception as exc:  # data from the network: warned about and counted, never fatal
+                self._drop("/tf", exc)
 
     def _on_timer(self) -> None:
         if self._replayed and time.monotonic() < self._resend_until:
@@ -253,47 +270,28 @@ class WorldSources:
                 for name in ("world_state", "joint_states")]
 
     # -- replay of a world restart file ---------------------------------------------------------
-    def replay(self, state: WorldState, path: str, link_tf: bool) -> tuple[bool, str, list[Any]] | None:
-        """Publish each robot's joint states under its namespace and its TF with its frame_prefix;
-        None when the file is not a world of these sources (the store replays it as one robot).
-        ``(ok, message, static transforms)`` otherwise; nothing is published when a robot does not fit."""
+    def replay(self, state: WorldState, path: str, link_tf: bool) -> WorldReplay | None:
+        """Publish each robot's joint states under its namespace and its TF with its frame_prefix
+        (:func:`~robot_state_format.playback.restart_replay.replay_restart`); None when the file is not
+        a world of these sources (the store replays it as one robot). Nothing is published when a
+        robot does not fit."""
         by_name = {s.name: s for s in self.agg.sources.values()}
         if not state.model_states or not all(ms.name in by_name for ms in state.model_states):
             return None
-        problems: list[str] = []
-        plan: list[tuple[str, Model, WorldState]] = []
-        for ms in state.model_states:
-            src = by_name[ms.name]
-            if src.model is None:
-                problems.append(f"{ms.name}: no model yet (nothing on {topic(src.namespace, 'robot_description')})")
-                continue
-            single = WorldState(state.name, state.version, state.stamp, [],
-                                [ModelState(src.model.name, ms.parent, ms.pose, ms.twist, ms.link_states,
-                                            ms.joint_states, ms.model_states)])
-            problems += [f"{ms.name}: {p}" for p in check_fit(single, src.model, file=path).problems]
-            plan.append((src.namespace, src.model, single))
-        if problems:
-            return False, f"refused {path}: " + "; ".join(problems), []
+        robots = {ms.name: Robot(by_name[ms.name].model, by_name[ms.name].frame_prefix,
+                                 f"no model yet (nothing on {topic(by_name[ms.name].namespace, 'robot_description')})")
+                  for ms in state.model_states}
+        replay = replay_restart(state, robots, file=path, link_tf=link_tf, common_frame=self.agg.common_frame)
+        if not replay.ok:
+            return WorldReplay(False, replay.message)
         stamp = self.node.get_clock().now().nanoseconds
-        edges: list[tuple[str, str, Any]] = [(f.parent or WORLD_FRAME, f.name, pose6_to_transform(f.pose))
-                                             for f in state.frames if f.pose is not None]
-        joints = 0
-        for ns, model, single in plan:
-            prefix = self.agg.sources[ns].frame_prefix
-            fields = joint_state_fields(single, model)
+        for name, fields in replay.joint_states.items():
+            ns = by_name[name].namespace
             msg = joint_state_msg(fields, stamp)
             self._replayed[ns] = msg
             self._publisher(ns).publish(msg)
             self._resend_until = time.monotonic() + 3.0
-            joints += len(fields.name)
-            for parent, child, x in replay_edges(single, model, link_tf=link_tf):
-                outer = parent in (WORLD_FRAME, self.agg.common_frame) or state.frame(parent) is not None \
-                    or state.model(parent) is not None
-                edges.append((parent if outer else prefix + parent, prefix + child, x))
-        transforms = transforms_to_msgs([(p, c) for p, c, _ in edges], np.asarray([x for _, _, x in edges]), stamp) \
-            if edges else []
-        return True, (f"replayed {path}: {len(plan)} robots, {joints} joint values, {len(transforms)} transforms, "
-                      "world_state"), transforms
+        return WorldReplay(True, replay.message, replay.text, edge_msgs(replay.edges, stamp))
 
     def router(self, own: dict[str, Any], own_names: dict[str, str]) -> Callable[[str, bytes], None]:
         """Where timed playback of a world recording sends each message: the node's own topics (short
