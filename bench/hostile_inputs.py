@@ -5,7 +5,7 @@
 Every case runs in a forked child (the readers already imported, the input built inside the child);
 the parent reads the child's CPU time and peak resident set (``wait4``).  ``--check`` exits 1 when a
 case does not end in the expected outcome within 1 s of CPU and 200 MB resident
-(test/test_hostile_inputs.py runs it).  Figures in docs/robustness.md.
+(test/model/test_hostile_inputs.py runs it).  Figures in docs/robustness.md.
 """
 
 from __future__ import annotations
