@@ -142,3 +142,61 @@ def test_root_declares_its_public_api() -> None:
     names = [t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
              for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)]
     assert "__all__" in names
+
+
+# The rooms of test/: each folder holding test modules is named for a package directory or module of
+# robot_state_format/ at the same path (test/model/sdf/ for model/sdf/, test/ros/state_store/ for
+# ros/state_store.py), or is one of these two, which test no one package room.
+EXTRA_TEST_ROOMS = {
+    "project": "repository-wide checks: static analysis, layers, README, packaging, colcon, rosdep, bench, fuzz",
+    "harness": "the test harness itself (test/ros_harness.py, own_process.py, the set-up)",
+}
+TEST_DIR = ROOT / "test"
+
+
+def package_rooms(package: Path) -> set[str]:
+    """Every subpackage and module of ``package`` as a path without suffix (``model/sdf``, ``ros/state_store``)."""
+    rooms = set()
+    for path in package.rglob("*.py"):
+        rel = path.relative_to(package)
+        if "samples" in rel.parts:
+            continue
+        rooms.add((rel.parent if path.name == "__init__.py" else rel.with_suffix("")).as_posix())
+    return rooms - {"."}
+
+
+def misplaced_test_modules(test_dir: Path, rooms: set[str]) -> list[str]:
+    """Test modules lying directly in ``test_dir`` or in a folder that is not a room; basenames used twice."""
+    found, seen = [], {}
+    for path in sorted(test_dir.rglob("test_*.py")):
+        rel = path.relative_to(test_dir)
+        if rel.parts[0] == "fixtures":
+            continue
+        room = rel.parent.as_posix()
+        if room == ".":
+            found.append(f"test/{rel}: directly in test/ (move it to the room of what it tests)")
+        elif room not in rooms and room not in EXTRA_TEST_ROOMS:
+            found.append(f"test/{rel}: test/{room}/ is not named for a package room of robot_state_format/")
+        if path.name in seen:  # pytest imports test modules by basename: two of one name collide
+            found.append(f"test/{rel}: its basename is taken by test/{seen[path.name]}")
+        seen.setdefault(path.name, rel)
+    return found
+
+
+def test_misplaced_test_modules_are_found(tmp_path: Path) -> None:
+    for rel in ("test_flat.py", "model/sdf/test_sdf.py", "modle/test_typo.py", "ros/test_ok.py", "cli/test_ok.py",
+                "fixtures/sdf/test_data.py", "harness/test_h.py"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert misplaced_test_modules(tmp_path, {"model", "model/sdf", "ros"}) == [
+        "test/cli/test_ok.py: test/cli/ is not named for a package room of robot_state_format/",
+        "test/modle/test_typo.py: test/modle/ is not named for a package room of robot_state_format/",
+        "test/ros/test_ok.py: its basename is taken by test/cli/test_ok.py",
+        "test/test_flat.py: directly in test/ (move it to the room of what it tests)",
+    ]
+
+
+def test_test_modules_live_in_package_rooms() -> None:
+    rooms = package_rooms(PACKAGE)
+    assert {"model/sdf", "ros/state_store", "cli", "usdf/export", "spatial"} <= rooms
+    assert misplaced_test_modules(TEST_DIR, rooms) == []

@@ -1,4 +1,4 @@
-"""Regression tests for gaps an audit of the SDFormat reader found.
+"""SDFormat rules as libsdformat 12.3 applies them, beyond the spec's examples:
 
 1. pre-1.7 worlds whose members name the frame ``world`` (``//pose/@frame``, a 1.4 joint child), as
    libsdformat 12.3 reads them;

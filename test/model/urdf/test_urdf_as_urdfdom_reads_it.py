@@ -1,4 +1,4 @@
-"""Audit fixes of the robot-model core: a joint named like a link keeps both frames; format detection
+"""URDF as urdfdom reads it: a joint named like a link keeps both frames; format detection
 skips comments; XML declarations and NUL bytes as urdfdom reads them; lone surrogates; the xacro path
 keeps the tolerance warnings; urdfdom's verdict on continuous limits, texture-only materials and
 non-finite limits; positional ``name:=value`` xacro arguments.
