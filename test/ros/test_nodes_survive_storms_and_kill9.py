@@ -1,4 +1,5 @@
-"""The nodes survive input storms and kill -9: short versions of the stress scripts of issue 14 (the full runs and their figures: docs/robustness.md):
+"""The nodes survive input storms and kill -9: short versions of the stress scripts of issue 14 (the full
+runs and their figures: docs/robustness.md):
 a bad-JointState storm at 1 kHz beside good messages, and kill -9 of state_store during checkpoint
 storms and recordings."""
 
