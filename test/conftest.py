@@ -80,7 +80,7 @@ def pytest_pycollect_makemodule(module_path: Any, parent: pytest.Collector) -> G
     `colcon test`). Such a module is collected as a plain one instead: pytest then reports that module alone."""
     try:
         return (yield)
-    except (Exception, pytest.skip.Exception):
+    except (Exception, pytest.skip.Exception):  # noqa: BLE001 any collection error: the module is collected alone and reports it
         return pytest.Module.from_parent(parent, path=module_path)
 
 

@@ -150,7 +150,7 @@ class WorldSources:
             self._record(topic(ns, "joint_states"), raw)
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
-        except Exception:
+        except Exception:  # noqa: BLE001 the node survives any unreadable message
             return
         problems = self.agg.on_joint_state(ns, names, pos, vel, eff, stamp, self.node.get_clock().now().nanoseconds,
                                            time.monotonic())
@@ -184,7 +184,7 @@ class WorldSources:
         while self._tf_raw:
             try:
                 self._on_tf(deserialize_message(self._tf_raw.popleft(), TFMessage))
-            except Exception:
+            except Exception:  # noqa: BLE001 the node survives any unreadable message
                 continue
 
     def _on_timer(self) -> None:

@@ -102,7 +102,7 @@ def floating_roots(model: Model, floating_base: bool | None = None) -> list[str]
     return roots if floating_base else []
 
 
-def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None) -> MjcfLayout:
+def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | None = None) -> MjcfLayout:  # noqa: C901, PLR0915 (complexity 57, 171 statements): to be split, issue 38
     """The MJCF text of ``model`` and its joint mapping (``ConversionError`` on what MuJoCo cannot do)."""
     if not (dt > 0):
         raise ConversionError(f"time step {dt!r} must be positive")
