@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from real_robots import romeo_urdf
 from repo_paths import REPO_ROOT
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
@@ -35,14 +36,9 @@ CHAIN = f"""<robot name="chain">
 
 def _models() -> list[tuple[str, str]]:
     out = [("chain", CHAIN), ("arm7_gripper", (SAMPLES / "arm7_gripper.urdf").read_text())]
-    try:
-        from real_robots import romeo_urdf
-
-        p = romeo_urdf()
-        if p is not None:
-            out.append(("romeo", p.read_text()))
-    except ImportError:
-        pass
+    p = romeo_urdf()  # None without example-robot-data (then romeo is not among the cases)
+    if p is not None:
+        out.append(("romeo", p.read_text()))
     return out
 
 
