@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from repo_paths import REPO_ROOT
+from repo_paths import REPO_ROOT, TEST_DIR
 
 ROOT = REPO_ROOT
 PACKAGE = ROOT / "robot_state_format"
@@ -151,7 +151,6 @@ EXTRA_TEST_ROOMS = {
     "project": "repository-wide checks: static analysis, layers, README, packaging, colcon, rosdep, bench, fuzz",
     "harness": "the test harness itself (test/ros_harness.py, own_process.py, the set-up)",
 }
-TEST_DIR = ROOT / "test"
 
 
 def package_rooms(package: Path) -> set[str]:
