@@ -71,9 +71,10 @@ CHILDREN = 3  # fresh engine children tried before a crash fails the test
 # and then with drake 1.51.1) is replaced by a fresh one, up to CHILDREN in all; every comparison is exact.
 @pytest.mark.parametrize("engine", ENGINES)
 def test_isolated_answers_as_in_process(engine: str) -> None:
-    code = ("import pickle, sys; sys.path.insert(0, sys.argv[1]); from test_sim_isolated import "
+    code = ("import os, pickle, sys; sys.path[:0] = sys.argv[1].split(os.pathsep); from test_sim_isolated import "
             "in_process_reference as r; sys.stdout.buffer.write(pickle.dumps(r(sys.argv[2])))")
-    done = subprocess.run([sys.executable, "-c", code, str(TEST_DIR), engine],
+    where = os.pathsep.join([os.path.dirname(os.path.abspath(__file__)), str(TEST_DIR)])  # this module, helpers
+    done = subprocess.run([sys.executable, "-c", code, where, engine],
                           capture_output=True, timeout=300, check=False)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-3000:]
     here = pickle.loads(done.stdout)
