@@ -85,8 +85,11 @@ def test_state_store_answers_after_a_peer_names_fifos_devices_and_long_paths(ros
     assert "Traceback" not in store.output(), store.describe()
     start = time.monotonic()
     store.proc.send_signal(signal.SIGTERM)
-    assert store.proc.wait(timeout=10) == 0, store.describe()
-    assert time.monotonic() - start < 10.0
+    try:  # the bound is the wait's: an assertion of the elapsed time after it could not fail
+        code = store.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still running {time.monotonic() - start:.1f} s after SIGTERM\n{store.describe()}")
+    assert code == 0, store.describe()
 
 
 def _exited(node: NodeProcess, timeout: float = 30.0) -> tuple[int, list[str]]:
