@@ -5,7 +5,7 @@ package (the ament index marker, package.xml, launch files, config, samples) and
 package (``setup.py install``/``develop``, not a wheel), ``bin/robot-state-format`` (scripts/robot-state-format), so the
 command is on PATH after sourcing the workspace (console scripts go to ``lib/robot_state_format`` for
 ``ros2 run``, setup.cfg). setuptools older than 61 (Ubuntu 22.04's, what colcon uses on Humble) does not read
-pyproject.toml: it gets the same metadata from :data:`LEGACY_METADATA` (test/test_packaging.py checks both agree).
+pyproject.toml: it gets the same metadata from :data:`LEGACY_METADATA` (test/project/test_packaging.py checks both agree).
 """
 
 from __future__ import annotations

@@ -72,7 +72,7 @@ def anchor(n: int, period: float) -> tuple[float, float]:
     return _stats(err)
 
 
-def main() -> int:
+def main() -> int:  # noqa: PLR0915 (118 statements): to be split, issue 38
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--saves", type=int, default=50)

@@ -187,7 +187,7 @@ def part1(model_path: Path, n: int) -> None:
     rclpy.shutdown()
 
 
-def part2(model_path: Path, seconds: float, rate: float, qos_name: str, snapshot_frequency: float) -> None:
+def part2(model_path: Path, seconds: float, rate: float, qos_name: str, snapshot_frequency: float) -> None:  # noqa: PLR0915 (84 statements): to be split, issue 38
     import tempfile
 
     import rclpy

@@ -149,7 +149,7 @@ def lxml_parse_walk(data: bytes) -> int:
     return n
 
 
-def main() -> int:
+def main() -> int:  # noqa: PLR0915 (85 statements): to be split, issue 38
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--json", action="store_true", help="also print the figures as one BENCH_JSON line")

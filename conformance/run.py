@@ -115,7 +115,7 @@ def ours(path: Path, search: tuple[str, ...] = ()) -> tuple[Model | None, str]:
         return load_model_file(path, search_paths=list(search)), ""
     except RobotStateFormatError as exc:
         return None, str(exc).splitlines()[0][:300]
-    except Exception as exc:  # a crash is a disagreement too
+    except Exception as exc:  # noqa: BLE001 a crash is a disagreement too
         return None, f"CRASH {type(exc).__name__}: {exc}"[:300]
 
 
@@ -225,7 +225,7 @@ def run_case(case: Case, check_urdf: str | None, sdf_ref: str | None, fk: bool) 
         if model is not None and ref.loads and fk:
             try:
                 out.poses_compared, out.pose_error = fk_against_pinocchio(model, case.path)
-            except Exception as exc:  # Pinocchio refusing a file urdfdom loads is reported, not fatal
+            except Exception as exc:  # noqa: BLE001 Pinocchio refusing a file urdfdom loads is reported, not fatal
                 out.detail = f"pinocchio: {type(exc).__name__}: {exc}"[:200]
         return out
     if sdf_ref is None:

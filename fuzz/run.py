@@ -8,7 +8,7 @@ Each target runs in turn in rounds of Hypothesis examples (random seeds) until i
 is used.  The process runs under ``RLIMIT_AS`` (fuzz/harness.py ``MEMORY_BOUND_BYTES``), so memory
 past the bound is a ``MemoryError`` (a finding); a call past ``DEADLINE_S`` is a finding too.  A
 finding is printed and saved to test/fixtures/fuzz/ (the suite replays them:
-test/test_fuzz_harness.py).  Exit status 1 when anything was found.
+test/project/test_fuzz_harness.py).  Exit status 1 when anything was found.
 """
 
 from __future__ import annotations

@@ -71,6 +71,6 @@ def throttled(throttle: LogThrottle, logger: Any, severity: str, key: str, text:
         if line is None:
             return False
         emit(logger, severity, line)
-    except Exception:
+    except Exception:  # noqa: BLE001 a logging failure never stops the caller (a node)
         return False
     return True

@@ -600,7 +600,7 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
 def bytecode_due(old: dict[str, str], installed: bool) -> bool:
     """Byte-compile when this run installed something, or the venv was never compiled (by this script as it
     is: ``old`` is empty when the ``base`` stage changed). Not because another stage's digest alone changed:
-    a copy of the checkout sharing this venv (test/test_readme.py's clone) sees other tool sources, keeps the
+    a copy of the checkout sharing this venv (test/project/test_readme.py's clone) sees other tool sources, keeps the
     tools, and must not make the next ``./run`` here compile again (issue 25: 8 s after every ``./run test``)."""
     return installed or "bytecode" not in old
 

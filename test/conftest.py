@@ -14,7 +14,9 @@ Every run claims its own ROS_DOMAIN_ID and keeps DDS traffic on this machine; th
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import optional
@@ -23,6 +25,14 @@ from own_process import register as register_own_process
 from ros_harness import RosHarness, configure_ros_environment, init_context, shutdown_context
 
 from robot_state_format.lazy_modules import MissingDependencyError
+
+# The test modules live in rooms mirroring robot_state_format/ (test/model/sdf/, test/ros/state_store/, ...; test/
+# itself is on sys.path by pytest.ini's pythonpath). A few import shared pieces of another test module by name
+# (test_kinematics's models, test_state_store's pendulum): every room is on sys.path too, which works because no
+# two test modules share a basename (test/project/test_architecture.py checks it).
+for _room in sorted({str(p.parent) for p in Path(__file__).resolve().parent.rglob("test_*.py")} - set(sys.path)):
+    if "fixtures" not in Path(_room).parts:
+        sys.path.append(_room)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -70,7 +80,7 @@ def pytest_pycollect_makemodule(module_path: Any, parent: pytest.Collector) -> G
     `colcon test`). Such a module is collected as a plain one instead: pytest then reports that module alone."""
     try:
         return (yield)
-    except (Exception, pytest.skip.Exception):
+    except (Exception, pytest.skip.Exception):  # noqa: BLE001 any collection error: the module is collected alone and reports it
         return pytest.Module.from_parent(parent, path=module_path)
 
 

@@ -1,4 +1,4 @@
-"""Shared pieces of the simulation tests (test/test_sim_*.py): robots and a perturbed start."""
+"""Shared pieces of the simulation tests (test/{cli,ros,sim}/test_sim_*.py): robots and a perturbed start."""
 
 from __future__ import annotations
 

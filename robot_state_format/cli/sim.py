@@ -56,7 +56,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r.set_defaults(func=numpy_kinematics(_run))
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace) -> int:  # noqa: C901 (complexity 26): to be split, issue 38
     if args.steps < 0:
         print(f"{PROG}: error: --steps must be >= 0", file=sys.stderr)
         return 2

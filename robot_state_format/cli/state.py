@@ -303,7 +303,7 @@ def _export(args: argparse.Namespace) -> int:
     spec = load_mujoco_model(args.model, free_base=args.free_base, strip_geometry=True)
     try:
         mj = spec.compile()
-    except Exception as exc:  # MuJoCo's compiler errors are ValueError
+    except Exception as exc:  # noqa: BLE001 MuJoCo's compiler errors are ValueError; any is exit 1 with its text
         raise ConversionError(f"{args.model}: MuJoCo cannot compile it: {exc}") from None
     text, unmapped = mujoco_keyframe(state, mj, model_state=args.model_state)
     for w in unmapped:

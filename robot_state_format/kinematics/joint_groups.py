@@ -36,7 +36,7 @@ IntArray = NDArray[np.intp]
 __all__ = ["compile_groups"]
 
 
-def compile_groups(tree: CompiledTree, joint_order: list[Joint], infos: list[JointInfo], origins: FloatArray,
+def compile_groups(tree: CompiledTree, joint_order: list[Joint], infos: list[JointInfo], origins: FloatArray,  # noqa: PLR0915 (84 statements): to be split, issue 38
                     offsets: FloatArray) -> None:
     """Per-type constants (fixed, rotary and prismatic ones computed for the whole group at once)."""
     by_type: dict[JointType, list[int]] = {}

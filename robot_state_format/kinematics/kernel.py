@@ -44,7 +44,7 @@ IntArray = NDArray[np.int64]
 
 
 @njit(cache=False, nogil=True)  # cached by kernel_cache.attach (below)
-def poses(q: FloatArray, src: IntArray, mo: FloatArray, f: FloatArray, ij: IntArray, root: FloatArray,  # pragma: no cover
+def poses(q: FloatArray, src: IntArray, mo: FloatArray, f: FloatArray, ij: IntArray, root: FloatArray,  # pragma: no cover  # noqa: C901 (complexity 35): to be split, issue 38
           gen: FloatArray, pose: FloatArray, world: bool, out: FloatArray) -> bool:
     """Fill rows 0-2 of ``out`` ``(C, nlinks, 4, 4)`` with the link poses of each row of ``q``.
 

@@ -28,7 +28,7 @@ IntArray = NDArray[np.intp]
 __all__ = ["compile_plan"]
 
 
-def compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[JointInfo], origins: FloatArray,
+def compile_plan(tree: CompiledTree, joint_order: list[Joint], infos: list[JointInfo], origins: FloatArray,  # noqa: C901, PLR0915 (complexity 37, 128 statements): to be split, issue 38
                   offsets: FloatArray) -> PosePlan:
     """The per-level constants used by the pose kernels (see :mod:`.plan`)."""
     nl, nr, nj = tree.nlinks, tree.nroot, tree.njoints

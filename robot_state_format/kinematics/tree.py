@@ -63,7 +63,7 @@ IntArray = NDArray[np.intp]
 __all__ = ["QUATERNION_TOLERANCE", "ROOT", "CompiledTree", "KinematicsWarning", "compile_model", "planar_basis"]
 
 
-def compile_model(model: Model) -> CompiledTree:
+def compile_model(model: Model) -> CompiledTree:  # noqa: C901, PLR0915 (complexity 21, 111 statements): to be split, issue 38
     """Compile ``model``'s tree joints into a :class:`CompiledTree`.
 
     Raises :class:`KinematicsError` for a joint with an unknown parent/child link, a link that is

@@ -57,7 +57,7 @@ def limit_warnings(model: Model, values: Mapping[str, Any], resolve: Callable[[s
     for name, value in values.items():
         try:
             joint = model.joints.get(resolve(str(name)) if resolve is not None else str(name))
-        except Exception:  # an unknown or ambiguous name: reported by whoever resolves it
+        except Exception:  # noqa: BLE001 an unknown or ambiguous name: reported by whoever resolves it
             continue
         if joint is None or joint.mimic:
             continue

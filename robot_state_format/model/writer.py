@@ -79,7 +79,7 @@ def _is_identity(x: Transform, tol: float = 1e-12) -> bool:
 
 
 # =========================================================================== SDFormat
-def to_sdf(model: Model, *, version: str | None = None) -> Conversion:
+def to_sdf(model: Model, *, version: str | None = None) -> Conversion:  # noqa: C901, PLR0915 (complexity 30, 82 statements): to be split, issue 38
     """Write ``model`` (read from URDF or SDFormat) as an SDFormat model file."""
     if model.is_world:
         raise ConversionError(f"{model.name!r} is a world; only single models are written as SDFormat here")
@@ -327,7 +327,7 @@ _URDF_TYPES = {JointType.FIXED, JointType.REVOLUTE, JointType.CONTINUOUS, JointT
 _URDF_SHAPES = {"box", "sphere", "cylinder", "mesh"}
 
 
-def to_urdf(model: Model, *, strict: bool = False) -> Conversion:
+def to_urdf(model: Model, *, strict: bool = False) -> Conversion:  # noqa: C901, PLR0915 (complexity 38, 87 statements): to be split, issue 38
     """Write ``model`` as URDF, or raise :class:`ConversionError` with the reason it cannot be."""
     if model.is_world:
         raise ConversionError(f"{model.name!r} is a world of {len(model.models)} model(s); URDF describes one robot")

@@ -131,7 +131,7 @@ class Player:
             self.realtime_note = raise_thread_priority()
         try:
             self._play()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 the player thread reports any error through .error
             self.error = f"{type(exc).__name__}: {exc}"
 
     def _play(self) -> None:

@@ -321,7 +321,7 @@ class JointStateCache:
         return Problem(key, text)
 
     # -- the hot path --------------------------------------------------------------------------
-    def update(self, names: Sequence[str], position: Sequence[float] | NDArray[np.float64],
+    def update(self, names: Sequence[str], position: Sequence[float] | NDArray[np.float64],  # noqa: C901, PLR0915 (complexity 28, 91 statements): to be split, issue 38
                velocity: Sequence[float] | NDArray[np.float64], effort: Sequence[float] | NDArray[np.float64],
                stamp_ns: int, now_ns: int) -> Update:
         """Merge one JointState; return which tree joints to publish, at which stamp."""

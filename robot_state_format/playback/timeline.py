@@ -116,7 +116,7 @@ class RecordingTimeline:
                 if not emit():
                     return
             buffer.put(End(), 0)
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 the reader thread hands any error to the consumer
             buffer.put(End(exc), 0)
         finally:
             self.max_buffered = max(self.max_buffered, buffer.max_held)

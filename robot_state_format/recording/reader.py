@@ -77,7 +77,7 @@ def scan(path: str | os.PathLike[str], *, complete: list[bool] | None = None) ->
             ended = True
         except mcap_exceptions.InvalidMagic as exc:
             raise RecordingFormatError(f"{p}: not an MCAP file: {exc}") from None
-        except Exception:
+        except Exception:  # noqa: BLE001 an unreadable end is 'not ended', whatever mcap raises
             ended = False
     finally:
         stream.close()
@@ -130,7 +130,7 @@ def recording_channels(path: str | os.PathLike[str]) -> dict[str, str]:
     try:
         with open_input_file(p) as f:
             summary = mcap_reader.make_reader(f).get_summary()
-    except Exception:
+    except Exception:  # noqa: BLE001 no readable summary, whatever mcap raises: read without it
         summary = None
     if summary is not None:
         return {ch.topic: (summary.schemas[ch.schema_id].name if ch.schema_id in summary.schemas else "")
@@ -161,7 +161,7 @@ def message_summary(path: str | os.PathLike[str], kinds: frozenset[str]) -> Mess
     try:
         with open_input_file(path) as f:
             summary = mcap_reader.make_reader(f).get_summary()
-    except Exception:
+    except Exception:  # noqa: BLE001 no readable summary, whatever mcap raises
         return None
     if summary is None or summary.statistics is None:
         return None

@@ -234,7 +234,7 @@ def moving_joints_text(model: Model) -> str:
     return text
 
 
-def run(model_path: Path, out: Path, record_s: float) -> int:
+def run(model_path: Path, out: Path, record_s: float) -> int:  # noqa: PLR0915 (95 statements): to be split, issue 38
     t_start = time.monotonic()
     model = load_model_file(model_path)
     out.mkdir(parents=True, exist_ok=True)

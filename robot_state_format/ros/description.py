@@ -132,7 +132,7 @@ class InBackground(Generic[T]):
             error: BaseException | None = None
             try:
                 result = self._work(text)
-            except Exception as exc:  # reported through deliver
+            except Exception as exc:  # noqa: BLE001 reported through deliver: the node survives any reader error
                 error = exc
             with contextlib.suppress(Exception):  # nothing left to tell (the node is shutting down)
                 self._deliver(text, result, error)
@@ -225,7 +225,7 @@ def load_peer_model_file(model_file: str, xacro_args: str, policy: XacroPolicy) 
         return LoadedDescription(text, load_model(text, file=str(path)), str(path))
     except DescriptionRefused:
         raise
-    except Exception as exc:  # the readers' errors, the child's: reported without the file's text
+    except Exception as exc:  # noqa: BLE001 the readers' errors, the child's: reported without the file's text
         raise DescriptionRefused("error", f"{where}: not read: {_without_content(exc)}") from None
 
 

@@ -106,7 +106,7 @@ class TfListener:
                 try:
                     with sub.handle:
                         taken = sub.handle.take_message(sub.msg_type, True)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 rclpy's take errors: warned, the node keeps running
                     self._warn("tf-take", f"TF listener: {exc}")
                     break
                 if taken is None:
@@ -119,7 +119,7 @@ class TfListener:
             return
         try:
             msg = deserialize_message(raw, TFMessage)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 bytes rclpy cannot decode: warned, the node keeps running
             self._warn("tf-decode", f"TF message unreadable: {exc}")
             return
         self.tree.add([t for t in msg.transforms if t.child_frame_id not in own_frames])

@@ -134,7 +134,7 @@ class SessionRecorder:
                 return
         try:
             self.writer.add_topic(topic, type_name, offered, type_hash=type_hash)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 a topic the writer refuses is warned about, never fatal
             self._warn_once(topic, f"not recorded: {exc}")
             return
         if cls is not None:
@@ -156,7 +156,7 @@ class SessionRecorder:
             return
         try:
             self.writer.write(topic, raw, time.time_ns(), publish_ns or None)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 a failed write stops the recording, never the node
             self.failed = True
             self.unsubscribe()
             self._on_error(exc)

@@ -143,7 +143,7 @@ class StatePublisher(Node):
                 self._pending = self._build_runtime(loaded, after)
             elif plan.load is Load.REBUILD and self._rt is not None:
                 self._pending = self._build_runtime(self._rt.loaded, after)
-        except Exception as exc:  # a bad description never stops the node
+        except Exception as exc:  # noqa: BLE001 a bad description never stops the node
             reason = f"description refused, the current model keeps publishing: {error_text(exc)}"
             throttled(self._log_throttle, self.get_logger(), "warning", f"description-parameter-{refusal_kind(exc)}",
                       reason)
@@ -182,7 +182,7 @@ class StatePublisher(Node):
             return
         try:
             rt = self._runtime_from_text(msg.data)
-        except Exception as exc:  # refused (xacro not allowed, too large) or unreadable: data, never fatal
+        except Exception as exc:  # noqa: BLE001 refused (xacro not allowed, too large) or unreadable: data, never fatal
             self._refused_from_topic(exc)
             return
         self._swap(rt)
@@ -235,7 +235,7 @@ class StatePublisher(Node):
             try:
                 with sub.handle:
                     taken = sub.handle.take_message(sub.msg_type, True)
-            except Exception:
+            except Exception:  # noqa: BLE001 rclpy's take errors: the message is dropped, the node keeps running
                 return
             if taken is None:
                 return
@@ -249,12 +249,12 @@ class StatePublisher(Node):
             return
         try:
             d = self._reader.read(data)
-        except Exception:  # bytes the reader cannot follow: rclpy's deserialiser says what is wrong
+        except Exception:  # noqa: BLE001 bytes the reader cannot follow: rclpy's deserialiser says what is wrong
             d = None
         if d is None:
             try:
                 msg = deserialize_message(data, JointState)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 bytes rclpy cannot decode: warned, the node keeps running
                 self._warn(Problem("decode", f"JointState unreadable: {exc}"))
                 return
             self._handle_joint_state(msg)
@@ -267,7 +267,7 @@ class StatePublisher(Node):
             elif tf is MISS:
                 self._apply(rt, list(d.names), d.position, d.velocity, d.effort, d.stamp_ns, now)
                 return
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 the node must survive any error of one message: warned
             self._warn(Problem("internal", f"JointState dropped: {type(exc).__name__}: {exc}"))
             return
         for problem in rt.hot.problems:
@@ -294,7 +294,7 @@ class StatePublisher(Node):
             applied = rt.apply(names, pos, vel, eff, stamp, now)
             if applied.tf is not None:
                 self._send_tf(applied.tf)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 the node must survive any error of one message: warned
             self._warn(Problem("internal", f"JointState dropped: {type(exc).__name__}: {exc}"))
             return
         up = applied.update

@@ -53,7 +53,7 @@ class StoreRecording:
             self.get_logger().info(f"created recording directory {str(base)!r}")
         try:
             topics = [self.resolve_topic_name(str(t).strip()) for t in self._p("record_topics")]
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 any name error is the service's answer, never fatal
             return Outcome(False, f"record_topics: {error_text(exc)}")
         directory = recording_directory(base, self._model.name if self._model is not None else "state",
                                         time.time_ns())
@@ -66,7 +66,7 @@ class StoreRecording:
         try:
             rec = SessionRecorder(self, RecordingWriter(directory), topics, inputs,  # type: ignore[arg-type]
                                   self._recording_failed)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 any writer error is the service's answer, never fatal
             return Outcome(False, f"cannot start recording: {error_text(exc)}")
         self._recorder = rec
         self._record_error = None
@@ -82,7 +82,7 @@ class StoreRecording:
             return Outcome(False, self._record_error or "not recording")
         try:
             directory = rec.close()
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 any writer error is the service's answer, never fatal
             return Outcome(False, f"recording could not be finished: {error_text(exc)}")
         return Outcome(True, f"{directory} ({rec.message_count} messages)")
 

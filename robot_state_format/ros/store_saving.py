@@ -116,7 +116,7 @@ class SnapshotSaving:
                 return SaveCheck(None, "wait", "no snapshot yet: no source has reported; nothing written")
             try:
                 state = read_world_state(text, file="<world_state>").state
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 any USDF error is the save's answer, never fatal
                 return SaveCheck(None, "error", f"the world snapshot is not valid USDF: {error_text(exc)}")
             if state.stamp is None:
                 return SaveCheck(None, "refused", "refused: the world snapshot has no <stamp>; nothing written")
@@ -125,14 +125,14 @@ class SnapshotSaving:
             received = self._snapshot_rx
             try:
                 state = read_world_state(self._snapshot_text, file="<world_state>").state
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 any USDF error is the save's answer, never fatal
                 return SaveCheck(None, "error", f"the latest snapshot is not valid USDF: {error_text(exc)}")
             missing = sc.unmeasured_joints(state, model) if model is not None else []
         else:
             received = self._js_rx
             try:
                 state = self._built_state()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 any build error is the save's answer, never fatal
                 return SaveCheck(None, "error", f"cannot build a snapshot from joint_states: {error_text(exc)}")
             if state is None:
                 why = "no snapshot yet: nothing received on world_state nor joint_states"
@@ -160,7 +160,7 @@ class SnapshotSaving:
         """Whether another node still publishes on ``topic`` (this node publishes there too, for replay)."""
         try:
             infos = self.get_publishers_info_by_topic(self.resolve_topic_name(topic))
-        except Exception:
+        except Exception:  # noqa: BLE001 a graph query failing (shutdown) means no other publisher
             return False
         me = (self.get_name(), self.get_namespace())
         return any((i.node_name, i.node_namespace) != me for i in infos)
@@ -182,7 +182,7 @@ class SnapshotSaving:
         try:
             path = restart_file_path(out, name, state.stamp.sec, state.stamp.nanosec, kind=kind)
             write_world_state_file(state, path)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 any write error is the save's answer, never fatal
             return SaveOutcome(False, f"cannot write to {str(out)!r}: {error_text(exc)}", "error")
         if kind == "checkpoint":
             try:
@@ -195,7 +195,7 @@ class SnapshotSaving:
     def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         try:
             saved: Outcome = self.save("restart")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 any error here is reported, never fatal
             saved = Outcome(False, f"save failed: {type(exc).__name__}: {exc}")
         self.last_save = saved
         saved.answer(response)
@@ -217,7 +217,7 @@ class SnapshotSaving:
             return
         try:
             saved: Outcome = self.save("checkpoint")
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 any error here is reported, never fatal
             saved = Outcome(False, f"{type(exc).__name__}: {exc}")
         if saved.ok:
             self._checkpoint_seq = version

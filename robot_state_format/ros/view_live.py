@@ -74,7 +74,7 @@ class LiveView(Node):
     def _on_joint_state(self, ns: str, raw: bytes) -> None:
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
-        except Exception:
+        except Exception:  # noqa: BLE001 the viewer node survives any unreadable message
             return
         for text in self.agg.on_joint_state(ns, names, pos, vel, eff, stamp, self.get_clock().now().nanoseconds,
                                             time.monotonic()):
@@ -98,7 +98,7 @@ class LiveView(Node):
         while self._tf_raw:
             try:
                 self._on_tf(deserialize_message(self._tf_raw.popleft(), TFMessage))
-            except Exception:
+            except Exception:  # noqa: BLE001 the viewer node survives any unreadable message
                 continue
         self.agg.update_poses(self.tf)
         if self.agg.version == self._shown:

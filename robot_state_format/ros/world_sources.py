@@ -160,7 +160,7 @@ class WorldSources:
             self._record(topic(ns, "joint_states"), raw)
         try:
             names, pos, vel, eff, stamp = joint_state_arrays(deserialize_message(raw, JointState))
-        except Exception as exc:  # data from the network: warned about and counted, never fatal
+        except Exception as exc:  # noqa: BLE001 data from the network: warned about and counted, never fatal
             self._drop(topic(ns, "joint_states"), exc)
             return
         problems = self.agg.on_joint_state(ns, names, pos, vel, eff, stamp, self.node.get_clock().now().nanoseconds,
@@ -201,7 +201,7 @@ class WorldSources:
         while self._tf_raw:
             try:
                 self._on_tf(deserialize_message(self._tf_raw.popleft(), TFMessage))
-            except Exception as exc:  # data from the network: warned about and counted, never fatal
+            except Exception as exc:  # noqa: BLE001 data from the network: warned about and counted, never fatal
                 self._drop("/tf", exc)
 
     def _on_timer(self) -> None:

@@ -169,7 +169,7 @@ class DrakeSim:
                 instances = _process_directives(dk, parser, path)
             else:
                 instances = parser.AddModels(str(path))
-        except Exception as exc:  # Drake raises RuntimeError with its parser message
+        except Exception as exc:  # noqa: BLE001 Drake raises RuntimeError with its parser message (others too)
             raise ConversionError(f"{path}: Drake cannot load it: {exc}") from None
         del instances
         self._instances = {plant.GetModelInstanceName(dk.ModelInstanceIndex(i)): dk.ModelInstanceIndex(i)

@@ -30,7 +30,7 @@ import numpy as np
 
 from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.tree import planar_basis
-from robot_state_format.model.types import SCOPE, WORLD, Inertial, Joint, JointType, Model
+from robot_state_format.model.types import SCOPE, WORLD, Geometry, Inertial, Joint, JointType, Model
 from robot_state_format.sim.mapping import FloatArray
 from robot_state_format.spatial import Transform, matrix_to_quaternion
 
@@ -107,6 +107,7 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
     if not (dt > 0):
         raise ConversionError(f"time step {dt!r} must be positive")
     free = set(floating_roots(model, floating_base))
+    default_axis = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)  # a joint without <axis>
     children: dict[str, list[Joint]] = {}
     for j in model.joints.values():
         children.setdefault(j.parent, []).append(j)
@@ -114,92 +115,8 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
     mapped: list[MappedJoint] = []
     free_roots: list[FreeRoot] = []
     bodies: list[str] = []
-    world = np.asarray(model.pose, dtype=float)
     lines: list[str] = []
-    top: list[tuple[str, Transform, Joint | None]] = []  # (link, X_world_body, parent joint)
-    for r in model.root_links():
-        if r == WORLD:
-            continue
-        top.append((r, world @ np.asarray(model.links[r].pose), None))
-    for j in children.get(WORLD, []):
-        top.append((j.child, world @ np.asarray(j.origin) @ np.asarray(j.child_offset), j))
-    # floating joints below a welded link are lifted to the top level
-    lifted: set[str] = set()
-
-    def lift(parent: str, x_parent: Transform) -> None:
-        for j in children.get(parent, []):
-            xc = x_parent @ np.asarray(j.origin) @ np.asarray(j.child_offset)
-            if j.type is JointType.FLOATING:
-                top.append((j.child, xc, j))
-                lifted.add(j.name)
-            elif j.type is JointType.FIXED:
-                lift(j.child, xc)
-
-    for link, x, pj in top:
-        if pj is None and link not in free:
-            lift(link, x)
-
-    def joint_xml(j: Joint, ind: str, x_world_body: Transform | None) -> list[str]:
-        if j.type is JointType.FIXED:
-            return []
-        if j.type is JointType.SCREW:
-            raise ConversionError(f"joint {j.name!r}: screw joints have no MuJoCo equivalent")
-        if j.type is JointType.GEARBOX:
-            return []
-        x_cj = np.linalg.inv(np.asarray(j.child_offset, dtype=float))
-        r, t = x_cj[:3, :3], x_cj[:3, 3]
-        default = (1.0, 0.0, 0.0) if model.format == "urdf" else (0.0, 0.0, 1.0)
-        ax = np.asarray(j.axis if j.axis is not None else default, dtype=float)
-        ax = ax / np.linalg.norm(ax)
-        dyn = j.dynamics
-        extra = ""
-        if dyn is not None:
-            if dyn.damping:
-                extra += f' damping="{_f(dyn.damping)}"'
-            if dyn.friction:
-                extra += f' frictionloss="{_f(dyn.friction)}"'
-        lim = j.limits
-        rng = ""
-        if (j.type in (JointType.REVOLUTE, JointType.PRISMATIC) and lim is not None and lim.lower is not None
-                and lim.upper is not None and lim.upper > lim.lower):
-            rng = f' limited="true" range="{_f(lim.lower)} {_f(lim.upper)}"'
-        pos = f'pos="{_vec(t)}"'
-        names: list[str]
-        out: list[str] = []
-        if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC):
-            kind = "slide" if j.type is JointType.PRISMATIC else "hinge"
-            names = [j.name]
-            out.append(f'{ind}<joint name={quoteattr(j.name)} type="{kind}" {pos} axis="{_vec(r @ ax)}"{rng}{extra}/>')
-        elif j.type in (JointType.UNIVERSAL, JointType.REVOLUTE2):
-            a2 = np.asarray(j.axis2 if j.axis2 is not None else (0.0, 0.0, 1.0), dtype=float)
-            a2 = a2 / np.linalg.norm(a2)
-            names = [j.name + "__1", j.name + "__2"]
-            for n, a in zip(names, (ax, a2), strict=True):
-                out.append(f'{ind}<joint name={quoteattr(n)} type="hinge" {pos} axis="{_vec(r @ a)}"{extra}/>')
-        elif j.type is JointType.PLANAR:
-            n_ = np.asarray(j.axis if j.axis is not None else (0.0, 0.0, 1.0), dtype=float)
-            n_ = n_ / np.linalg.norm(n_)
-            e1, e2 = planar_basis(n_)
-            names = [j.name + "__x", j.name + "__y", j.name + "__yaw"]
-            for n, a, kind in zip(names, (e1, e2, n_), ("slide", "slide", "hinge"), strict=True):
-                out.append(f'{ind}<joint name={quoteattr(n)} type="{kind}" {pos} axis="{_vec(r @ a)}"{extra}/>')
-        elif j.type is JointType.BALL:
-            names = [j.name]
-            out.append(f'{ind}<joint name={quoteattr(j.name)} type="ball" {pos}{extra}/>')
-        elif j.type is JointType.FLOATING:
-            names = [j.name]
-            out.append(f"{ind}<freejoint name={quoteattr(j.name)}/>")
-        else:  # pragma: no cover - every moving type is handled above
-            raise ConversionError(f"joint {j.name!r}: type {j.type.value} is not supported")
-        mj = MappedJoint(j.name, j.type, names, r.copy(), t.copy())
-        if j.type is JointType.FLOATING:
-            if x_world_body is None:
-                raise ConversionError(f"floating joint {j.name!r}: its parent {j.parent!r} moves; MuJoCo has free "
-                                      "joints at the top level only")
-            mj.free_b = np.asarray(j.child_offset, dtype=float)
-            mj.free_a = x_world_body @ np.linalg.inv(mj.free_b)  # X_world_P @ origin
-        mapped.append(mj)
-        return out
+    top, lifted = _top_bodies(model, children, free)
 
     def body(top_link: str, top_x: Transform, top_ind: str, top_pj: Joint | None, top_at_top: bool) -> None:
         """The body of ``top_link`` and every body below it, depth first with a stack of its own (a
@@ -226,42 +143,18 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
             lines.append(f"{inner}<freejoint name={quoteattr(link + FREE_SUFFIX)}/>")
             free_roots.append(FreeRoot(link, link + FREE_SUFFIX))
         if pj is not None:
-            lines.extend(joint_xml(pj, inner, x if at_top else None))
+            joint_lines, mj = _joint_xml(pj, inner, x if at_top else None, default_axis)
+            lines.extend(joint_lines)
+            if mj is not None:
+                mapped.append(mj)
         lk = model.links[link]
-        if lk.inertial is None or not lk.inertial.mass > 0:  # explicit: MuJoCo alone would put the
-            # bounded mass at the body's offset from its parent, not at its origin
-            lines.append(f'{inner}<inertial pos="0 0 0" mass="{_f(MIN_MASS)}" diaginertia="{_vec([MIN_INERTIA] * 3)}"/>')
-        else:
-            ine = lk.inertial
-            ro = np.asarray(ine.origin, dtype=float)
-            ixx, ixy, ixz, iyy, iyz, izz = ine.inertia
-            i_c = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
-            i_l = ro[:3, :3] @ i_c @ ro[:3, :3].T
-            if np.linalg.eigvalsh(i_l).min() > 0:
-                full = (i_l[0, 0], i_l[1, 1], i_l[2, 2], i_l[0, 1], i_l[0, 2], i_l[1, 2])
-                lines.append(f'{inner}<inertial pos="{_vec(ro[:3, 3])}" mass="{_f(ine.mass)}" '
-                             f'fullinertia="{_vec(full)}"/>')
-            else:  # singular (e.g. all zero): principal axes, moments raised to MuJoCo's bound
-                x, eig = principal_inertia(ine)
-                notes.append(f"link {link!r}: singular inertia, principal moments raised to {MIN_INERTIA!r}")
-                lines.append(f'{inner}<inertial {_posquat(x)} mass="{_f(ine.mass)}" '
-                             f'diaginertia="{_vec(np.maximum(eig, MIN_INERTIA))}"/>')
+        lines.append(_inertial_xml(link, lk.inertial, inner, notes))
         static = _is_static(model, link)  # static models (the ground) collide with the rest
-        welded = _welded(link)
+        welded = _welded(model, free, welded_cache, link)
         for k, shape in enumerate(lk.collisions):
             g = shape.geometry
-            size = None
             kind = g.kind
-            if kind == "box" and g.size is not None:
-                size = [s / 2 for s in g.size]
-            elif kind == "sphere" and g.radius is not None:
-                size = [g.radius]
-            elif kind in ("cylinder", "capsule") and g.radius is not None and g.length is not None:
-                size = [g.radius, g.length / 2]
-            elif kind == "ellipsoid" and g.radii is not None:
-                size = list(g.radii)
-            elif kind == "plane" and welded:
-                size = [0.0, 0.0, 1.0]
+            size = _geom_size(g, welded)
             if size is None:
                 notes.append(f"link {link!r}: collision {k} ({kind}) left out of the MuJoCo model")
                 continue
@@ -270,29 +163,73 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
 
     welded_cache: dict[str, bool] = {}
 
-    def _welded(first: str) -> bool:
-        """Fixed to the world through fixed joints only (up the chain with a loop, not recursion)."""
-        path: list[str] = []
-        link = first
-        while True:
-            if link in welded_cache:
-                res = welded_cache[link]
-                break
-            pj = None if link in free else model.parent_joint(link)
-            if link in free or (pj is not None and pj.type is not JointType.FIXED):
-                res = False
-                break
-            path.append(link)
-            if pj is None or pj.parent == WORLD or pj.parent in path:
-                res = True
-                break
-            link = pj.parent
-        for done in path:
-            welded_cache[done] = res
-        return res
-
     for link, x, pj in top:
         body(link, x, "    ", pj, pj is not None and pj.type is JointType.FLOATING)
+    eq = _mimic_equalities(model, mapped, dt)
+    doc = [f"<mujoco model={quoteattr(model.name)}>",
+           f'  <compiler angle="radian" autolimits="true" inertiafromgeom="false" boundmass="{_f(MIN_MASS)}" '
+           f'boundinertia="{_f(MIN_INERTIA)}" balanceinertia="true"/>',
+           f'  <option timestep="{_f(dt)}" gravity="0 0 -9.81"/>',
+           "  <worldbody>", *lines, "  </worldbody>"]
+    if eq:
+        doc += ["  <equality>", *eq, "  </equality>"]
+    doc.append("</mujoco>")
+    return MjcfLayout("\n".join(doc) + "\n", mapped, free_roots, bodies, notes)
+
+
+def _top_bodies(model: Model, children: dict[str, list[Joint]], free: set[str]
+                ) -> tuple[list[tuple[str, Transform, Joint | None]], set[str]]:
+    """The top-level bodies (link, X_world_body, parent joint) and the floating joints lifted to the top level."""
+    world = np.asarray(model.pose, dtype=float)
+    top: list[tuple[str, Transform, Joint | None]] = []  # (link, X_world_body, parent joint)
+    for r in model.root_links():
+        if r == WORLD:
+            continue
+        top.append((r, world @ np.asarray(model.links[r].pose), None))
+    for j in children.get(WORLD, []):
+        top.append((j.child, world @ np.asarray(j.origin) @ np.asarray(j.child_offset), j))
+    # floating joints below a welded link are lifted to the top level
+    lifted: set[str] = set()
+
+    def lift(parent: str, x_parent: Transform) -> None:
+        for j in children.get(parent, []):
+            xc = x_parent @ np.asarray(j.origin) @ np.asarray(j.child_offset)
+            if j.type is JointType.FLOATING:
+                top.append((j.child, xc, j))
+                lifted.add(j.name)
+            elif j.type is JointType.FIXED:
+                lift(j.child, xc)
+
+    for link, x, pj in top:
+        if pj is None and link not in free:
+            lift(link, x)
+    return top, lifted
+
+
+def _welded(model: Model, free: set[str], welded_cache: dict[str, bool], first: str) -> bool:
+    """Fixed to the world through fixed joints only (up the chain with a loop, not recursion)."""
+    path: list[str] = []
+    link = first
+    while True:
+        if link in welded_cache:
+            res = welded_cache[link]
+            break
+        pj = None if link in free else model.parent_joint(link)
+        if link in free or (pj is not None and pj.type is not JointType.FIXED):
+            res = False
+            break
+        path.append(link)
+        if pj is None or pj.parent == WORLD or pj.parent in path:
+            res = True
+            break
+        link = pj.parent
+    for done in path:
+        welded_cache[done] = res
+    return res
+
+
+def _mimic_equalities(model: Model, mapped: list[MappedJoint], dt: float) -> list[str]:
+    """One ``<equality><joint>`` per mimic coupling (``ConversionError`` for one MuJoCo cannot couple)."""
     eq: list[str] = []
     names_of = {m.name: m.mj_names for m in mapped}
     for j in model.joints.values():
@@ -306,15 +243,104 @@ def build_mjcf(model: Model, *, dt: float = DEFAULT_DT, floating_base: bool | No
             eq.append(f'    <joint joint1={quoteattr(fol)} joint2={quoteattr(lead)} '
                       f'polycoef="{_f(mim.offset)} {_f(mim.multiplier)} 0 0 0" solref="{_f(2 * dt)} 1" '
                       'solimp="0.9999 0.9999 0.001 0.5 2"/>')
-    doc = [f"<mujoco model={quoteattr(model.name)}>",
-           f'  <compiler angle="radian" autolimits="true" inertiafromgeom="false" boundmass="{_f(MIN_MASS)}" '
-           f'boundinertia="{_f(MIN_INERTIA)}" balanceinertia="true"/>',
-           f'  <option timestep="{_f(dt)}" gravity="0 0 -9.81"/>',
-           "  <worldbody>", *lines, "  </worldbody>"]
-    if eq:
-        doc += ["  <equality>", *eq, "  </equality>"]
-    doc.append("</mujoco>")
-    return MjcfLayout("\n".join(doc) + "\n", mapped, free_roots, bodies, notes)
+    return eq
+
+
+def _joint_xml(j: Joint, ind: str, x_world_body: Transform | None,
+               default: tuple[float, float, float]) -> tuple[list[str], MappedJoint | None]:
+    """The MuJoCo joints of ``j`` (none for fixed and gearbox joints) and how they map onto it."""
+    if j.type is JointType.FIXED:
+        return [], None
+    if j.type is JointType.SCREW:
+        raise ConversionError(f"joint {j.name!r}: screw joints have no MuJoCo equivalent")
+    if j.type is JointType.GEARBOX:
+        return [], None
+    x_cj = np.linalg.inv(np.asarray(j.child_offset, dtype=float))
+    r, t = x_cj[:3, :3], x_cj[:3, 3]
+    ax = np.asarray(j.axis if j.axis is not None else default, dtype=float)
+    ax = ax / np.linalg.norm(ax)
+    dyn = j.dynamics
+    extra = ""
+    if dyn is not None:
+        if dyn.damping:
+            extra += f' damping="{_f(dyn.damping)}"'
+        if dyn.friction:
+            extra += f' frictionloss="{_f(dyn.friction)}"'
+    lim = j.limits
+    rng = ""
+    if (j.type in (JointType.REVOLUTE, JointType.PRISMATIC) and lim is not None and lim.lower is not None
+            and lim.upper is not None and lim.upper > lim.lower):
+        rng = f' limited="true" range="{_f(lim.lower)} {_f(lim.upper)}"'
+    pos = f'pos="{_vec(t)}"'
+    names: list[str]
+    out: list[str] = []
+    if j.type in (JointType.REVOLUTE, JointType.CONTINUOUS, JointType.PRISMATIC):
+        kind = "slide" if j.type is JointType.PRISMATIC else "hinge"
+        names = [j.name]
+        out.append(f'{ind}<joint name={quoteattr(j.name)} type="{kind}" {pos} axis="{_vec(r @ ax)}"{rng}{extra}/>')
+    elif j.type in (JointType.UNIVERSAL, JointType.REVOLUTE2):
+        a2 = np.asarray(j.axis2 if j.axis2 is not None else (0.0, 0.0, 1.0), dtype=float)
+        a2 = a2 / np.linalg.norm(a2)
+        names = [j.name + "__1", j.name + "__2"]
+        for n, a in zip(names, (ax, a2), strict=True):
+            out.append(f'{ind}<joint name={quoteattr(n)} type="hinge" {pos} axis="{_vec(r @ a)}"{extra}/>')
+    elif j.type is JointType.PLANAR:
+        n_ = np.asarray(j.axis if j.axis is not None else (0.0, 0.0, 1.0), dtype=float)
+        n_ = n_ / np.linalg.norm(n_)
+        e1, e2 = planar_basis(n_)
+        names = [j.name + "__x", j.name + "__y", j.name + "__yaw"]
+        for n, a, kind in zip(names, (e1, e2, n_), ("slide", "slide", "hinge"), strict=True):
+            out.append(f'{ind}<joint name={quoteattr(n)} type="{kind}" {pos} axis="{_vec(r @ a)}"{extra}/>')
+    elif j.type is JointType.BALL:
+        names = [j.name]
+        out.append(f'{ind}<joint name={quoteattr(j.name)} type="ball" {pos}{extra}/>')
+    elif j.type is JointType.FLOATING:
+        names = [j.name]
+        out.append(f"{ind}<freejoint name={quoteattr(j.name)}/>")
+    else:  # pragma: no cover - every moving type is handled above
+        raise ConversionError(f"joint {j.name!r}: type {j.type.value} is not supported")
+    mj = MappedJoint(j.name, j.type, names, r.copy(), t.copy())
+    if j.type is JointType.FLOATING:
+        if x_world_body is None:
+            raise ConversionError(f"floating joint {j.name!r}: its parent {j.parent!r} moves; MuJoCo has free "
+                                  "joints at the top level only")
+        mj.free_b = np.asarray(j.child_offset, dtype=float)
+        mj.free_a = x_world_body @ np.linalg.inv(mj.free_b)  # X_world_P @ origin
+    return out, mj
+
+
+def _inertial_xml(link: str, ine: Inertial | None, inner: str, notes: list[str]) -> str:
+    """The ``<inertial>`` of one body (MuJoCo's lower bounds where the link has none or a singular one)."""
+    if ine is None or not ine.mass > 0:  # explicit: MuJoCo alone would put the
+        # bounded mass at the body's offset from its parent, not at its origin
+        return f'{inner}<inertial pos="0 0 0" mass="{_f(MIN_MASS)}" diaginertia="{_vec([MIN_INERTIA] * 3)}"/>'
+    ro = np.asarray(ine.origin, dtype=float)
+    ixx, ixy, ixz, iyy, iyz, izz = ine.inertia
+    i_c = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], dtype=float)
+    i_l = ro[:3, :3] @ i_c @ ro[:3, :3].T
+    if np.linalg.eigvalsh(i_l).min() > 0:
+        full = (i_l[0, 0], i_l[1, 1], i_l[2, 2], i_l[0, 1], i_l[0, 2], i_l[1, 2])
+        return f'{inner}<inertial pos="{_vec(ro[:3, 3])}" mass="{_f(ine.mass)}" fullinertia="{_vec(full)}"/>'
+    # singular (e.g. all zero): principal axes, moments raised to MuJoCo's bound
+    x, eig = principal_inertia(ine)
+    notes.append(f"link {link!r}: singular inertia, principal moments raised to {MIN_INERTIA!r}")
+    return f'{inner}<inertial {_posquat(x)} mass="{_f(ine.mass)}" diaginertia="{_vec(np.maximum(eig, MIN_INERTIA))}"/>'
+
+
+def _geom_size(g: Geometry, welded: bool) -> list[float] | None:
+    """MuJoCo's ``size`` of a collision shape, None for one MuJoCo cannot take (meshes, a plane that moves)."""
+    kind = g.kind
+    if kind == "box" and g.size is not None:
+        return [s / 2 for s in g.size]
+    if kind == "sphere" and g.radius is not None:
+        return [g.radius]
+    if kind in ("cylinder", "capsule") and g.radius is not None and g.length is not None:
+        return [g.radius, g.length / 2]
+    if kind == "ellipsoid" and g.radii is not None:
+        return list(g.radii)
+    if kind == "plane" and welded:
+        return [0.0, 0.0, 1.0]
+    return None
 
 
 def principal_inertia(ine: Inertial) -> tuple[FloatArray, FloatArray]:

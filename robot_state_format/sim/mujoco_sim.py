@@ -58,7 +58,7 @@ class MujocoSim:
         try:
             self.m = mj.MjModel.from_xml_path(model.source_file) if self.user_file \
                 else mj.MjModel.from_xml_string(self.mjcf.xml)
-        except Exception as exc:  # MuJoCo's compiler errors are ValueErrors
+        except Exception as exc:  # noqa: BLE001 MuJoCo's compiler errors are ValueErrors; any is a refusal
             raise ConversionError(f"{model.source_file}: MuJoCo cannot compile the model: {exc}") from None
         if self.user_file:
             self.dt = float(self.m.opt.timestep)

@@ -64,7 +64,7 @@ def main(argv: list[str]) -> int:
             return 0
         try:
             sim, value = _answer(sim, what, args)
-        except Exception as exc:  # every error goes back to the caller, rebuilt there
+        except Exception as exc:  # noqa: BLE001 every error goes back to the caller, rebuilt there
             send.send(("error", error_payload(exc)))
             continue
         send.send(("ok", value))

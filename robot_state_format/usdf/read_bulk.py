@@ -116,7 +116,7 @@ def _columns(containers: list[etree._Element], leaves: list[etree._Element],
     return columns
 
 
-def fast_model(el: etree._Element, top: bool) -> ModelState | None:
+def fast_model(el: etree._Element, top: bool) -> ModelState | None:  # noqa: C901 (complexity 23): to be split, issue 38
     """A model_state in the common shape (parent?, pose?, twist?, then link_state and joint_state
     elements holding plain leaves) read in bulk, or None when the detailed path must decide.
 

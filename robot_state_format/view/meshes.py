@@ -107,7 +107,7 @@ def triangles(shape: Shape, mesh_path: Path | None, warnings: list[str], where: 
         return placeholder()
     try:
         return _read_mesh(mesh_path, geo.scale)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 any mesh the loaders cannot read is shown as a placeholder
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
         warnings.append(f"{where}: mesh {str(mesh_path)!r} not read ({why}): shown as a placeholder")
         return placeholder()

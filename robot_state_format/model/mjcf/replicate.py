@@ -3,7 +3,7 @@
 ``<replicate count="n" offset="x y z" euler="a b c" sep="s">`` repeats its children ``n`` times; copy
 ``i`` (from 0) is rotated by ``euler`` scaled by ``i`` (compiler angle unit and ``eulerseq``) and
 translated by ``sum(R(k euler) offset for k < i)``: each copy steps ``offset`` along the previous copy's
-axes (as MuJoCo 4.0 places them; measured, test/test_mjcf_features.py). Every name in
+axes (as MuJoCo 4.0 places them; measured, test/model/mjcf/test_mjcf_features.py). Every name in
 copy ``i`` gets ``s`` and ``i`` appended, ``i`` zero-padded to the digits of ``n - 1``; an inner
 replicate's suffix comes first (``c-10``: inner copy 1 of outer copy 0). A copy becomes an unnamed
 ``<frame>`` holding the children, which places them as the replicate does without adding a body.

@@ -348,7 +348,7 @@ class Parser(JointParts):
         return FrameIR(name=name, source=source(el, file), pose=pose, rel=rel, attached_to=attached)
 
     # ----------------------------------------------------------------- joint
-    def joint(self, el: etree._Element, version: Version, file: str,
+    def joint(self, el: etree._Element, version: Version, file: str,  # noqa: C901 (complexity 21): to be split, issue 38
               extensions: list[Extension] | None = None) -> JointIR | None:
         name = self.name_of(el, file)
         if name is None:

@@ -309,7 +309,7 @@ class FastReader(ValueReader):
         raise _Refused
 
     # -- joints --------------------------------------------------------------------------------
-    def fast_joint(self, model: Model, el: etree._Element) -> bool:
+    def fast_joint(self, model: Model, el: etree._Element) -> bool:  # noqa: C901 (complexity 25): to be split, issue 38
         """Read ``<joint>`` ``el`` into ``model``; False (nothing read) if it needs the checked reader."""
         name = el.get("name")
         type_text = el.get("type")

@@ -237,7 +237,7 @@ class _Reader(FastReader):
         model.links[name] = link
 
     # -- joints --------------------------------------------------------------------------------
-    def joint(self, model: Model, el: etree._Element, drake: bool) -> None:
+    def joint(self, model: Model, el: etree._Element, drake: bool) -> None:  # noqa: C901, PLR0915 (complexity 41, 108 statements): to be split, issue 38
         name = el.get("name")
         tag = "drake:joint" if drake else "joint"
         src = self.source_as(el, tag if name is None else f"{tag}[name={name}]")  # describe(el)

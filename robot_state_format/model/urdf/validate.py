@@ -82,7 +82,7 @@ def _warn(code: str, message: str, src: Source) -> Diagnostic:
     return Diagnostic(code, message, src.file, src.line, src.element, Severity.WARNING)
 
 
-def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Element, *, drake: bool = True) -> None:
+def validate_urdf_model(model: Model, diags: list[Diagnostic], root: etree._Element, *, drake: bool = True) -> None:  # noqa: C901 (complexity 27): to be split, issue 38
     """Check the link/joint graph and the mimic relations; fill ``Link.pose`` when it is a tree.
 
     ``drake=False``: the document mentions no Drake extension (no ``drake:joint`` to refuse)."""

@@ -365,7 +365,7 @@ def expand_in_process(text: str | bytes, *, file: str = "<string>", args: Mappin
         except xml.parsers.expat.ExpatError as exc:
             raise ModelError(Diagnostic("XACRO_SYNTAX", f"malformed XML: {exc}", file,
                                         getattr(exc, "lineno", None))) from None
-        except Exception as exc:  # xacro raises XacroException, NameError, KeyError, ... from user code
+        except Exception as exc:  # noqa: BLE001 xacro raises XacroException, NameError, KeyError, ... from user code
             raise ModelError(_failure(exc, file, plain)) from None
         finally:
             xacro.root_dir = saved_root

@@ -106,7 +106,7 @@ def load_mujoco_model(path: str | os.PathLike[str], *, free_base: bool = False,
                 joint = body.add_freejoint()
                 joint.name = "floating_base"
         return spec
-    except Exception as exc:  # MuJoCo raises ValueError with its compiler message
+    except Exception as exc:  # noqa: BLE001 MuJoCo raises ValueError with its compiler message; any is a refusal
         raise ConversionError(f"{p}: MuJoCo cannot load it: {exc}") from None
 
 
@@ -206,7 +206,7 @@ def load_mujoco_world(state: WorldState, files: Mapping[str, str | os.PathLike[s
         frame = world.worldbody.add_frame(pos=x[:3, 3].tolist(), quat=[qw, qx, qy, qz])
         try:
             world.attach(child, prefix=f"{name}/", frame=frame)
-        except Exception as exc:  # MuJoCo's own message (name clashes, ...)
+        except Exception as exc:  # noqa: BLE001 MuJoCo's own message (name clashes, ...)
             raise ConversionError(f"{path}: cannot be added to the world as {name!r}: {exc}") from None
     return world
 
