@@ -476,7 +476,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
         try:
             source = open_source(p, plan.kinds, self._model, encode_joint_state, full_names=self._world is not None)
-        except Exception as exc:  # noqa: BLE001 any error here is reported, never fatal
+        except Exception as exc:  # noqa: BLE001 any reader error is the service answer, never fatal
             return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
         for note in source.notes[:MAX_NOTES]:
             self.get_logger().warning(f"play: {note}")

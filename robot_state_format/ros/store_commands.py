@@ -230,7 +230,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         if want > 0:
             try:  # a replay that publishes TF waits for TF listeners (RViz, Foxglove), else for joint_states
                 waited = "tf" if node.playback_plan(path).tf != "none" else "joint_states"
-            except Exception:  # noqa: BLE001 any error here is reported, never fatal
+            except Exception:  # noqa: BLE001 an unreadable file is reported by the replay itself
                 waited = "joint_states"
 
             def enough() -> bool:

@@ -195,7 +195,7 @@ class SnapshotSaving:
     def _srv_save(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
         try:
             saved: Outcome = self.save("restart")
-        except Exception as exc:  # noqa: BLE001 any error here is reported, never fatal
+        except Exception as exc:  # noqa: BLE001 the service answers any error, the node keeps running
             saved = Outcome(False, f"save failed: {type(exc).__name__}: {exc}")
         self.last_save = saved
         saved.answer(response)
@@ -217,7 +217,7 @@ class SnapshotSaving:
             return
         try:
             saved: Outcome = self.save("checkpoint")
-        except Exception as exc:  # noqa: BLE001 any error here is reported, never fatal
+        except Exception as exc:  # noqa: BLE001 the checkpoint timer survives any error: warned
             saved = Outcome(False, f"{type(exc).__name__}: {exc}")
         if saved.ok:
             self._checkpoint_seq = version
