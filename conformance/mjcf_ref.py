@@ -121,11 +121,27 @@ def random_configurations(m: mujoco.MjModel, k: int, rng: np.random.Generator) -
         yield q
 
 
+def joint_names(m: mujoco.MjModel) -> list[str]:
+    """Every joint's name in the reader's Model: its own, or ``jointN`` (N its index) followed by as many
+    ``_`` as it takes to differ from every named joint and body and the unnamed ones before it."""
+    taken = {n for kind, count in ((mujoco.mjtObj.mjOBJ_JOINT, m.njnt), (mujoco.mjtObj.mjOBJ_BODY, m.nbody))
+             for i in range(count) if (n := mujoco.mj_id2name(m, kind, i))}
+    out = []
+    for j in range(m.njnt):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
+        if not name:
+            name = f"joint{j}"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+        out.append(name)
+    return out
+
+
 def joint_mapping(m: mujoco.MjModel, qpos: np.ndarray, skip: frozenset[str] = frozenset()) -> dict[str, object]:
     """Joint name (the reader's rule for unnamed ones) → value in the package's layout."""
     out: dict[str, object] = {}
-    for j in range(m.njnt):
-        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+    for j, name in enumerate(joint_names(m)):
         if name in skip:
             continue
         a, t = int(m.jnt_qposadr[j]), int(m.jnt_type[j])
@@ -141,7 +157,7 @@ def joint_mapping(m: mujoco.MjModel, qpos: np.ndarray, skip: frozenset[str] = fr
 def mimic_consistent(m: mujoco.MjModel, model: Model, qpos: np.ndarray) -> np.ndarray:
     """``qpos`` with every mimic follower set from its leader (as the equality constraint holds)."""
     q = qpos.copy()
-    ids = {(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"): j for j in range(m.njnt)}
+    ids = {name: j for j, name in enumerate(joint_names(m))}
     for name, joint in model.joints.items():
         for mim in joint.mimic:
             q[m.jnt_qposadr[ids[name]]] = mim.multiplier * q[m.jnt_qposadr[ids[mim.joint]]] + mim.offset
@@ -188,8 +204,7 @@ def pose_errors(model: Model, m: mujoco.MjModel, configs: int, seed: int = 0) ->
             count += 1
             if err > worst:
                 worst, where = err, label
-        for j in range(m.njnt):
-            name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+        for j, name in enumerate(joint_names(m)):
             joint = model.joints[name]
             if joint.axis is None:
                 continue

@@ -127,7 +127,10 @@ def _geom_frame(doc: Document, el: etree._Element, cls: str) -> tuple[Transform,
         found = fromto_frame(ft, fail)
         if found is not None:
             x, length = found
-            size[1 if gtype in ("capsule", "cylinder") else 2] = length / 2.0
+            if gtype in ("capsule", "cylinder"):
+                size[1] = length / 2.0
+            else:  # a box's or ellipsoid's cross-section takes the first size twice (MuJoCo)
+                size[1], size[2] = size[0], length / 2.0
     return x, size[:3]
 
 
