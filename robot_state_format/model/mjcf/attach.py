@@ -24,6 +24,7 @@ from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model import access
 from robot_state_format.model.mjcf.document import Document, load_document
 from robot_state_format.model.mjcf.replicate import ATTACH_SUFFIX
+from robot_state_format.model.mjcf.schema_check import check_attributes
 from robot_state_format.model.xml import describe
 
 __all__ = ["Attached", "Attacher"]
@@ -83,6 +84,7 @@ class Attacher:
         except ModelError as exc:
             doc.diagnostics.extend(exc.diagnostics)
             return None
+        check_attributes(sub)
         doc.diagnostics.extend(sub.diagnostics)
         sub.diagnostics = doc.diagnostics  # one list of problems for the whole read
         self.loaded[path] = sub
