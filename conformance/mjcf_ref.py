@@ -12,7 +12,9 @@ random values, a random mixed-case ``eulerseq``, radians, extra hinge/slide/ball
 
 The wider corpus (``--wide``, issue 36): every MJCF model file (root ``<mujoco>``) of dm_control (all of
 it: suite, locomotion, manipulation, its test assets), Gymnasium-Robotics, Meta-World and robosuite's robots
-and grippers, the PyPI packages installed without their dependencies into ``conformance/build/corpus``
+and grippers, and (second round) robosuite-models, MyoSuite and myo-sim, gym-aloha, gym-hil, gym-xarm, MJX
+Safety Gym, Brax, MuJoCo Warp's test data, mjlab, MuJoCo Playground, dexterity, dm_robotics (moma, panda),
+fancy_gym, OGBench, RoboPianist and Safety-Gymnasium, the PyPI packages installed without their dependencies into ``conformance/build/corpus``
 (``--install`` runs ``pip install --no-deps --target``; nothing is fetched at run time otherwise).
 
     .venv/bin/python conformance/mjcf_ref.py [--mutations N] [--configs K] [--json OUT] [FILE_OR_DIR ...]
@@ -52,10 +54,19 @@ from robot_state_format.model.types import Frame, Model  # noqa: E402
 
 TOLERANCE = 1e-9
 CORPUS = ROOT / "conformance" / "build" / "corpus"
-CORPUS_PACKAGES = ("dm-control", "gymnasium-robotics", "metaworld", "robosuite")
+CORPUS_PACKAGES = ("dm-control", "gymnasium-robotics", "metaworld", "robosuite",
+                   # the second round (issue 36): suites the project had not used
+                   "robosuite-models", "myo-sim", "myosuite", "gym-aloha", "gym-hil", "gym-xarm", "mjx-safety-gym",
+                   "brax", "mujoco-warp", "mjlab", "playground", "dexterity", "dm-robotics-moma",
+                   "dm-robotics-panda", "fancy-gym", "ogbench", "robopianist", "safety-gymnasium")
 # (package directory, sub-directories holding its models)
 CORPUS_DIRS = (("dm_control", ("",)), ("gymnasium_robotics", ("envs/assets",)), ("metaworld", ("",)),
-               ("robosuite", ("models/assets/robots", "models/assets/grippers")))
+               ("robosuite", ("models/assets/robots", "models/assets/grippers")),
+               ("robosuite_models", ("",)), ("myo_sim", ("",)), ("myosuite", ("",)), ("gym_aloha", ("",)),
+               ("gym_hil", ("",)), ("gym_xarm", ("",)), ("mjx_safety_gym", ("",)), ("brax", ("",)),
+               ("mujoco_warp", ("",)), ("mjlab", ("",)), ("mujoco_playground", ("",)), ("dexterity", ("",)),
+               ("dm_robotics", ("moma", "panda")), ("fancy_gym", ("",)), ("ogbench", ("",)),
+               ("robopianist", ("",)), ("safety_gymnasium", ("",)))
 
 
 def install_corpus() -> bool:
@@ -121,11 +132,27 @@ def random_configurations(m: mujoco.MjModel, k: int, rng: np.random.Generator) -
         yield q
 
 
+def joint_names(m: mujoco.MjModel) -> list[str]:
+    """Every joint's name in the reader's Model: its own, or ``jointN`` (N its index) followed by as many
+    ``_`` as it takes to differ from every named joint and body and the unnamed ones before it."""
+    taken = {n for kind, count in ((mujoco.mjtObj.mjOBJ_JOINT, m.njnt), (mujoco.mjtObj.mjOBJ_BODY, m.nbody))
+             for i in range(count) if (n := mujoco.mj_id2name(m, kind, i))}
+    out = []
+    for j in range(m.njnt):
+        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
+        if not name:
+            name = f"joint{j}"
+            while name in taken:
+                name += "_"
+            taken.add(name)
+        out.append(name)
+    return out
+
+
 def joint_mapping(m: mujoco.MjModel, qpos: np.ndarray, skip: frozenset[str] = frozenset()) -> dict[str, object]:
     """Joint name (the reader's rule for unnamed ones) → value in the package's layout."""
     out: dict[str, object] = {}
-    for j in range(m.njnt):
-        name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+    for j, name in enumerate(joint_names(m)):
         if name in skip:
             continue
         a, t = int(m.jnt_qposadr[j]), int(m.jnt_type[j])
@@ -141,7 +168,7 @@ def joint_mapping(m: mujoco.MjModel, qpos: np.ndarray, skip: frozenset[str] = fr
 def mimic_consistent(m: mujoco.MjModel, model: Model, qpos: np.ndarray) -> np.ndarray:
     """``qpos`` with every mimic follower set from its leader (as the equality constraint holds)."""
     q = qpos.copy()
-    ids = {(mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"): j for j in range(m.njnt)}
+    ids = {name: j for j, name in enumerate(joint_names(m))}
     for name, joint in model.joints.items():
         for mim in joint.mimic:
             q[m.jnt_qposadr[ids[name]]] = mim.multiplier * q[m.jnt_qposadr[ids[mim.joint]]] + mim.offset
@@ -188,8 +215,7 @@ def pose_errors(model: Model, m: mujoco.MjModel, configs: int, seed: int = 0) ->
             count += 1
             if err > worst:
                 worst, where = err, label
-        for j in range(m.njnt):
-            name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j) or f"joint{j}"
+        for j, name in enumerate(joint_names(m)):
             joint = model.joints[name]
             if joint.axis is None:
                 continue
@@ -344,6 +370,12 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{len(outcomes)} cases ({len(files)} files, {len(outcomes) - len(files)} variants), MuJoCo loads {loads}, "
           f"verdicts and poses agree {len(outcomes) - len(bad)}; {len(compared)} models, "
           f"{sum(o.poses for o in compared)} poses compared, worst {worst:.2g} ({time.monotonic() - t0:.0f} s)")
+    if args.wide:  # the figure per source package
+        for pkg, _ in CORPUS_DIRS:
+            mine = [o for o in outcomes if Path(o.file).is_relative_to(CORPUS / pkg)]
+            if mine:
+                print(f"  {pkg}: {len(mine)} files, MuJoCo loads {sum(o.mujoco == 'loads' for o in mine)}, agree "
+                      f"{sum(o.agree for o in mine)}, {sum(o.poses for o in mine)} poses")
     for o in bad[:args.show]:
         print(f"DISAGREE {Path(o.file).name} [{o.variant}]: mujoco={o.mujoco!r} ours={o.ours!r} "
               f"worst={o.worst:.3g} at {o.where}")

@@ -21,9 +21,10 @@ from robot_state_format.model.mjcf.mass import check_moving_mass
 from robot_state_format.model.mjcf.names import check_counts, check_keyframes, check_names
 from robot_state_format.model.mjcf.orient import vector
 from robot_state_format.model.mjcf.schema import TOP_LEVEL
+from robot_state_format.model.mjcf.schema_check import check_attributes
 from robot_state_format.model.types import Mimic, Model
 
-__all__ = ["JointInfo", "read_mjcf", "read_mjcf_ex"]
+__all__ = ["read_mjcf"]
 
 _NOT_READ = ("actuator", "sensor", "tendon", "contact", "keyframe", "deformable")
 
@@ -67,9 +68,11 @@ def _joint_equality(doc: Document, model: Model, joints: dict[str, JointInfo], e
     model.joints[j1].mimic.append(Mimic(j2 or "", coef[1], offset))
 
 
-def read_mjcf_ex(data: bytes | str, *, file: str = "<string>") -> tuple[Model, dict[str, JointInfo]]:
-    """The Model and MuJoCo's joints (Model name → :class:`JointInfo`)."""
+def read_mjcf(data: bytes | str, *, file: str = "<string>") -> Model:
+    """Read an MJCF document (``ModelError`` listing every problem, as MuJoCo would refuse it); warnings are
+    the Model's ``warnings``."""
     doc = load_document(data, file)
+    check_attributes(doc)
     for el in doc.root:
         if isinstance(el.tag, str) and el.tag not in TOP_LEVEL:
             doc.report(el, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{el.tag}> in <mujoco> (MuJoCo 4.0's "
@@ -87,9 +90,4 @@ def read_mjcf_ex(data: bytes | str, *, file: str = "<string>") -> tuple[Model, d
                    warning=True)
     doc.raise_errors()
     model.warnings.extend(d for d in doc.diagnostics if d.severity is Severity.WARNING)
-    return model, joints
-
-
-def read_mjcf(data: bytes | str, *, file: str = "<string>") -> Model:
-    """Read an MJCF document (``ModelError`` listing every problem, as MuJoCo would refuse it)."""
-    return read_mjcf_ex(data, file=file)[0]
+    return model

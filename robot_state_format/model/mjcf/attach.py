@@ -23,6 +23,8 @@ from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model import access
 from robot_state_format.model.mjcf.document import Document, load_document
+from robot_state_format.model.mjcf.replicate import ATTACH_SUFFIX
+from robot_state_format.model.mjcf.schema_check import check_attributes
 from robot_state_format.model.xml import describe
 
 __all__ = ["Attached", "Attacher"]
@@ -82,6 +84,7 @@ class Attacher:
         except ModelError as exc:
             doc.diagnostics.extend(exc.diagnostics)
             return None
+        check_attributes(sub)
         doc.diagnostics.extend(sub.diagnostics)
         sub.diagnostics = doc.diagnostics  # one list of problems for the whole read
         self.loaded[path] = sub
@@ -90,6 +93,7 @@ class Attacher:
     def resolve(self, doc: Document, el: etree._Element) -> Attached | None:
         """The body ``el`` (an ``<attach>``) attaches, renamed; None after a report."""
         model, body, prefix = el.get("model"), el.get("body"), el.get("prefix") or ""
+        suffix = el.get(ATTACH_SUFFIX) or ""
         if model is None:
             doc.report(el, "MJCF_ATTACH", "<attach> needs a model attribute")
             return None
@@ -114,7 +118,7 @@ class Attacher:
                 f"{limits.MAX_XML_ELEMENTS} (RSF_MAX_XML_ELEMENTS)", doc.file_of(el), el.sourceline, describe(el)))
         for node in part.iter():
             if isinstance(node.tag, str) and node.get("name") is not None:
-                node.set("name", prefix + str(node.get("name")))
+                node.set("name", prefix + str(node.get("name")) + suffix)
         sub.files[part] = str(path)
         self.stack.append(path)
         return Attached(sub, part)

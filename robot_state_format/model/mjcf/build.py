@@ -30,6 +30,7 @@ from robot_state_format.model.mjcf.attach import Attacher
 from robot_state_format.model.mjcf.document import MAIN, Document
 from robot_state_format.model.mjcf.flexcomp import flex_bodies
 from robot_state_format.model.mjcf.orient import pose, vector
+from robot_state_format.model.mjcf.replicate import ATTACH_SUFFIX
 from robot_state_format.model.mjcf.schema import BODY_ATTRS, BODY_CHILDREN, FRAME_ATTRS
 from robot_state_format.model.mjcf.shapes import element_pose, fromto_frame, inertial, mesh_files, shape
 from robot_state_format.model.types import WORLD, Frame, Joint, JointType, Limits, Link, Model, Source
@@ -94,7 +95,7 @@ class _Walk:
 
 def _check_attrs(doc: Document, el: etree._Element, allowed: frozenset[str]) -> None:
     for attr in el.attrib:
-        if attr not in allowed:
+        if attr not in allowed and attr != ATTACH_SUFFIX:
             doc.report(el, "MJCF_UNKNOWN_ATTRIBUTE", f"unrecognized attribute {attr!r} (MuJoCo's schema)")
 
 

@@ -27,7 +27,8 @@ from robot_state_format.errors import Diagnostic, ModelError, Severity
 from robot_state_format.model import access
 from robot_state_format.model.mjcf.replicate import expand_replicates
 from robot_state_format.model.mjcf.schema import COMPILER_ATTRS, DEFAULT_CHILDREN
-from robot_state_format.model.xml import describe, parse_xml
+from robot_state_format.model.mjcf.tinyxml import parse_mjcf_xml
+from robot_state_format.model.xml import describe
 
 __all__ = ["Document", "load_document"]
 
@@ -121,7 +122,7 @@ def _expand_includes(doc: Document, el: etree._Element, main_dir: Path, includin
                        f"{getattr(exc, 'strerror', None) or exc}")
             el.remove(child)
             continue
-        sub, warnings = parse_xml(data, str(path), code_prefix="XML")
+        sub, warnings = parse_mjcf_xml(data, str(path))
         doc.diagnostics.extend(warnings)
         # MuJoCo inserts the children of the included file's root, whatever the root is called
         # (<mujoco>, the older <mujocoinclude>, or any other)
@@ -214,7 +215,7 @@ def _defaults(doc: Document, el: etree._Element, parent: str | None, top: bool) 
 
 def load_document(data: bytes | str, file: str) -> Document:
     """Parse and prepare ``data`` (the main file ``file``): includes, compiler, defaults."""
-    root, warnings = parse_xml(data, file)
+    root, warnings = parse_mjcf_xml(data, file)
     doc = Document(root, file)
     doc.diagnostics.extend(warnings)
     if root.tag != "mujoco":

@@ -27,7 +27,10 @@ from robot_state_format.model.mjcf.orient import euler_matrix, vector
 from robot_state_format.model.xml import describe
 from robot_state_format.spatial import matrix_to_quaternion
 
-__all__ = ["expand_replicates", "expanded_size"]
+__all__ = ["ATTACH_SUFFIX", "expand_replicates", "expanded_size"]
+
+# The suffix a replicate gives the names an <attach> inside it brings in (no MJCF attribute can be named so)
+ATTACH_SUFFIX = "{urn:robot-state-format:mjcf}suffix"
 
 _ATTRS = frozenset({"count", "offset", "euler", "sep"})
 
@@ -61,6 +64,8 @@ def _rename(el: etree._Element, suffix: str) -> None:
     for node in el.iter():
         if isinstance(node.tag, str) and node.get("name") is not None:
             node.set("name", str(node.get("name")) + suffix)
+        if node.tag == "attach":  # the attached names get the suffix too (MuJoCo: _torso-0)
+            node.set(ATTACH_SUFFIX, node.get(ATTACH_SUFFIX, "") + suffix)
 
 
 def _expand_one(rep: etree._Element, file: str, angle_scale: float, eulerseq: str,

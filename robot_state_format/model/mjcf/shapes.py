@@ -86,7 +86,8 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
             x = x_link_frame @ local
             if length < 1e-15:
                 fail("MJCF_BAD_VALUE", "fromto points too close in geom")
-            size = (size[0], size[1] if gtype in ("box", "ellipsoid") else length / 2.0, length / 2.0)
+            # MuJoCo: a box's or ellipsoid's fromto makes both cross-section half sizes the first size
+            size = (size[0], size[0] if gtype in ("box", "ellipsoid") else length / 2.0, length / 2.0)
     _check_size(gtype, size, fail)
     kind = _KINDS.get(gtype, "other")
     geo = Geometry(kind)
