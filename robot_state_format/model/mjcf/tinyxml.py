@@ -1,6 +1,6 @@
 """The markup MuJoCo's XML parser (TinyXML2) reads and lxml refuses, repaired for an MJCF file.
 
-MuJoCo loads (measured with the ``mujoco`` 4.0 wheel, ``test/test_mjcf_tinyxml.py``):
+MuJoCo loads (measured with the ``mujoco`` 4.0 wheel, ``test/model/mjcf/test_mjcf_tinyxml.py``):
 
 * attributes with no space between them (``name="a"pos="1 0 0"``);
 * a comment holding ``--`` or ending ``--->`` (the comment ends at the first ``-->``);
