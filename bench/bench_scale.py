@@ -13,7 +13,7 @@ measured in the same run).  Memory caches make even a linear algorithm grow a li
 document outgrows them (lxml's own parse of the restart file: 1.1-1.3x of linear at 20-40 romeos on the
 project's VM), so replay is also given against lxml's parse of the same file at every size: that ratio
 staying put from 1 to 20 robots means replay grows as the parse does.  The world is written from romeo by the project's own converter
-(``model.convert.to_sdf``), N copies side by side.
+(``model.writer.to_sdf``), N copies side by side.
 """
 
 from __future__ import annotations
