@@ -25,9 +25,13 @@ from numpy.typing import NDArray
 
 from robot_state_format.playback.state_cache import JointStateCache, Problem
 from robot_state_format.ros.messages import PreparedTf, TfEncoder
+from robot_state_format.ros.publisher_pose import TfWriter
 from robot_state_format.ros.publisher_wire import Decoded
 
 _MAX_PLANS = 64
+
+WriterFactory = Callable[[PreparedTf, NDArray[np.intp], dict[int, tuple[float, float]]], TfWriter | None]
+"""Makes the :class:`TfWriter` of one plan's slots (None: the plan writes :meth:`PreparedTf.write` instead)."""
 
 
 class _Miss:
@@ -44,9 +48,10 @@ class _Hot:
     """What one name list needs per message, against one compiled model."""
 
     __slots__ = ("em", "epoch", "hi", "lim", "lo", "names", "plan", "qdst", "send", "src", "tf", "unknown", "vdst",
-                 "vsrc")
+                 "vsrc", "writer")
 
-    def __init__(self, cache: JointStateCache, encoder: TfEncoder, names: tuple[str, ...]) -> None:
+    def __init__(self, cache: JointStateCache, encoder: TfEncoder, names: tuple[str, ...],
+                 writer: WriterFactory | None, pose7: Callable[[], NDArray[np.float64]]) -> None:
         plan = cache._plan(names)
         self.plan = plan
         self.names = names
@@ -67,6 +72,14 @@ class _Hot:
             self.hi: NDArray[np.float64] | None = plan.lim_hi
         else:
             self.lim, self.lo, self.hi = None, None, None
+        self.writer: TfWriter | None = None
+        if self.tf is not None and writer is not None:
+            q_of = dict(zip(plan.src.tolist(), plan.qdst.tolist(), strict=True))
+            checked = {q_of[i]: (float(a), float(b))
+                       for i, a, b in zip(plan.lim_src.tolist(), plan.lim_lo, plan.lim_hi, strict=True)}
+            self.writer = writer(self.tf, plan.send, checked)
+            if self.writer is not None:
+                self.tf.write(pose7(), 0)  # the constant numbers (and frame ids) once; the writer keeps them
         self.unknown: Problem | None = None
         if plan.unknown:  # the same line as the general path's (one key per list of unknown names)
             shown = ", ".join(plan.unknown[:10]) + (f" and {len(plan.unknown) - 10} more"
@@ -89,8 +102,9 @@ class HotPath:
     """
 
     def __init__(self, cache: JointStateCache, encoder: TfEncoder,
-                 pose7: Callable[[], NDArray[np.float64]]) -> None:
+                 pose7: Callable[[], NDArray[np.float64]], writer: WriterFactory | None = None) -> None:
         self.cache = cache
+        self.writer = writer
         self.encoder = encoder
         self.pose7 = pose7
         self.problems: list[Problem] = []
@@ -103,7 +117,9 @@ class HotPath:
             return self._plans[d.key]
         if len(self._plans) >= _MAX_PLANS:
             self._plans.clear()
-        h = _Hot(self.cache, self.encoder, d.names) if _Hot.eligible(self.cache, d.names) else None
+        h = None
+        if _Hot.eligible(self.cache, d.names):
+            h = _Hot(self.cache, self.encoder, d.names, self.writer, self.pose7)
         self._plans[d.key] = h
         return h
 
@@ -127,10 +143,12 @@ class HotPath:
         self.problems = problems
         if h.unknown is not None:
             problems.append(h.unknown)
+        in_limits = True
         if h.lo is not None and h.hi is not None:
             v = pos if h.lim is None else pos[h.lim]
             out = (v < h.lo) | (v > h.hi)
             if out.any():
+                in_limits = False
                 problems.append(JointStateCache._limit_problem(d.names, h.plan, out, v.copy()))
         # the merge: JointStateCache._fast_update's, for this plan
         if h.src is None:
@@ -170,6 +188,8 @@ class HotPath:
         c.last_sent[h.send] = stamp
         c.max_sent = stamp
         self._last, self._last_stamp = h, stamp
+        if h.writer is not None:
+            return h.writer.write(c.q, stamp, in_limits)
         return h.tf.write(self.pose7(), stamp)
 
 
