@@ -3,9 +3,11 @@
 :class:`HotPath` handles the common message, the one a joint-state publisher sends a thousand times a
 second: the same name list as before (its plan cached per list), every name known or ignored, finite
 values, a stamp newer than every stamp the cache holds, the clock going forward. It does what
-:meth:`JointStateCache.update <robot_state_format.playback.state_cache.JointStateCache.update>` does for
-such a message, with the same bookkeeping in the same arrays, and writes the TF into a
-:class:`~robot_state_format.ros.messages.PreparedTf` (the frame ids are in its buffer once). Anything
+:meth:`JointStateCache.update <robot_state_format.live.joint_cache.JointStateCache.update>` does for
+such a message, merging through the cache's own
+:meth:`~robot_state_format.live.joint_cache.JointStateCache.merge`, and writes the TF into a
+:class:`~robot_state_format.ros.messages.PreparedTf` (the frame ids are in its buffer once) through a
+:class:`~robot_state_format.ros.publisher_pose.TfWriter` (only the numbers the named joints move). Anything
 else (a reset, a repeated or older stamp, a non-finite value, a quaternion or a mimic follower named,
 duplicated names) is :data:`MISS`: the caller takes the general path, which handles and reports it.
 
@@ -23,7 +25,7 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.playback.state_cache import JointStateCache, Problem
+from robot_state_format.live.joint_cache import JointStateCache, Problem
 from robot_state_format.ros.messages import PreparedTf, TfEncoder
 from robot_state_format.ros.publisher_pose import TfWriter
 from robot_state_format.ros.publisher_wire import Decoded
@@ -47,22 +49,13 @@ MISS: Final = _Miss()
 class _Hot:
     """What one name list needs per message, against one compiled model."""
 
-    __slots__ = ("em", "epoch", "hi", "lim", "lo", "names", "plan", "qdst", "send", "src", "tf", "unknown", "vdst",
-                 "vsrc", "writer")
+    __slots__ = ("hi", "lim", "lo", "names", "plan", "send", "tf", "unknown", "writer")
 
     def __init__(self, cache: JointStateCache, encoder: TfEncoder, names: tuple[str, ...],
                  writer: WriterFactory | None, pose7: Callable[[], NDArray[np.float64]]) -> None:
-        plan = cache._plan(names)
+        plan = cache.plan(names)
         self.plan = plan
-        self.names = names
         n = len(names)
-        ident = len(plan.src) == n and bool((plan.src == np.arange(n)).all())
-        self.src: NDArray[np.intp] | None = None if ident else plan.src
-        self.qdst = plan.qdst
-        self.em = plan.entry_moving
-        has_v = len(plan.vsrc) > 0
-        self.vsrc: NDArray[np.intp] | None = plan.vsrc if has_v else None
-        self.vdst = plan.vdst
         self.send = plan.send
         self.tf: PreparedTf | None = encoder.prepared(plan.send) if len(plan.send) else None
         if len(plan.lim_src):
@@ -86,11 +79,10 @@ class _Hot:
                                                     if len(plan.unknown) > 10 else "")
             self.unknown = Problem("unknown:" + ",".join(plan.unknown[:10]),
                                    f"JointState joint(s) not in the model ignored: {shown}")
-        self.epoch = -1
 
     @staticmethod
     def eligible(cache: JointStateCache, names: tuple[str, ...]) -> bool:
-        plan = cache._plan(names)
+        plan = cache.plan(names)
         return bool(len(plan.src)) and not plan.quats and not len(plan.follower_send) and not plan.duplicates
 
 
@@ -150,30 +142,7 @@ class HotPath:
             if out.any():
                 in_limits = False
                 problems.append(JointStateCache._limit_problem(d.names, h.plan, out, v.copy()))
-        # the merge: JointStateCache._fast_update's, for this plan
-        if h.src is None:
-            c.q[h.qdst] = pos
-        else:
-            c.q[h.qdst] = pos[h.src]
-        c.value_stamp[h.em] = stamp
-        if h.epoch != c._epoch:
-            c.has_value[h.em] = True
-            c.tree_has_value[h.send] = True
-            h.epoch = c._epoch
-        c.max_value_stamp = stamp
-        if h.vsrc is not None:
-            if len(vel):
-                c.seen_velocity = True
-                c.has_velocity[h.vdst] = True
-                c.v[h.vdst] = vel[h.vsrc]
-            if len(eff):
-                c.seen_effort = True
-                c.has_effort[h.vdst] = True
-                c.effort[h.vdst] = eff[h.vsrc]
-        if stamp > c.stamp_ns:
-            c.stamp_ns = stamp
-        if c.newest_ns is None or stamp > c.newest_ns:
-            c.newest_ns = stamp
+        c.merge(h.plan, pos, vel, eff, stamp)  # the cache's own merge (its common case)
         c.last_now_ns = now_ns
         if h.tf is None:
             return None

@@ -2,7 +2,7 @@
 
 :class:`Runtime` is replaced as a whole when the model changes (one reference assignment in the node).
 :meth:`Runtime.apply` is the joint-state path without ROS: it merges one JointState into the
-:class:`~robot_state_format.playback.state_cache.JointStateCache` and returns the ``/tf`` message to
+:class:`~robot_state_format.live.joint_cache.JointStateCache` and returns the ``/tf`` message to
 send as CDR bytes (:class:`~robot_state_format.ros.messages.TfEncoder`) with what else the node must
 do (:class:`Applied`).
 """
@@ -21,9 +21,9 @@ from robot_state_format.kinematics import compiled
 from robot_state_format.kinematics.fk import joint_transforms
 from robot_state_format.kinematics.joint_quaternions import left_compose_pose7
 from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.live.joint_cache import JointStateCache, Update
 from robot_state_format.model.joint_limits import position_ranges
 from robot_state_format.model.types import WORLD, JointType
-from robot_state_format.playback.state_cache import JointStateCache, Update
 from robot_state_format.ros.description import LoadedDescription
 from robot_state_format.ros.messages import PreparedTf, TfEncoder, kdl_quaternion_signs
 from robot_state_format.ros.publisher_hot import HotPath

@@ -38,18 +38,18 @@ def light_rosidl_generator_py() -> bool:
     sys.modules[PACKAGE] = pkg
     try:
         impl = importlib.import_module(f"{PACKAGE}.import_type_support_impl")
-        pkg.import_type_support = impl.import_type_support  # type: ignore[attr-defined]
+        setattr(pkg, "import_type_support", impl.import_type_support)  # noqa: B010 (what the real one holds)
     except (ImportError, AttributeError):
         sys.modules.pop(PACKAGE, None)
         sys.modules.pop(f"{PACKAGE}.import_type_support_impl", None)
         return False
 
     def whole(name: str) -> Any:  # a name the light package lacks: the real __init__, then the name
-        del pkg.__getattr__  # type: ignore[attr-defined]
+        delattr(pkg, "__getattr__")
         loader.exec_module(pkg)
         return getattr(pkg, name)
 
-    pkg.__getattr__ = whole  # type: ignore[attr-defined]
+    setattr(pkg, "__getattr__", whole)  # noqa: B010 (a module's __getattr__: PEP 562)
     return True
 
 
