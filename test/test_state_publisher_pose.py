@@ -82,13 +82,14 @@ def test_hot_path_tf_writer_gives_the_general_paths_bytes(name: str, text: str) 
     lists = [moving, moving[::-1], moving[: max(1, len(moving) // 3)], moving[len(moving) // 2:]]
     reader = JointStateReader()
     stamp = 1_700_000_000 * 10**9
-    hot = 0
+    hot = limited = 0
     for k in range(240):
         names = lists[k % len(lists)]
         span = 0.6 if k % 3 == 0 else 2.6 if k % 3 == 1 else 4.0  # inside, near and past the limits
         values = rng.uniform(-span, span, len(names))
         stamp += 1_000_000
-        want = a.apply(names, values, np.array([]), np.array([]), stamp, stamp).tf
+        general = a.apply(names, values, np.array([]), np.array([]), stamp, stamp)
+        want = general.tf
         msg = JointState(name=names, position=values.tolist())
         msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(stamp, 1_000_000_000)
         d = reader.read(rclpy_serialization.serialize_message(msg))
@@ -97,5 +98,8 @@ def test_hot_path_tf_writer_gives_the_general_paths_bytes(name: str, text: str) 
         assert got is not MISS and got is not None
         hot += any(h is not None and h.writer is not None for h in b.hot._plans.values())
         assert bytes(got) == want, f"{name} message {k}"  # type: ignore[arg-type]
+        assert b.hot.problems == general.update.problems, f"{name} message {k}"  # the same lines (limits)
+        limited += any(p.key.startswith("limits") for p in general.update.problems)
     # every message went through a TfWriter, unless a mimic chain leaves Pose7 without its one affine gather
     assert hot == (240 if b._pose7._affine is not None else 0)
+    assert limited > 0  # some messages past the limits (each warned, its values used)

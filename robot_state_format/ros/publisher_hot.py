@@ -128,20 +128,31 @@ class HotPath:
                 or (c.newest_ns is not None and stamp < c.newest_ns - c.jump_tolerance_ns)):
             return MISS
         pos, vel, eff = d.position, d.velocity, d.effort
-        if not math.isfinite(float(pos.sum())) or (len(vel) and not math.isfinite(float(vel.sum()))) \
+        inside = None
+        if h.lim is None and h.lo is not None:  # every entry has limits: inside them is finite too (NaN is not)
+            inside = (pos >= h.lo) & (pos <= h.hi)
+            in_limits = bool(np.logical_and.reduce(inside))
+        else:
+            in_limits = False
+        if (not in_limits and not math.isfinite(float(pos.sum()))) \
+                or (len(vel) and not math.isfinite(float(vel.sum()))) \
                 or (len(eff) and not math.isfinite(float(eff.sum()))):
             return MISS
         problems: list[Problem] = []
         self.problems = problems
         if h.unknown is not None:
             problems.append(h.unknown)
-        in_limits = True
-        if h.lo is not None and h.hi is not None:
-            v = pos if h.lim is None else pos[h.lim]
+        if inside is not None:
+            if not in_limits:
+                problems.append(JointStateCache._limit_problem(d.names, h.plan, ~inside, pos.copy()))
+        elif h.lo is not None and h.hi is not None:
+            v = pos[h.lim]
             out = (v < h.lo) | (v > h.hi)
-            if out.any():
-                in_limits = False
+            in_limits = not out.any()
+            if not in_limits:
                 problems.append(JointStateCache._limit_problem(d.names, h.plan, out, v.copy()))
+        else:
+            in_limits = True  # nothing to check
         c.merge(h.plan, pos, vel, eff, stamp)  # the cache's own merge (its common case)
         c.last_now_ns = now_ns
         if h.tf is None:

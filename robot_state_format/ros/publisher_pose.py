@@ -235,9 +235,15 @@ class TfWriter:
             self._qdst = dbl[[s for s, _ in rev], 3:]
             self._z = pose7._z[ks].copy()
             self._cz = np.empty_like(self._z)
+            self._quat = self._cz.real  # views of the product's buffer, made once
+            self._w = self._quat[:, 3]
             self._qi = pose7._qi[ks]
-            self._hm, self._ho = pose7._hm[ks], pose7._ho[ks]
+            # i h = q[qi] * (i hm) + i ho: the half-angle built straight as a pure imaginary number (its
+            # imaginary part is Pose7's real one, operation for operation), exponentiated in place
+            self._ihm, self._iho = pose7._hm[ks] * 1j, pose7._ho[ks] * 1j
             self._h = np.empty(len(ks))
+            self._ih = np.empty(len(ks), dtype=np.complex128)
+            self._ih2 = self._ih[:, None]
             self._folded = pose7._folded
             if pose7._folded:
                 open_rows = set(pose7._open.tolist())
@@ -267,13 +273,13 @@ class TfWriter:
         if len(tf.stamp_words):
             tf.words[tf.stamp_words] = (nsec << 32) | (sec & 0xFFFFFFFF)
         if self._nrev:
-            h = self._h
-            np.take(q, self._qi, out=h)
-            h *= self._hm
-            h += self._ho
-            np.multiply(self._z, np.exp(h * 1j)[:, None], out=self._cz)
-            quat = self._cz.real
-            if float(quat[:, 3].min()) <= _W_KDL:  # else every w leads and is positive: KDL's signs already
+            ih = self._ih
+            np.multiply(q.take(self._qi, out=self._h), self._ihm, out=ih)
+            ih += self._iho
+            np.exp(ih, out=ih)
+            np.multiply(self._z, self._ih2, out=self._cz)
+            quat = self._quat
+            if np.minimum.reduce(self._w) <= _W_KDL:  # else every w leads and is positive: KDL's signs already
                 if self._folded and ((in_limits and self._by_caller) or self._in_range(q)):
                     if len(self._open):
                         _signs_few(quat, self._open)
