@@ -129,7 +129,7 @@ class HotPath:
             return MISS
         pos, vel, eff = d.position, d.velocity, d.effort
         inside = None
-        if h.lim is None and h.lo is not None:  # every entry has limits: inside them is finite too (NaN is not)
+        if h.lim is None and h.lo is not None and h.hi is not None:  # every entry limited: inside is finite too
             inside = (pos >= h.lo) & (pos <= h.hi)
             in_limits = bool(np.logical_and.reduce(inside))
         else:
