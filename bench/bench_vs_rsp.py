@@ -402,8 +402,8 @@ def report(model: Model, res: dict[str, list[dict[str, Any]]], rates: tuple[floa
 def breakdown(model: Model, context: Any, n: int) -> dict[str, float]:
     """Where a JointState's microseconds go in our node, each stage timed alone in this process (romeo's
     stream): the wait (one rclpy wait set as ros/wait_loop.py fills it, a message ready), the raw take,
-    the CDR read, the merge (HotPath without kinematics and encoding), the kinematics (Pose7), the TF
-    encoding (PreparedTf), the raw publish (one subscriber matched), the node clock."""
+    the CDR read, the merge (HotPath without kinematics and encoding), the kinematics and TF encoding (one
+    TfWriter; Pose7 and PreparedTf for a model it does not take), the raw publish (one subscriber matched), the node clock."""
     from rclpy.impl.implementation_singleton import rclpy_implementation as _rclpy
     from rclpy.node import Node
     from rclpy.qos import HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -425,8 +425,13 @@ def breakdown(model: Model, context: Any, n: int) -> dict[str, float]:
     rt = Runtime(LoadedDescription(model.text, load_model(model.text), model.name), "", 0, True)
     reader = JointStateReader()
     raws = []
+    mid, amp = (model.lower + model.upper) / 2, np.minimum((model.upper - model.lower) / 2 * 0.8, 1.0)
+
+    def positions(k: int) -> list[float]:
+        return (mid + amp * np.sin(0.001 * k + np.arange(len(model.names)))).tolist()
+
     for k in range(n):
-        msg = JointState(name=model.names, position=(0.1 * np.sin(np.arange(len(model.names)) + 0.01 * k)).tolist())
+        msg = JointState(name=model.names, position=positions(k))  # as the stream: inside the limits
         msg.header.stamp.sec, msg.header.stamp.nanosec = 1000 + k // 1000, (k % 1000) * 1_000_000
         raws.append(serialize_message(msg))
     end = time.monotonic() + 5.0
@@ -465,12 +470,19 @@ def breakdown(model: Model, context: Any, n: int) -> dict[str, float]:
     assert plan is not None and plan.tf is not None
     tf = plan.tf
     timed("apply", lambda i: rt.hot.apply(decoded[i], 10**18 + i))
-    timed("kinematics (Pose7, every tree joint)", lambda _i: rt.joint_pose7())
-    p7 = rt.joint_pose7().copy()
-    timed("TF encoding (PreparedTf.write)", lambda i: tf.write(p7, 10**18 + i))
-    apply = out.pop("apply")  # the merge and the throttle: HotPath.apply without the two above
-    out["merge + throttle (HotPath.apply without kinematics and encoding)"] = max(
-        0.0, apply - out["kinematics (Pose7, every tree joint)"] - out["TF encoding (PreparedTf.write)"])
+    writer = plan.writer
+    if writer is not None:  # the 1 kHz path: kinematics and encoding in one, the moving numbers only
+        stage = "kinematics + TF encoding (TfWriter, into the prepared buffer)"
+        timed(stage, lambda i: writer.write(rt.cache.q, 10**18 + i, True))
+        apply = out.pop("apply")
+        out["merge + throttle (HotPath.apply without the TfWriter)"] = max(0.0, apply - out[stage])
+    else:
+        timed("kinematics (Pose7, every tree joint)", lambda _i: rt.joint_pose7())
+        p7 = rt.joint_pose7().copy()
+        timed("TF encoding (PreparedTf.write)", lambda i: tf.write(p7, 10**18 + i))
+        apply = out.pop("apply")  # the merge and the throttle: HotPath.apply without the two above
+        out["merge + throttle (HotPath.apply without kinematics and encoding)"] = max(
+            0.0, apply - out["kinematics (Pose7, every tree joint)"] - out["TF encoding (PreparedTf.write)"])
     publish_raw = tf_pub.handle.publish_raw
     timed("raw publish (55 transforms, one subscriber)", lambda _i: publish_raw(tf.buffer))
     clock = node.get_clock().handle

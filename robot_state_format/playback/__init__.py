@@ -8,7 +8,7 @@
 * a restart file replayed: :mod:`.fit` (does it fit the model), :mod:`.joint_arrays` (its JointState
   arrays), :mod:`.sub_joints` (MoveIt's multi-DOF sub-joint names: the one table), :mod:`.edges`
   (its static TF);
-* the live joint-state cache (:mod:`.state_cache`), restart-file and recording naming and rotation
+* restart-file and recording naming and rotation
   (:mod:`.restart_files`), what may be saved as the current state (:mod:`.snapshot_checks`), typed
   outcomes of the store's requests (:mod:`.outcome`).
 

@@ -140,7 +140,7 @@ class PreparedTf:
     the row of each slot in the ``(n, 7)`` array given to :meth:`write`.
     """
 
-    __slots__ = ("_dbl", "_rows", "_stamp", "_words", "buffer", "size")
+    __slots__ = ("_rows", "buffer", "dbl_words", "size", "stamp_words", "words")
 
     def __init__(self, skeleton: bytes, stamp_words: NDArray[np.intp], dbl_words: NDArray[np.intp],
                  rows: NDArray[np.intp]) -> None:
@@ -149,19 +149,19 @@ class PreparedTf:
         self.size = len(skeleton)
         # every transform ends with its 8-aligned doubles: the message from byte 4 is whole uint64 words
         self.buffer = bytearray(skeleton)
-        self._words = np.frombuffer(self.buffer, dtype="<u8", offset=4)
-        self._stamp = stamp_words
-        self._dbl = dbl_words
+        self.words = np.frombuffer(self.buffer, dtype="<u8", offset=4)  # the buffer from byte 4
+        self.stamp_words = stamp_words  # the words of every stamp but the first (in the header at byte 8)
+        self.dbl_words = dbl_words  # the words of each slot's x y z qx qy qz qw
         self._rows = np.asarray(rows, dtype=np.intp)
 
     def write(self, pose7: NDArray[np.float64], stamp_ns: int) -> bytearray:
         """The message with ``pose7[rows]`` (rows ``x y z qx qy qz qw``, C-contiguous float64) at ``stamp_ns``."""
         sec, nsec = divmod(stamp_ns, 1_000_000_000)
         struct.pack_into("<iI", self.buffer, 8, sec, nsec)
-        words = self._words
-        if len(self._stamp):
-            words[self._stamp] = (nsec << 32) | (sec & 0xFFFFFFFF)
-        words[self._dbl] = pose7[self._rows].view("<u8").ravel()
+        words = self.words
+        if len(self.stamp_words):
+            words[self.stamp_words] = (nsec << 32) | (sec & 0xFFFFFFFF)
+        words[self.dbl_words] = pose7[self._rows].view("<u8").ravel()
         return self.buffer
 
 

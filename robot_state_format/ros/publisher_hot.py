@@ -3,9 +3,11 @@
 :class:`HotPath` handles the common message, the one a joint-state publisher sends a thousand times a
 second: the same name list as before (its plan cached per list), every name known or ignored, finite
 values, a stamp newer than every stamp the cache holds, the clock going forward. It does what
-:meth:`JointStateCache.update <robot_state_format.playback.state_cache.JointStateCache.update>` does for
-such a message, with the same bookkeeping in the same arrays, and writes the TF into a
-:class:`~robot_state_format.ros.messages.PreparedTf` (the frame ids are in its buffer once). Anything
+:meth:`JointStateCache.update <robot_state_format.live.joint_cache.JointStateCache.update>` does for
+such a message, merging through the cache's own
+:meth:`~robot_state_format.live.joint_cache.JointStateCache.merge`, and writes the TF into a
+:class:`~robot_state_format.ros.messages.PreparedTf` (the frame ids are in its buffer once) through a
+:class:`~robot_state_format.ros.publisher_pose.TfWriter` (only the numbers the named joints move). Anything
 else (a reset, a repeated or older stamp, a non-finite value, a quaternion or a mimic follower named,
 duplicated names) is :data:`MISS`: the caller takes the general path, which handles and reports it.
 
@@ -23,11 +25,15 @@ from typing import Final
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.playback.state_cache import JointStateCache, Problem
+from robot_state_format.live.joint_cache import JointStateCache, Problem
 from robot_state_format.ros.messages import PreparedTf, TfEncoder
+from robot_state_format.ros.publisher_pose import TfWriter
 from robot_state_format.ros.publisher_wire import Decoded
 
 _MAX_PLANS = 64
+
+WriterFactory = Callable[[PreparedTf, NDArray[np.intp], dict[int, tuple[float, float]]], TfWriter | None]
+"""Makes the :class:`TfWriter` of one plan's slots (None: the plan writes :meth:`PreparedTf.write` instead)."""
 
 
 class _Miss:
@@ -43,21 +49,13 @@ MISS: Final = _Miss()
 class _Hot:
     """What one name list needs per message, against one compiled model."""
 
-    __slots__ = ("em", "epoch", "hi", "lim", "lo", "names", "plan", "qdst", "send", "src", "tf", "unknown", "vdst",
-                 "vsrc")
+    __slots__ = ("hi", "lim", "lo", "names", "plan", "send", "tf", "unknown", "writer")
 
-    def __init__(self, cache: JointStateCache, encoder: TfEncoder, names: tuple[str, ...]) -> None:
-        plan = cache._plan(names)
+    def __init__(self, cache: JointStateCache, encoder: TfEncoder, names: tuple[str, ...],
+                 writer: WriterFactory | None, pose7: Callable[[], NDArray[np.float64]]) -> None:
+        plan = cache.plan(names)
         self.plan = plan
-        self.names = names
         n = len(names)
-        ident = len(plan.src) == n and bool((plan.src == np.arange(n)).all())
-        self.src: NDArray[np.intp] | None = None if ident else plan.src
-        self.qdst = plan.qdst
-        self.em = plan.entry_moving
-        has_v = len(plan.vsrc) > 0
-        self.vsrc: NDArray[np.intp] | None = plan.vsrc if has_v else None
-        self.vdst = plan.vdst
         self.send = plan.send
         self.tf: PreparedTf | None = encoder.prepared(plan.send) if len(plan.send) else None
         if len(plan.lim_src):
@@ -67,17 +65,24 @@ class _Hot:
             self.hi: NDArray[np.float64] | None = plan.lim_hi
         else:
             self.lim, self.lo, self.hi = None, None, None
+        self.writer: TfWriter | None = None
+        if self.tf is not None and writer is not None:
+            q_of = dict(zip(plan.src.tolist(), plan.qdst.tolist(), strict=True))
+            checked = {q_of[i]: (float(a), float(b))
+                       for i, a, b in zip(plan.lim_src.tolist(), plan.lim_lo, plan.lim_hi, strict=True)}
+            self.writer = writer(self.tf, plan.send, checked)
+            if self.writer is not None:
+                self.tf.write(pose7(), 0)  # the constant numbers (and frame ids) once; the writer keeps them
         self.unknown: Problem | None = None
         if plan.unknown:  # the same line as the general path's (one key per list of unknown names)
             shown = ", ".join(plan.unknown[:10]) + (f" and {len(plan.unknown) - 10} more"
                                                     if len(plan.unknown) > 10 else "")
             self.unknown = Problem("unknown:" + ",".join(plan.unknown[:10]),
                                    f"JointState joint(s) not in the model ignored: {shown}")
-        self.epoch = -1
 
     @staticmethod
     def eligible(cache: JointStateCache, names: tuple[str, ...]) -> bool:
-        plan = cache._plan(names)
+        plan = cache.plan(names)
         return bool(len(plan.src)) and not plan.quats and not len(plan.follower_send) and not plan.duplicates
 
 
@@ -89,8 +94,9 @@ class HotPath:
     """
 
     def __init__(self, cache: JointStateCache, encoder: TfEncoder,
-                 pose7: Callable[[], NDArray[np.float64]]) -> None:
+                 pose7: Callable[[], NDArray[np.float64]], writer: WriterFactory | None = None) -> None:
         self.cache = cache
+        self.writer = writer
         self.encoder = encoder
         self.pose7 = pose7
         self.problems: list[Problem] = []
@@ -103,7 +109,9 @@ class HotPath:
             return self._plans[d.key]
         if len(self._plans) >= _MAX_PLANS:
             self._plans.clear()
-        h = _Hot(self.cache, self.encoder, d.names) if _Hot.eligible(self.cache, d.names) else None
+        h = None
+        if _Hot.eligible(self.cache, d.names):
+            h = _Hot(self.cache, self.encoder, d.names, self.writer, self.pose7)
         self._plans[d.key] = h
         return h
 
@@ -120,42 +128,32 @@ class HotPath:
                 or (c.newest_ns is not None and stamp < c.newest_ns - c.jump_tolerance_ns)):
             return MISS
         pos, vel, eff = d.position, d.velocity, d.effort
-        if not math.isfinite(float(pos.sum())) or (len(vel) and not math.isfinite(float(vel.sum()))) \
+        inside = None
+        if h.lim is None and h.lo is not None and h.hi is not None:  # every entry limited: inside is finite too
+            inside = (pos >= h.lo) & (pos <= h.hi)
+            in_limits = bool(np.logical_and.reduce(inside))
+        else:
+            in_limits = False
+        if (not in_limits and not math.isfinite(float(pos.sum()))) \
+                or (len(vel) and not math.isfinite(float(vel.sum()))) \
                 or (len(eff) and not math.isfinite(float(eff.sum()))):
             return MISS
         problems: list[Problem] = []
         self.problems = problems
         if h.unknown is not None:
             problems.append(h.unknown)
-        if h.lo is not None and h.hi is not None:
-            v = pos if h.lim is None else pos[h.lim]
+        if inside is not None:
+            if not in_limits:
+                problems.append(JointStateCache._limit_problem(d.names, h.plan, ~inside, pos.copy()))
+        elif h.lo is not None and h.hi is not None:
+            v = pos[h.lim]
             out = (v < h.lo) | (v > h.hi)
-            if out.any():
+            in_limits = not out.any()
+            if not in_limits:
                 problems.append(JointStateCache._limit_problem(d.names, h.plan, out, v.copy()))
-        # the merge: JointStateCache._fast_update's, for this plan
-        if h.src is None:
-            c.q[h.qdst] = pos
         else:
-            c.q[h.qdst] = pos[h.src]
-        c.value_stamp[h.em] = stamp
-        if h.epoch != c._epoch:
-            c.has_value[h.em] = True
-            c.tree_has_value[h.send] = True
-            h.epoch = c._epoch
-        c.max_value_stamp = stamp
-        if h.vsrc is not None:
-            if len(vel):
-                c.seen_velocity = True
-                c.has_velocity[h.vdst] = True
-                c.v[h.vdst] = vel[h.vsrc]
-            if len(eff):
-                c.seen_effort = True
-                c.has_effort[h.vdst] = True
-                c.effort[h.vdst] = eff[h.vsrc]
-        if stamp > c.stamp_ns:
-            c.stamp_ns = stamp
-        if c.newest_ns is None or stamp > c.newest_ns:
-            c.newest_ns = stamp
+            in_limits = True  # nothing to check
+        c.merge(h.plan, pos, vel, eff, stamp)  # the cache's own merge (its common case)
         c.last_now_ns = now_ns
         if h.tf is None:
             return None
@@ -170,6 +168,8 @@ class HotPath:
         c.last_sent[h.send] = stamp
         c.max_sent = stamp
         self._last, self._last_stamp = h, stamp
+        if h.writer is not None:
+            return h.writer.write(c.q, stamp, in_limits)
         return h.tf.write(self.pose7(), stamp)
 
 

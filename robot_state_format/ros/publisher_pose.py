@@ -14,6 +14,7 @@ Quaternion signs are robot_state_publisher's (:func:`~robot_state_format.ros.mes
 from __future__ import annotations
 
 import math
+import struct
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,7 +22,7 @@ from numpy.typing import NDArray
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics import joint_quaternions as jq
 from robot_state_format.kinematics.compiled_tree import CompiledTree
-from robot_state_format.ros.messages import _W_KDL, kdl_quaternion_signs
+from robot_state_format.ros.messages import _W_KDL, PreparedTf, kdl_quaternion_signs
 
 FloatArray = NDArray[np.float64]
 
@@ -48,6 +49,28 @@ def _signs(quats: FloatArray) -> FloatArray:
 
 
 _BASE4 = np.arange(0, 4 * 4096, 4) + 3  # row * 4 + 3 (the w column of row)
+
+
+def _signs_few(quats: FloatArray, rows: NDArray[np.intp]) -> None:
+    """:func:`_signs` on a few ``rows`` of ``quats`` (any strides), in place, decided per row in Python: for a
+    handful of rows cheaper than the batched rule's dozen numpy calls. The same decisions: ``w`` leads when
+    ``w^2`` exceeds :data:`_W2_KDL`, else the first largest square of z, y, x; its ``copysign`` is the factor."""
+    sub = quats[rows]
+    flip = []
+    for i, (x, y, z, w) in enumerate(sub.tolist()):
+        if w * w > _W2_KDL:
+            lead = w
+        else:
+            lead, best = z, z * z
+            if y * y > best:
+                lead, best = y, y * y
+            if x * x > best:
+                lead = x
+        if math.copysign(1.0, lead) < 0:
+            flip.append(i)
+    if flip:
+        sub[flip] *= -1.0
+        quats[rows] = sub
 
 
 _MARGIN = 0.02  # how far from a sign decision every sample of a joint's range must stay to fold its sign
@@ -120,7 +143,8 @@ class Pose7:
                 self._z[known] *= sign[known, None]
                 self._folded = True
                 self._open = np.flatnonzero(~known)  # rows that still need the rule per message
-                qidx = np.unique(self._qi[known])
+                # sorted unique coordinates (np.unique would import numpy.ma: ~60 ms of the node's start)
+                qidx = np.array(sorted(set(self._qi[known].tolist())), dtype=np.intp)
                 self._guard = (qidx, np.array([limits[int(i)][0] for i in qidx]),
                                np.array([limits[int(i)][1] for i in qidx]))
         self._pri = c.pri
@@ -173,5 +197,106 @@ class Pose7:
             out[pj, :3] = d * x[:, None] + t0
         return out
 
+    def writer(self, tf: PreparedTf, send: NDArray[np.intp],
+               checked: dict[int, tuple[float, float]]) -> TfWriter | None:
+        """A :class:`TfWriter` for the tree joints ``send`` (the slots of ``tf``, in order), or None when these
+        rows need more than this class's batched formulas (see there). ``checked``: the q coordinates whose
+        limits the caller tests on every message, with those limits."""
+        if not self.fast or self._affine is None:
+            return None
+        rev = {int(j): k for k, j in enumerate(self._rows.tolist())}
+        pri: dict[int, int] = {}
+        if self._pri is not None:
+            pri = {int(j): k for k, j in enumerate(self._pri[0].tolist())}
+        slots = send.tolist()
+        if any(j not in rev and j not in pri for j in slots):
+            return None
+        return TfWriter(self, tf, [(s, rev[j]) for s, j in enumerate(slots) if j in rev],
+                        [(s, pri[j]) for s, j in enumerate(slots) if j in pri], checked)
 
-__all__ = ["Pose7"]
+
+class TfWriter:
+    """The /tf of one fixed list of tree joints written straight into its :class:`PreparedTf` buffer.
+
+    Only the numbers a joint's motion changes are computed, for the listed joints only: a revolute joint's
+    quaternion (:class:`Pose7`'s complex product, on the rows of these joints) and a prismatic joint's
+    translation; the constant numbers (a revolute joint's translation, a prismatic joint's rotation) are
+    written once, with the frame ids. Each kind lands in the buffer in one fancy assignment through a float64
+    view with precomputed offsets. The numbers are those of :class:`Pose7`, operation for operation.
+    """
+
+    def __init__(self, pose7: Pose7, tf: PreparedTf, rev: list[tuple[int, int]], pri: list[tuple[int, int]],
+                 checked: dict[int, tuple[float, float]]) -> None:
+        self.tf = tf
+        self._f = np.frombuffer(tf.buffer, dtype="<f8", offset=4)
+        dbl = tf.dbl_words.reshape(-1, 7)
+        ks = np.array([k for _, k in rev], dtype=np.intp)
+        self._nrev = len(ks)
+        if self._nrev:
+            self._qdst = dbl[[s for s, _ in rev], 3:]
+            self._z = pose7._z[ks].copy()
+            self._cz = np.empty_like(self._z)
+            self._quat = self._cz.real  # views of the product's buffer, made once
+            self._w = self._quat[:, 3]
+            self._qi = pose7._qi[ks]
+            # i h = q[qi] * (i hm) + i ho: the half-angle built straight as a pure imaginary number (its
+            # imaginary part is Pose7's real one, operation for operation), exponentiated in place
+            self._ihm, self._iho = pose7._hm[ks] * 1j, pose7._ho[ks] * 1j
+            self._h = np.empty(len(ks))
+            self._ih = np.empty(len(ks), dtype=np.complex128)
+            self._ih2 = self._ih[:, None]
+            self._folded = pose7._folded
+            if pose7._folded:
+                open_rows = set(pose7._open.tolist())
+                self._open = np.array([i for i, k in enumerate(ks.tolist()) if k in open_rows], dtype=np.intp)
+                known = np.array([k not in open_rows for k in ks.tolist()], dtype=bool)
+                qidx, lo, hi = pose7._guard
+                mine = np.isin(qidx, self._qi[known])
+                self._guard = (qidx[mine], lo[mine], hi[mine])
+                # every guarded coordinate's limits tested by the caller (the same bounds): its answer suffices
+                self._by_caller = all(checked.get(int(i)) == (float(a), float(b))
+                                      for i, a, b in zip(*self._guard, strict=True))
+        self._npri = len(pri)
+        if self._npri:
+            assert pose7._pri is not None
+            _, _, d, t0 = pose7._pri
+            src, mult, off = pose7._pri_q
+            ks2 = np.array([k for _, k in pri], dtype=np.intp)
+            self._tdst = dbl[[s for s, _ in pri], :3]
+            self._pq = (src[ks2], mult[ks2], off[ks2], d[ks2], t0[ks2])
+
+    def write(self, q: FloatArray, stamp_ns: int, in_limits: bool) -> bytearray:
+        """The message at joint positions ``q`` and ``stamp_ns`` (the buffer itself, rewritten by the next call).
+        ``in_limits``: the caller found every coordinate it checks within its limits."""
+        tf = self.tf
+        sec, nsec = divmod(stamp_ns, 1_000_000_000)
+        struct.pack_into("<iI", tf.buffer, 8, sec, nsec)
+        if len(tf.stamp_words):
+            tf.words[tf.stamp_words] = (nsec << 32) | (sec & 0xFFFFFFFF)
+        if self._nrev:
+            ih = self._ih
+            np.multiply(q.take(self._qi, out=self._h), self._ihm, out=ih)
+            ih += self._iho
+            np.exp(ih, out=ih)
+            np.multiply(self._z, self._ih2, out=self._cz)
+            quat = self._quat
+            if np.minimum.reduce(self._w) <= _W_KDL:  # else every w leads and is positive: KDL's signs already
+                if self._folded and ((in_limits and self._by_caller) or self._in_range(q)):
+                    if len(self._open):
+                        _signs_few(quat, self._open)
+                else:
+                    quat = _signs(np.ascontiguousarray(quat))
+            self._f[self._qdst] = quat
+        if self._npri:
+            src, mult, off, d, t0 = self._pq
+            x: FloatArray = q[src] * mult + off
+            self._f[self._tdst] = d * x[:, None] + t0
+        return tf.buffer
+
+    def _in_range(self, q: FloatArray) -> bool:
+        idx, lo, hi = self._guard
+        v = q[idx]
+        return not ((v < lo).any() or (v > hi).any())
+
+
+__all__ = ["Pose7", "TfWriter"]

@@ -2,7 +2,7 @@
 
 :class:`Runtime` is replaced as a whole when the model changes (one reference assignment in the node).
 :meth:`Runtime.apply` is the joint-state path without ROS: it merges one JointState into the
-:class:`~robot_state_format.playback.state_cache.JointStateCache` and returns the ``/tf`` message to
+:class:`~robot_state_format.live.joint_cache.JointStateCache` and returns the ``/tf`` message to
 send as CDR bytes (:class:`~robot_state_format.ros.messages.TfEncoder`) with what else the node must
 do (:class:`Applied`).
 """
@@ -21,13 +21,13 @@ from robot_state_format.kinematics import compiled
 from robot_state_format.kinematics.fk import joint_transforms
 from robot_state_format.kinematics.joint_quaternions import left_compose_pose7
 from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.live.joint_cache import JointStateCache, Update
 from robot_state_format.model.joint_limits import position_ranges
 from robot_state_format.model.types import WORLD, JointType
-from robot_state_format.playback.state_cache import JointStateCache, Update
 from robot_state_format.ros.description import LoadedDescription
-from robot_state_format.ros.messages import TfEncoder, kdl_quaternion_signs
+from robot_state_format.ros.messages import PreparedTf, TfEncoder, kdl_quaternion_signs
 from robot_state_format.ros.publisher_hot import HotPath
-from robot_state_format.ros.publisher_pose import Pose7
+from robot_state_format.ros.publisher_pose import Pose7, TfWriter
 from robot_state_format.usdf.build import SnapshotBuilder
 
 
@@ -89,7 +89,14 @@ class Runtime:
                 if bounds is not None and math.isfinite(bounds[0]) and math.isfinite(bounds[1]):
                     limits[start + k] = bounds
         self._pose7 = Pose7(tree, limits)
-        self.hot = HotPath(self.cache, self.encoder, self.joint_pose7)  # the common JointState (1 kHz path)
+        # the common JointState (1 kHz path); its /tf written by a TfWriter unless a joint hangs from the world
+        self.hot = HotPath(self.cache, self.encoder, self.joint_pose7, self._writer)
+
+    def _writer(self, tf: PreparedTf, send: NDArray[np.intp],
+                checked: dict[int, tuple[float, float]]) -> TfWriter | None:
+        if len(self.world_parent) and np.isin(send, self.world_parent).any():
+            return None  # its rows carry the model pose: joint_pose7's path
+        return self._pose7.writer(tf, send, checked)
 
     @property
     def root_frame(self) -> str:

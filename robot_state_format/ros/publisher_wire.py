@@ -42,9 +42,10 @@ class Decoded:
 class _NameList:
     """One name list: its bytes under a mask of the alignment bytes, as 32-bit words."""
 
-    __slots__ = ("key", "mask", "names", "ref", "size", "tmp")
+    __slots__ = ("blob", "key", "mask", "names", "ref", "size", "tmp")
 
     def __init__(self, blob: bytes, mask: bytes, names: tuple[str, ...], size: int, key: int) -> None:
+        self.blob = blob  # the bytes as first seen, alignment bytes included (most writers repeat them)
         self.mask = np.frombuffer(mask, dtype="<u4")
         self.tmp = np.empty_like(self.mask)
         self.ref = (np.frombuffer(blob, dtype="<u4") & self.mask).tobytes()
@@ -71,6 +72,9 @@ class JointStateReader:
             return None
         hit = None
         for entry in self._lists:
+            if data.startswith(entry.blob, off):  # the very bytes again: no copy, no numpy
+                hit = entry
+                break
             nw = len(entry.ref)
             if off + nw <= n:
                 words = np.frombuffer(data, dtype="<u4", count=nw >> 2, offset=off)

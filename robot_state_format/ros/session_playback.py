@@ -15,8 +15,8 @@ from sensor_msgs.msg import JointState
 
 from robot_state_format.kinematics.fk import joint_transforms
 from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.model.types import WORLD, JointType, Model
-from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.playback.tf_source import (
     SESSION_TOPICS,
     TF_SOURCES,

@@ -37,9 +37,9 @@ from std_msgs.msg import String
 
 from robot_state_format import spatial as tfm
 from robot_state_format.errors import ModelIOError, RobotStateFormatError, error_text
+from robot_state_format.live.joint_cache import Problem
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
-from robot_state_format.playback.state_cache import Problem
 from robot_state_format.ros import kernel_param, spin, wait_loop
 from robot_state_format.ros import publisher_params as params
 from robot_state_format.ros.description import (
@@ -63,6 +63,7 @@ from robot_state_format.ros.publisher_runtime import Runtime, waiting_text
 from robot_state_format.ros.publisher_wire import JointStateReader
 from robot_state_format.ros.qos import JOINT_STATES_QOS, LATCHED
 from robot_state_format.ros.tf_publisher import TfPublisher
+from robot_state_format.ros.type_support import light_rosidl_generator_py
 from robot_state_format.usdf.build import Placement
 from robot_state_format.usdf.snapshot_text import formatter_note
 
@@ -219,8 +220,22 @@ class StatePublisher(Node):
             self._description_pub.publish(String(data=rt.loaded.text))
         self._last_model_pose = None
         self._dirty = True
-        self.get_logger().info(f"model {rt.model.name!r} from {rt.loaded.source}: {len(rt.tree.link_names)} links, "
-                               f"{len(rt.cache.moving_names)} moving joints, {len(rt.fixed)} fixed")
+        line = (f"model {rt.model.name!r} from {rt.loaded.source}: {len(rt.tree.link_names)} links, "
+                f"{len(rt.cache.moving_names)} moving joints, {len(rt.fixed)} fixed")
+        if old is None:  # at start: once spinning (rclpy's first log line costs 50-70 ms: not before /tf)
+            self._log_soon(line)
+        else:
+            self.get_logger().info(line)
+
+    def _log_soon(self, line: str) -> None:
+        timer: list[Timer] = []
+
+        def say() -> None:
+            timer[0].cancel()
+            self.destroy_timer(timer[0])
+            self.get_logger().info(line)
+
+        timer.append(self.create_timer(0.0, say))
 
     # -- hot path -------------------------------------------------------------------------------
     def hot_subscription(self) -> tuple[Subscription[Any], Callable[[bytes], None]]:
@@ -444,6 +459,7 @@ def _spin(node: StatePublisher, stop: spin.Stop, until: float | None) -> bool:
 
 def main(args: list[str] | None = None) -> int:
     """Console script ``state_publisher``: spin the node until SIGINT/SIGTERM."""
+    light_rosidl_generator_py()  # a sooner start: type support without the message code generator
     return spin.run_main("state_publisher", StatePublisher, args, [
         ((StatePublisherConfigError, DescriptionConfigError, rclpy.exceptions.ParameterException), "", 2),
         (ModelIOError, "cannot load the robot description: ", 2),  # a model_file that cannot be read: I/O

@@ -47,6 +47,7 @@ from tf2_msgs.msg import TFMessage
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
 from robot_state_format.limits import directory_problem, input_problem, shown_path
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.types import Model
 from robot_state_format.playback.outcome import Outcome
@@ -54,7 +55,6 @@ from robot_state_format.playback.player import Player
 from robot_state_format.playback.realtime import ProcessScheduling
 from robot_state_format.playback.restart_replay import replay_restart
 from robot_state_format.playback.source import is_restart_directory, open_source
-from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.playback.tf_source import TfPlan, plan_tf, recording_topic_kinds
 from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text

@@ -18,13 +18,13 @@ from std_srvs.srv import Trigger
 
 from robot_state_format.errors import error_text
 from robot_state_format.kinematics.tree import CompiledTree
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.log_throttle import throttled
 from robot_state_format.model.types import Model
 from robot_state_format.output_dirs import ensure_directory
 from robot_state_format.playback import snapshot_checks as sc
 from robot_state_format.playback.outcome import FailureKind, Outcome, SaveOutcome
 from robot_state_format.playback.restart_files import restart_file_path, rotate
-from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.ros.world_sources import WorldSources
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state

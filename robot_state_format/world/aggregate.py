@@ -4,7 +4,7 @@ Each source is a robot under its own ROS namespace. What it sends is kept per so
 
 * its newest ``world_state`` snapshot (text, parsed only when the world is built);
 * when its model is known (its ``robot_description``), its ``joint_states`` merged in a
-  :class:`~robot_state_format.playback.state_cache.JointStateCache`, turned into a state by forward
+  :class:`~robot_state_format.live.joint_cache.JointStateCache`, turned into a state by forward
   kinematics (joints never received are left out, and then so are the link poses: absent, not zero)
   when no snapshot came, or when every joint has a value stamped after the newest snapshot (which
   lags its joint states by up to a snapshot period): the newest values win;
@@ -28,8 +28,8 @@ from numpy.typing import NDArray
 
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics.tree import CompiledTree, compile_model
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.model.types import SCOPE, Model
-from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.spatial import inverse, transform_to_pose6
 from robot_state_format.usdf.build import SnapshotBuilder
 from robot_state_format.usdf.reader import read_world_state

@@ -14,10 +14,10 @@ import pytest
 from repo_paths import REPO_ROOT
 
 from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.log_throttle import LogThrottle, emit, throttled
 from robot_state_format.model.loader import load_model
 from robot_state_format.playback import snapshot_checks as sc
-from robot_state_format.playback.state_cache import JointStateCache
 from robot_state_format.usdf.build import SnapshotBuilder, state_from_model
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.types import Stamp

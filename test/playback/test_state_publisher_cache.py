@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from robot_state_format.kinematics.tree import compile_model
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.model.loader import load_model
-from robot_state_format.playback.state_cache import JointStateCache
 
 S = 1_000_000_000
 LIM = '<limit lower="-3" upper="3" effort="1" velocity="1"/>'

@@ -31,9 +31,9 @@ from std_msgs.msg import String  # noqa: E402
 
 from robot_state_format.kinematics.fk import forward  # noqa: E402
 from robot_state_format.kinematics.tree import CompiledTree, compile_model  # noqa: E402
+from robot_state_format.live.joint_cache import MULTI_DOF_NAMES  # noqa: E402
 from robot_state_format.model.loader import load_model  # noqa: E402
 from robot_state_format.model.types import WORLD, JointType, Model  # noqa: E402
-from robot_state_format.playback.state_cache import MULTI_DOF_NAMES  # noqa: E402
 from robot_state_format.spatial import quaternion_to_matrix  # noqa: E402
 
 ROOT = REPO_ROOT

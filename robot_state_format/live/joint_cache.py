@@ -116,6 +116,7 @@ class _Plan:
     lim_lo: NDArray[np.float64]
     lim_hi: NDArray[np.float64]
     epoch: int = -1  # cache epoch in which every joint of ``send`` was known to have a value
+    whole: bool = False  # the message's entries are the q coordinates in order (src is 0..n-1)
     # out-of-limits pattern (``out.tobytes()``) -> (problem key, the <= 5 entries named, "and n more")
     limit_lines: dict[bytes, tuple[str, list[int], list[tuple[str, Range]], str]] = field(default_factory=dict)
 
@@ -294,6 +295,7 @@ class JointStateCache:
                      np.array(entry_moving, ip), tuple(sorted(quats)), np.array(sorted(send), ip),
                      np.array(sorted(fsend - send), ip), tuple(unknown), tuple(dups), np.array(lim_src, ip),
                      np.array([b[0] for b in lim], dtype=np.float64), np.array([b[1] for b in lim], dtype=np.float64))
+        plan.whole = len(plan.src) == len(names) and bool((plan.src == np.arange(len(names))).all())
         if len(self._plans) >= _PLAN_CACHE_SIZE:
             self._plans.clear()
         self._plans[names] = plan
@@ -449,10 +451,32 @@ class JointStateCache:
     def _fast_update(self, plan: _Plan, pos: NDArray[np.float64], vel: NDArray[np.float64],
                      eff: NDArray[np.float64], stamp: int, problems: list[Problem], reset_line: str | None) -> Update:
         """The common case with few numpy calls: all values finite, stamp not older than any value."""
-        self.q[plan.qdst] = pos[plan.src]
+        self.merge(plan, pos, vel, eff, stamp)
+        cand = plan.send
+        period = 0 if self.ignore_timestamp else self.publish_period_ns
+        if not (self.max_sent < 0 or (stamp > self.max_sent and stamp >= self.max_sent + period)):
+            last = self.last_sent[cand]
+            ok = last < stamp
+            if period > 0 and not _due(last, stamp, period):
+                ok[:] = False
+            cand = cand[ok]
+        if len(cand):
+            self.last_sent[cand] = stamp
+            self.max_sent = max(self.max_sent, stamp)
+        return Update(cand, stamp, True, problems, reset_line)
+
+    def merge(self, plan: _Plan, pos: NDArray[np.float64], vel: NDArray[np.float64], eff: NDArray[np.float64],
+              stamp: int) -> None:
+        """The values of one JointState through its plan (:meth:`plan`), in a few numpy assignments: the common
+        case of :meth:`update` (every value finite, ``stamp`` not older than any value held, nothing reset) and the
+        state_publisher's 1 kHz path, which checks the same conditions before calling it."""
+        self.q[plan.qdst] = pos if plan.whole else pos[plan.src]
         em = plan.entry_moving
-        self.has_value[em] = True
         self.value_stamp[em] = stamp
+        if plan.epoch != self._epoch:  # once per plan and epoch: every joint it names now has a value
+            self.has_value[em] = True
+            self.tree_has_value[plan.send] = True
+            plan.epoch = self._epoch
         self.max_value_stamp = stamp
         if len(plan.vsrc):
             if len(vel):
@@ -467,21 +491,10 @@ class JointStateCache:
             self.stamp_ns = stamp
         if self.newest_ns is None or stamp > self.newest_ns:
             self.newest_ns = stamp
-        cand = plan.send
-        if plan.epoch != self._epoch:
-            self.tree_has_value[cand] = True
-            plan.epoch = self._epoch
-        period = 0 if self.ignore_timestamp else self.publish_period_ns
-        if not (self.max_sent < 0 or (stamp > self.max_sent and stamp >= self.max_sent + period)):
-            last = self.last_sent[cand]
-            ok = last < stamp
-            if period > 0 and not _due(last, stamp, period):
-                ok[:] = False
-            cand = cand[ok]
-        if len(cand):
-            self.last_sent[cand] = stamp
-            self.max_sent = max(self.max_sent, stamp)
-        return Update(cand, stamp, True, problems, reset_line)
+
+    def plan(self, names: tuple[str, ...]) -> _Plan:
+        """The merge plan of one name list (cached per list)."""
+        return self._plan(names)
 
     def _merge(self, target: NDArray[np.float64], arr: NDArray[np.float64], vsrc: NDArray[np.intp],
                vdst: NDArray[np.intp], names: Sequence[str], kept_src: NDArray[np.intp] | None,
