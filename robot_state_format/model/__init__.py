@@ -1,4 +1,4 @@
-"""Robot models: the Model types, the readers (URDF, xacro, SDFormat) and their validation. No rclpy."""
+"""Robot models: the Model types, one reader per format (urdf/, xacro/, sdf/, mjcf/, directives/), their validation. No rclpy."""
 
 from robot_state_format.model.loader import detect_format, load_model, load_model_file
 from robot_state_format.model.types import (

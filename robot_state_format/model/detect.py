@@ -1,4 +1,5 @@
-"""Which reader a robot description needs: xacro, URDF, SDFormat or MJCF, from its name and its root element."""
+"""Which reader a robot description needs: xacro, URDF, SDFormat, MJCF or Drake Model Directives, from its name and
+its root element (its first key for directives)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,26 @@ from pathlib import Path
 from typing import AnyStr
 
 from robot_state_format.errors import Diagnostic, ModelError
-from robot_state_format.model.directives import looks_like_directives
 
-__all__ = ["TAG_RE", "blank_comments", "detect_format", "first_xacro_mark", "looks_like_xacro", "prolog_end"]
+__all__ = ["DIRECTIVES_SUFFIX", "TAG_RE", "blank_comments", "detect_format", "first_xacro_mark",
+           "looks_like_directives", "looks_like_xacro", "prolog_end"]
 
 TAG_RE = re.compile(r"<([A-Za-z_][\w:.-]*)")
+DIRECTIVES_SUFFIX = ".dmd.yaml"  # Drake Model Directives
 _XACRO_NS_RE = re.compile(r"""\sxmlns:xacro\s*=""")
+
+
+def looks_like_directives(text: str | bytes, path: str | None = None) -> bool:
+    """A ``.dmd.yaml`` file, or a YAML document whose first key is ``directives:``."""
+    if path is not None and path.endswith(DIRECTIVES_SUFFIX):
+        return True
+    head = text[:4096].decode("utf-8", "replace") if isinstance(text, bytes) else text[:4096]
+    for line in head.splitlines():
+        s = line.strip()
+        if not s or s.startswith("#") or s == "---":
+            continue
+        return s.startswith("directives:")
+    return False
 
 
 def blank_comments(text: AnyStr) -> AnyStr:

@@ -24,7 +24,6 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.errors import ConversionError
-from robot_state_format.model.sdf.elements import DRAKE_NS
 from robot_state_format.model.types import (
     SCOPE,
     WORLD,
@@ -37,6 +36,7 @@ from robot_state_format.model.types import (
     Model,
     Shape,
 )
+from robot_state_format.model.xml import DRAKE_NS
 from robot_state_format.spatial import Transform, inverse, transform_to_pose6
 
 UNBOUNDED = 1e16

@@ -30,7 +30,7 @@ from robot_state_format.model import access
 from robot_state_format.model.xml_trailing import tail_loads
 
 __all__ = [
-    "MAX_DOCUMENT_BYTES", "SAFE_PARSER_OPTIONS", "check_element_count", "check_entities", "check_size", "describe",
+    "DRAKE_NS", "MAX_DOCUMENT_BYTES", "SAFE_PARSER_OPTIONS", "check_element_count", "check_entities", "check_size", "describe",
     "encode_text", "parse_bytes", "parse_xml", "safe_parser", "tolerate",
 ]
 
@@ -43,6 +43,8 @@ _ENTITY_ERRORS = frozenset(getattr(etree.ErrorTypes, name) for name in (
     "ERR_ENTITYREF_IN_EPILOG", "ERR_ENTITYREF_IN_DTD", "ERR_ENTITYREF_NO_NAME", "ERR_ENTITYREF_SEMICOL_MISSING",
     "ERR_PEREF_AT_EOF", "ERR_PEREF_IN_PROLOG", "ERR_PEREF_IN_EPILOG", "ERR_PEREF_IN_INT_SUBSET",
     "ERR_PEREF_NO_NAME", "ERR_PEREF_SEMICOL_MISSING") if hasattr(etree.ErrorTypes, name))
+
+DRAKE_NS = "http://drake.mit.edu"  # Drake's XML namespace (``drake:``), in URDF and SDFormat
 
 # The bound in force when this module was imported; limits.MAX_DOCUMENT_BYTES is read at each call.
 MAX_DOCUMENT_BYTES = limits.MAX_DOCUMENT_BYTES

@@ -5,13 +5,16 @@
 - no import cycle between any two modules (grimp's graph of the package, function-level imports included);
 - at most a dozen function-local imports, each of an optional dependency;
 - no module over 600 lines;
-- the package root declares its public API in ``__all__``.
+- the package root declares its public API in ``__all__``;
+- the rooms (the package's subpackages and top-level modules) import each other exactly as the table of
+  docs/ARCHITECTURE.md says.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib.util
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -199,3 +202,41 @@ def test_test_modules_live_in_package_rooms() -> None:
     rooms = package_rooms(PACKAGE)
     assert {"model/sdf", "ros/state_store", "cli", "usdf/export", "spatial"} <= rooms
     assert misplaced_test_modules(TEST_DIR, rooms) == []
+
+
+ARCHITECTURE = ROOT / "docs" / "ARCHITECTURE.md"
+_ROOM_ROW = re.compile(r"^\| `([\w.]+)` \|(.*)\|$")
+
+
+def _room(module: str) -> str:
+    """The room of a module: its top-level subpackage or module (``__init__`` for the package root)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _documented_rooms(text: str) -> dict[str, set[str]]:
+    """The table between the ``rooms:begin`` and ``rooms:end`` markers: room -> the rooms it imports."""
+    assert "<!-- rooms:begin -->" in text and "<!-- rooms:end -->" in text, "no room table"
+    block = text.split("<!-- rooms:begin -->", 1)[1].split("<!-- rooms:end -->", 1)[0]
+    return {m.group(1): set(re.findall(r"`([\w.]+)`", m.group(2)))
+            for line in block.splitlines() if (m := _ROOM_ROW.match(line.strip()))}
+
+
+def test_documented_rooms_parser_reads_the_table() -> None:
+    text = ("x\n<!-- rooms:begin -->\n| room | imports |\n|---|---|\n| `cli` | `model`, `usdf` |\n| `errors` | |\n"
+            "<!-- rooms:end -->\n| `ros` | `cli` |\n")
+    assert _documented_rooms(text) == {"cli": {"model", "usdf"}, "errors": set()}
+
+
+@needs_importlinter
+def test_rooms_import_each_other_as_documented() -> None:
+    import grimp
+
+    g = grimp.build_graph("robot_state_format", cache_dir=None)
+    found: dict[str, set[str]] = {}
+    for m in g.modules:
+        found.setdefault(_room(m), set()).update(
+            r for i in g.find_modules_directly_imported_by(m) if (r := _room(i)) != _room(m))
+    table = "\n".join(f"| `{r}` | {', '.join(f'`{d}`' for d in sorted(found[r]))} |" for r in sorted(found))
+    assert _documented_rooms(ARCHITECTURE.read_text(encoding="utf-8")) == found, (
+        "docs/ARCHITECTURE.md's room table is not the code's; the code's:\n" + table)

@@ -15,27 +15,13 @@ import numpy as np
 
 from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model import access
+from robot_state_format.model.detect import DIRECTIVES_SUFFIX, looks_like_directives
 from robot_state_format.model.directives.compose import Composer, LoadFile
 from robot_state_format.model.directives.schema import Directive, read_schema
 from robot_state_format.model.directives.yaml_nodes import parse_yaml
 from robot_state_format.model.types import Model
 
 __all__ = ["DIRECTIVES_SUFFIX", "looks_like_directives", "read_directives"]
-
-DIRECTIVES_SUFFIX = ".dmd.yaml"
-
-
-def looks_like_directives(text: str | bytes, path: str | None = None) -> bool:
-    """A ``.dmd.yaml`` file, or a YAML document whose first key is ``directives:``."""
-    if path is not None and path.endswith(DIRECTIVES_SUFFIX):
-        return True
-    head = text[:4096].decode("utf-8", "replace") if isinstance(text, bytes) else text[:4096]
-    for line in head.splitlines():
-        s = line.strip()
-        if not s or s.startswith("#") or s == "---":
-            continue
-        return s.startswith("directives:")
-    return False
 
 
 def _parse(text: str | bytes, file: str) -> list[Directive]:

@@ -12,7 +12,7 @@ from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.model.inertia import valid_mass_matrix
 from robot_state_format.model.types import Geometry, Inertial, Material, Source
-from robot_state_format.model.xml import describe
+from robot_state_format.model.xml import DRAKE_NS, describe
 from robot_state_format.spatial import (
     Transform,
     from_rotation_translation,
@@ -20,7 +20,6 @@ from robot_state_format.spatial import (
     quaternion_to_matrix,
 )
 
-DRAKE_NS = "http://drake.mit.edu"
 Version = tuple[int, int]
 
 _NON_FINITE = ("inf", "infinity", "nan")  # words libsdformat reads in a joint limit

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from robot_state_format.model.sdf.elements import DRAKE_NS
+from robot_state_format.model.xml import DRAKE_NS
 
 # Possessive quantifiers and one white-space run per '<': linear on any input (no backtracking).
 _PREFIX_RE = re.compile(rb"<[\s/]*([A-Za-z_][\w.-]*):[A-Za-z_]")

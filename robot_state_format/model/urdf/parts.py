@@ -19,9 +19,8 @@ from robot_state_format import numbers
 from robot_state_format.errors import Diagnostic, Severity
 from robot_state_format.model.detect import blank_comments
 from robot_state_format.model.types import JointType, Model, Shape
-from robot_state_format.model.xml import encode_text
+from robot_state_format.model.xml import DRAKE_NS, encode_text
 
-DRAKE_NS = "http://drake.mit.edu"
 _D = "{" + DRAKE_NS + "}"
 _ROBOT_TAG_RE = re.compile(rb"<robot\b")
 _DRAKE_RE = re.compile(rb"drake")  # a regular expression finds it faster than bytes.find
