@@ -145,5 +145,6 @@ def old_spelling(parser: argparse.ArgumentParser, action: argparse.Action, *name
     if action.nargs == 0:  # a flag (store_true)
         parser.add_argument(*names, action="store_const", const=action.const, **hidden)
     else:
-        parser.add_argument(*names, type=action.type, choices=action.choices, metavar=action.metavar,
-                            nargs=action.nargs, **hidden)
+        if action.type is not None:
+            hidden["type"] = action.type
+        parser.add_argument(*names, choices=action.choices, metavar=action.metavar, nargs=action.nargs, **hidden)
