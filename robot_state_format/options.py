@@ -136,3 +136,15 @@ def json_object(text: str, option: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError(f"{option}: expected a JSON object mapping joint names to values")
     return value
+
+
+def old_spelling(parser: argparse.ArgumentParser, action: argparse.Action, *names: str) -> None:
+    """Accept ``names`` (an option's former spelling) for ``action``, hidden from ``--help`` and the
+    usage line; kept for one release (CHANGELOG.rst says which)."""
+    hidden: dict[str, Any] = {"dest": action.dest, "default": argparse.SUPPRESS, "help": argparse.SUPPRESS}
+    if action.nargs == 0:  # a flag (store_true)
+        parser.add_argument(*names, action="store_const", const=action.const, **hidden)
+    else:
+        if action.type is not None:
+            hidden["type"] = action.type
+        parser.add_argument(*names, choices=action.choices, metavar=action.metavar, nargs=action.nargs, **hidden)

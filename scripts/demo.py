@@ -1,6 +1,6 @@
 """The README's main command (``./run demo [args]``): the real demo, :mod:`robot_state_format.demo`.
 
-Arguments go to it unchanged (``./run demo --help``): a model file, ``--out DIR``, ``--record-seconds S``.
+Arguments go to it unchanged (``./run demo --help``): a model file, ``-o/--output DIR``, ``--record-seconds S``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """``robot-state-format sim run``: headless passive simulation with USDF restart files (docs/simulation.md).
 
   sim run MODEL --engine mujoco|drake --steps N [--dt S] [--restart STATE.usdf] [--save-at K ...]
-          [--out DIR] [--trajectory FILE.csv] [--floating-base]
+          [-o DIR] [--trajectory FILE.csv] [--floating-base]
 
 Starts from the model's zero state (every joint at zero, at rest) or from a restart file, and
 steps N times under gravity with no control.  ``--save-at K`` writes ``DIR/step_K.usdf`` when
@@ -48,7 +48,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     r.add_argument("--restart", metavar="STATE.usdf", help="start from this restart file")
     r.add_argument("--save-at", type=options.count(0, 10**9), nargs="+", action="extend", default=[], metavar="K",
                    help="write DIR/step_K.usdf when the step count reaches K (repeatable)")
-    r.add_argument("--out", default=".", metavar="DIR", help="directory for --save-at files [.]")
+    out = r.add_argument("-o", "--output", dest="out", default=".", metavar="DIR", help="directory for --save-at files [.]")
+    options.old_spelling(r, out, "--out")  # the previous release's spelling
     r.add_argument("--trajectory", metavar="FILE.csv", help="one row per step: step,time,<coordinates>")
     r.add_argument("--floating-base", action="store_true",
                    help="give a URDF robot's root link a free joint (SDFormat models float unless static)")
@@ -66,8 +67,8 @@ def _run(args: argparse.Namespace) -> int:  # noqa: C901 (complexity 26): to be 
         if problem:  # missing, a FIFO, a device, a directory, a name too long: refused before anything runs
             print(f"{PROG}: error: {option} {shown_path(given)}: {problem}", file=sys.stderr)
             return 2
-    problem = ensure_directory(Path(args.out), "--out")[1] if args.save_at else None
-    if problem is not None:  # a FIFO or a file as --out: said before the run, not after it
+    problem = ensure_directory(Path(args.out), "--output")[1] if args.save_at else None
+    if problem is not None:  # a FIFO or a file as --output: said before the run, not after it
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2
     dt = DEFAULT_DT if args.dt is None else args.dt

@@ -94,7 +94,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
                         "state is validated against first")
     e.add_argument("--to", required=True, choices=("mujoco-keyframe", "sdf-state"))
     e.add_argument("--model-state", metavar="NAME", help="which model_state (when the state holds several)")
-    e.add_argument("--free-base", action="store_true", help="mujoco: give a URDF's root body a free joint")
+    free = e.add_argument("--floating-base", action="store_true", help="mujoco: give a URDF's root body a free joint")
+    options.old_spelling(e, free, "--free-base")  # the previous release's spelling
     e.add_argument("-o", "--output", metavar="OUT")
     e.set_defaults(func=_export)
 
@@ -300,7 +301,7 @@ def _export(args: argparse.Namespace) -> int:
         _emit(text, args.output)
         return 0
     _need_file(args.model, "model file")
-    spec = load_mujoco_model(args.model, free_base=args.free_base, strip_geometry=True)
+    spec = load_mujoco_model(args.model, free_base=args.floating_base, strip_geometry=True)
     try:
         mj = spec.compile()
     except Exception as exc:  # noqa: BLE001 MuJoCo's compiler errors are ValueError; any is exit 1 with its text

@@ -1,20 +1,21 @@
 """``robot-state-format save | record | replay``: the state_store node without a launch file.
 
-* ``save --out DIR [--model FILE] [--timeout S] [--allow-partial]``: wait for a snapshot (world_state,
+* ``save -o DIR [--model FILE] [--timeout S] [--allow-partial]``: wait for a snapshot (world_state,
   or joint_states with a model) in which every moving joint was measured, write one restart file, print
   its path; refused (exit 1, naming the joints never reported, or the snapshot's age) otherwise.
-* ``record --out DIR [--duration S] [--topics T ...]``: record the session (default ``/tf``,
+* ``record -o DIR [--duration S] [--topics T ...]``: record the session (default ``/tf``,
   ``/tf_static``, ``robot_description``, ``joint_states``, ``world_state``) into an MCAP directory
   until the duration ends or Ctrl-C; print the directory.
 * ``replay PATH --model FILE``: a restart file is checked against the model and published
   (transient_local) until ``--hold`` seconds pass or Ctrl-C; an MCAP recording or a directory of
-  restart files is played at its recorded pace (``--rate``, ``--loop``, ``--start-offset``, ``--clock``);
-  ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states`` (``/tf``
-  when the replay publishes TF);
+  restart files is played at its recorded pace times ``--speed`` (with ``--loop``, ``--start-offset``,
+  ``--clock``); ``--wait-for-subscribers N`` holds playback until N subscriptions match ``joint_states``
+  (``/tf`` when the replay publishes TF) for up to ``--timeout`` seconds;
   ``--tf-source`` says where TF comes from (recorded, computed with ``--model``, none; default auto:
   recorded when the recording holds it).
 
-``--out`` folders are created with their parents when missing.
+``-o/--output`` folders are created with their parents when missing. The spellings of the previous
+release (``--out``; replay's ``--rate`` and ``--wait-timeout``) still work, hidden from ``--help``.
 
 Exit codes (the table of ``robot-state-format --help``): 0 success (also stopped by Ctrl-C or SIGTERM), 1
 refused input (mismatched restart file, no snapshot, joints never reported, a stale snapshot, a model that
@@ -53,7 +54,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     p = subparsers.add_parser("save", help="write one restart file from the live state",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=".", help="output directory, created with its parents when missing (default .)")
+    out = p.add_argument("-o", "--output", dest="out", default=".", metavar="DIR",
+                         help="output directory, created with its parents when missing (default .)")
+    options.old_spelling(p, out, "--out")
     p.add_argument("--timeout", type=options.seconds, default=10.0, help="seconds to wait for a snapshot (default 10)")
     p.add_argument("--allow-partial", action="store_true",
                    help="also save when some moving joints were never reported: only the measured ones are "
@@ -63,7 +66,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     p = subparsers.add_parser("record", help="record a session (TF, model, joint states, snapshots) into MCAP",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--out", default=".", help="directory the recording directory goes in, created when missing (default .)")
+    out = p.add_argument("-o", "--output", dest="out", default=".", metavar="DIR",
+                         help="directory the recording directory goes in, created when missing (default .)")
+    options.old_spelling(p, out, "--out")
     p.add_argument("--duration", type=options.seconds, default=0.0, help="seconds to record (0 = until Ctrl-C)")
     p.add_argument("--topics", nargs="+", metavar="TOPIC", default=None,
                    help="topics to record (default: /tf /tf_static robot_description joint_states world_state)")
@@ -75,7 +80,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("path", metavar="PATH", help="restart file (.usdf), MCAP recording, or directory")
     p.add_argument("--hold", type=options.seconds, default=None,
                    help="restart file: seconds to keep serving late subscribers (default: until Ctrl-C)")
-    p.add_argument("--rate", type=options.ranged(0.001, 1000.0), default=1.0, help="playback speed factor, 0.001..1000 (default 1)")
+    speed = p.add_argument("--speed", type=options.ranged(0.001, 1000.0), default=1.0, metavar="FACTOR",
+                           help="recording: playback speed factor, 0.001..1000 (default 1)")
+    options.old_spelling(p, speed, "--rate")
     p.add_argument("--loop", action="store_true", help="play again and again")
     p.add_argument("--start-offset", type=options.seconds, default=0.0, help="seconds into the recording to start at")
     p.add_argument("--clock", action="store_true", help="publish /clock (needs rosgraph_msgs)")
@@ -86,7 +93,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
     p.add_argument("--wait-for-subscribers", type=options.count(0, 10000), default=0, metavar="N",
                    help="recording: start playing once N subscriptions match joint_states, or /tf when TF is "
                         "played (default 0: at once)")
-    p.add_argument("--wait-timeout", type=options.seconds, default=10.0, metavar="S",
-                   help="seconds --wait-for-subscribers waits before giving up with exit 1 (default 10)")
+    timeout = p.add_argument("--timeout", type=options.seconds, default=10.0, metavar="S",
+                             help="seconds --wait-for-subscribers waits before giving up with exit 1 (default 10)")
+    options.old_spelling(p, timeout, "--wait-timeout")
     common(p)
     p.set_defaults(func=_run("run_replay"))

@@ -360,7 +360,9 @@ def run(model_path: Path, out: Path, record_s: float) -> int:  # noqa: PLR0915 (
 def main(argv: list[str] | None = None) -> int:
     parser = options.Parser(prog="python -m robot_state_format.demo", description=__doc__.split("\n\n")[0])
     parser.add_argument("model", nargs="?", default=str(SAMPLES / DEFAULT_MODEL), help="robot model file")
-    parser.add_argument("--out", default="demo_output", help="output directory (default ./demo_output)")
+    out = parser.add_argument("-o", "--output", dest="out", default="demo_output", metavar="DIR",
+                              help="output directory (default ./demo_output)")
+    options.old_spelling(parser, out, "--out")  # the previous release's spelling
     parser.add_argument("--record-seconds", type=options.positive_seconds, default=3.0, help="length of the recording (default 3)")
     args = parser.parse_args(argv)
     problem = input_problem(args.model)  # never raises (a name too long) nor opens (a FIFO)

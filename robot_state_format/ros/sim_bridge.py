@@ -36,6 +36,7 @@ from robot_state_format.errors import ModelError, ModelIOError, RobotStateFormat
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
 from robot_state_format.model.xacro.expand import parse_xacro_args
+from robot_state_format.playback.outcome import Outcome
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.ros import spin
 from robot_state_format.ros.messages import ns_to_stamp
@@ -85,11 +86,11 @@ class SimBridge(Node):
         self._clock_pub = self.create_publisher(Clock, "/clock", CLOCK_QOS) if p("publish_clock") else None
         self.create_service(Trigger, "~/restart", self._srv_restart)
         self.paused = bool(p("paused"))
-        self.last_restart: tuple[bool, str] | None = None
+        self.last_restart: Outcome | None = None
         if str(p("restart_file")) and not self.paused:
-            ok, msg = self.restart()
-            if not ok:
-                raise RobotStateFormatError(msg)
+            restarted = self.restart()
+            if not restarted.ok:
+                raise RobotStateFormatError(restarted.message)
         self._sync_clock()
         self._next_world = 0.0
         freq = float(p("publish_frequency"))
@@ -178,11 +179,11 @@ class SimBridge(Node):
 
     # ---- restart ------------------------------------------------------------------------------
 
-    def restart(self) -> tuple[bool, str]:
-        """Restore the ``restart_file``; publish its state at once; ``(ok, message)``."""
+    def restart(self) -> Outcome:
+        """Restore the ``restart_file``; publish its state at once; ok and what was restored, or why not."""
         path = str(self._p("restart_file"))
         if not path:
-            return False, "the restart_file parameter is empty"
+            return Outcome(False, "the restart_file parameter is empty")
         try:
             state = read_world_state_file(path).state
             if self._crash is not None:  # a new engine process for the same model
@@ -197,17 +198,15 @@ class SimBridge(Node):
             self.publish_joint_states()
         except EngineCrash as exc:
             self._engine_lost(exc)
-            return False, str(exc)
+            return Outcome(False, str(exc))
         except RobotStateFormatError as exc:
-            return False, f"{path}: {exc}"
-        return True, f"restored {path}: step {self.sim.step_count}, time {self.sim.time!r} s"
+            return Outcome(False, f"{path}: {exc}")
+        return Outcome(True, f"restored {path}: step {self.sim.step_count}, time {self.sim.time!r} s")
 
     def _srv_restart(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        ok, msg = self.restart()
-        self.last_restart = (ok, msg)
-        response.success, response.message = ok, msg
-        (self.get_logger().info if ok else self.get_logger().warning)(f"restart: {msg}")
-        return response
+        restarted = self.last_restart = self.restart()
+        (self.get_logger().info if restarted.ok else self.get_logger().warning)(f"restart: {restarted.message}")
+        return restarted.answer(response)
 
 
 def main(args: list[str] | None = None) -> int:

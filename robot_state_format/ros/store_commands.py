@@ -107,10 +107,10 @@ def _spin(node: Any, stop: Any, until: float | None, done: Any = None) -> bool:
 
 
 def _start_in_out_dir(cmd: str, args: argparse.Namespace, extra: dict[str, Any] | None = None) -> tuple[Any, Any] | None:
-    """:func:`_start` writing into ``--out``, created with its parents when missing (None, reported,
+    """:func:`_start` writing into ``-o/--output``, created with its parents when missing (None, reported,
     when it cannot be)."""
     out = Path(args.out)
-    created, problem = ensure_directory(out, "--out")
+    created, problem = ensure_directory(out, "--output")
     if problem is not None:
         _err(cmd, problem)
         return None
@@ -146,7 +146,7 @@ def _run_save(args: argparse.Namespace) -> int:
 
 
 def _run_record(args: argparse.Namespace) -> int:
-    missing = first_missing("mcap.writer", "mcap_ros2")  # refused before the --out folder is made
+    missing = first_missing("mcap.writer", "mcap_ros2")  # refused before the --output folder is made
     if missing is not None:
         _err("record", missing)
         return 2
@@ -203,8 +203,8 @@ def _run_replay(args: argparse.Namespace) -> int:
             return 2
         _err("replay", f"{shown_path(bad[0])}: not an MCAP file (it does not start with the MCAP magic bytes)")
         return 1
-    if not 0.001 <= args.rate <= 1000.0:
-        _err("replay", f"--rate must be in 0.001..1000, got {args.rate:g}")
+    if not 0.001 <= args.speed <= 1000.0:
+        _err("replay", f"--speed must be in 0.001..1000, got {args.speed:g}")
         return 2
     if not args.start_offset >= 0.0:
         _err("replay", f"--start-offset must be >= 0 seconds, got {args.start_offset:g}")
@@ -214,7 +214,7 @@ def _run_replay(args: argparse.Namespace) -> int:
         return 2
     is_file = not is_dir and path.suffix != ".mcap"
     params: dict[str, Any] = {"publish_link_tf": bool(args.link_tf)} if is_file else {
-        "rate": float(args.rate), "loop": bool(args.loop), "start_offset": float(args.start_offset),
+        "rate": float(args.speed), "loop": bool(args.loop), "start_offset": float(args.start_offset),
         "publish_clock": bool(args.clock), "tf_source": str(args.tf_source)}
     node, stop = _start(args, params)
     try:
@@ -236,14 +236,14 @@ def _run_replay(args: argparse.Namespace) -> int:
             def enough() -> bool:
                 return bool(node.subscriber_count(waited) >= want)
 
-            if _spin(node, stop, time.monotonic() + args.wait_timeout, enough):
+            if _spin(node, stop, time.monotonic() + args.timeout, enough):
                 return 0
             if not enough():
                 _err("replay", f"{node.subscriber_count(waited)} of {want} subscriber(s) on "
-                     f"{'/tf' if waited == 'tf' else waited} after {args.wait_timeout:g} s; nothing played")
+                     f"{'/tf' if waited == 'tf' else waited} after {args.timeout:g} s; nothing played")
                 return 1
         # with subscribers waited for: they also acknowledge the first message before the rest follows
-        played = node.play(str(path.resolve()), first_acked_timeout=args.wait_timeout if want > 0 else 0.0)
+        played = node.play(str(path.resolve()), first_acked_timeout=args.timeout if want > 0 else 0.0)
         if not played.ok:
             _err("replay", played.message)
             return 2

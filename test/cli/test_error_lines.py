@@ -126,7 +126,7 @@ def test_cli_save_with_a_model_it_cannot_load_exits_1(tmp_path: Path) -> None:
     path.write_text(HEAD + CASES[0][0])
     env = dict(__import__("os").environ)
     configure_ros_environment(env)
-    done = subprocess.run([*CLI, "save", "--out", str(tmp_path), "--model", str(path), "--timeout", "1"],
+    done = subprocess.run([*CLI, "save", "--output", str(tmp_path), "--model", str(path), "--timeout", "1"],
                           capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 1, done.stderr
     assert f"{path}:5: error: [XACRO_ERROR]" in done.stderr

@@ -3,7 +3,7 @@
 (an invalid model or document, an unknown joint: 1); a usage error (2); a model file that is missing (2).
 
 The commands without ROS run in this process (``main``); those that start a node run as processes on the
-test's private ROS domain. Output folders given to ``-o`` / ``--out`` are missing in the ok cases: every
+test's private ROS domain. Output folders given to ``-o`` / ``--output`` are missing in the ok cases: every
 command creates them with their parents."""
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ IN_PROCESS: dict[str, dict[str, list[str]]] = {
         "usage": ["state", "plot", "{state}"],
         "missing": ["state", "plot", "{state}", "--model", MISSING, "-o", "{out}/p.png"]},
     "sim run": {
-        "ok": ["sim", "run", PENDULUM, "--engine", "mujoco", "--steps", "2", "--save-at", "2", "--out", "{out}"],
+        "ok": ["sim", "run", PENDULUM, "--engine", "mujoco", "--steps", "2", "--save-at", "2", "--output", "{out}"],
         "invalid": ["sim", "run", "{bad_urdf}", "--engine", "mujoco", "--steps", "2"],
         "usage": ["sim", "run", PENDULUM, "--engine", "mujoco", "--steps", "-1"],
         "missing": ["sim", "run", MISSING, "--engine", "mujoco", "--steps", "2"]},
@@ -129,7 +129,7 @@ def test_command_exit_code(command: str, case: str, files: dict[str, str],
     assert "Traceback" not in err
     if case != "ok":
         assert "error" in err, err  # every failure says why
-    elif "-o" in argv or "--out" in argv:  # the missing output folders were made
+    elif "-o" in argv or "--output" in argv:  # the missing output folders were made
         assert Path(files["out"]).is_dir()
 
 
@@ -144,22 +144,22 @@ ROS_CASES: dict[str, dict[str, list[str]]] = {
     "joint-states": {
         "ok": ["joint-states", "--model", PENDULUM, "--duration", "0.3"],
         "invalid": ["joint-states", "--model", PENDULUM, "--positions", '{"nope": 1}', "--duration", "0.3"],
-        "usage": ["joint-states", "--model", PENDULUM, "--rate", "0"],
+        "usage": ["joint-states", "--model", PENDULUM, "--speed", "0"],
         "missing": ["joint-states", "--model", MISSING, "--duration", "0.3"]},
     "save": {
-        "invalid": ["save", "--model", "{bad_urdf}", "--out", "{out}", "--timeout", "0.2"],
+        "invalid": ["save", "--model", "{bad_urdf}", "--output", "{out}", "--timeout", "0.2"],
         "usage": ["save", "--timeout", "soon"],
-        "missing": ["save", "--model", MISSING, "--out", "{out}", "--timeout", "0.2"]},
+        "missing": ["save", "--model", MISSING, "--output", "{out}", "--timeout", "0.2"]},
     "record": {
-        "ok": ["record", "--out", "{out}", "--duration", "0.3"],
-        "invalid": ["record", "--model", "{bad_urdf}", "--out", "{out}", "--duration", "0.3"],
+        "ok": ["record", "--output", "{out}", "--duration", "0.3"],
+        "invalid": ["record", "--model", "{bad_urdf}", "--output", "{out}", "--duration", "0.3"],
         "usage": ["record", "--duration", "long"],
-        "missing": ["record", "--model", MISSING, "--out", "{out}", "--duration", "0.3"]},
+        "missing": ["record", "--model", MISSING, "--output", "{out}", "--duration", "0.3"]},
     "replay": {
         "ok": ["replay", "{state}", "--model", PENDULUM, "--hold", "0"],
         "invalid": ["replay", "{bad_usdf}", "--model", PENDULUM, "--hold", "0"],
         "invalid recording": ["replay", "{not_mcap}"],
-        "usage": ["replay", "{state}", "--model", PENDULUM, "--rate", "0"],
+        "usage": ["replay", "{state}", "--model", PENDULUM, "--speed", "0"],
         "missing": ["replay", "{state}", "--model", MISSING, "--hold", "0"]},
 }
 
@@ -170,13 +170,13 @@ def test_node_command_exit_codes(command: str, files: dict[str, str], ros_contex
     for case, argv in ROS_CASES[command].items():
         r = _run(_fill(argv, files))
         if command == "record" and case != "usage" and absent(*MCAP):
-            # without the `record` extra: one line naming it, exit 2, before the --out folder is made
+            # without the `record` extra: one line naming it, exit 2, before the --output folder is made
             assert r.returncode == 2 and r.stderr.count("\n") == 1, (case, r.stderr)
             assert "pip install mcap mcap-ros2-support" in r.stderr and not Path(files["out"]).exists()
             continue
         assert r.returncode == WANT[case], (case, argv, r.stderr)
         assert "Traceback" not in r.stderr, r.stderr
-        if case == "ok" and "--out" in argv:
+        if case == "ok" and "--output" in argv:
             assert Path(files["out"]).is_dir()
 
 
@@ -185,7 +185,7 @@ def test_save_ok_and_its_missing_out_folder(files: dict[str, str], ros_context: 
     source = subprocess.Popen([*CLI, "joint-states", "--model", PENDULUM], stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, env=dict(os.environ), cwd=ROOT)
     try:
-        r = _run(["save", "--model", PENDULUM, "--out", files["out"], "--timeout", "30"], timeout=90)
+        r = _run(["save", "--model", PENDULUM, "--output", files["out"], "--timeout", "30"], timeout=90)
     finally:
         source.terminate()
         assert source.wait(timeout=30) == 0
@@ -222,3 +222,35 @@ def test_help_states_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     text = " ".join(capsys.readouterr().out.split())
     assert "exit codes (every command): 0 done/valid" in text
     assert "1 invalid input or refused" in text and "2 usage or I/O error" in text
+
+
+# -- one spelling per option; the previous release's spellings still work, unlisted ----------------
+RENAMED = [  # (command, new spelling with its value, old spelling with the same value, the parsed field)
+    (["save"], ["-o", "D"], ["--out", "D"], "out"),
+    (["save"], ["--output", "D"], ["--out", "D"], "out"),
+    (["record"], ["--output", "D"], ["--out", "D"], "out"),
+    (["sim", "run", "M", "--engine", "mujoco", "--steps", "1"], ["--output", "D"], ["--out", "D"], "out"),
+    (["replay", "P"], ["--speed", "2.5"], ["--rate", "2.5"], "speed"),
+    (["replay", "P"], ["--timeout", "3"], ["--wait-timeout", "3"], "timeout"),
+    (["state", "export", "F", "--model", "M", "--to", "mujoco-keyframe"], ["--floating-base"], ["--free-base"],
+     "floating_base"),
+]
+
+
+@pytest.mark.parametrize(("command", "new", "old", "field"), RENAMED, ids=lambda v: " ".join(v) if isinstance(v, list) else v)
+def test_old_option_spellings_are_hidden_aliases(command: list[str], new: list[str], old: list[str], field: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from robot_state_format.cli import build_parser
+
+    def parsed(extra: list[str]) -> dict[str, Any]:
+        argv = [*command, *extra]
+        return {k: v for k, v in vars(build_parser(argv).parse_args(argv)).items() if k != "func"}
+
+    with_new, with_old, neither = parsed(new), parsed(old), parsed([])
+    assert with_new == with_old and with_new[field] != neither[field]  # the same value, and not the default
+    assert main([*(command[:2] if command[0] in ("sim", "state") else command[:1]), "--help"]) == 0
+    text = capsys.readouterr().out
+    usage = text.split("\n\n")[0].split()
+    listed = [w.strip(",") for line in text.splitlines() if line.startswith("  -") for w in line.split()]
+    assert any(w == new[0] for w in listed)  # the new spelling in the option list
+    assert not any(w.strip("[]") == old[0] for w in usage + listed)  # the old one neither there nor in the usage

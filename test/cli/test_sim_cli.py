@@ -50,7 +50,7 @@ def test_cli_restart_continues_the_trajectory(robot: str, tmp_path: Path) -> Non
     model = str(ROBOTS[robot][0])
     # legged_world: a time step of its own, which the restart (without --dt) takes from the file
     dt = ["--dt", "0.001"] if robot == "legged_world" else []
-    first = _cli(model, "--engine", "mujoco", "--steps", str(2 * N), "--save-at", str(N), "--out", "out",
+    first = _cli(model, "--engine", "mujoco", "--steps", str(2 * N), "--save-at", str(N), "--output", "out",
                  "--trajectory", "a.csv", *dt, *_start(robot, tmp_path), cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     saved = tmp_path / "out" / f"step_{N}.usdf"
@@ -90,7 +90,7 @@ def test_cli_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
     monkeypatch.chdir(tmp_path)  # in-process (cli.main): the contract, without a process per case
     arm, cart = str(ROBOTS["arm7_gripper"][0]), str(ROBOTS["planar_cart"][0])
     run = ["sim", "run"]
-    assert main([*run, cart, "--engine", "mujoco", "--steps", "3", "--save-at", "3", "--out", "."]) == 0
+    assert main([*run, cart, "--engine", "mujoco", "--steps", "3", "--save-at", "3", "--output", "."]) == 0
     capsys.readouterr()
     assert main([*run, arm, "--engine", "mujoco", "--steps", "3", "--restart", "step_3.usdf"]) == 1
     err = capsys.readouterr().err
@@ -108,7 +108,7 @@ def test_cli_exit_codes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys:
 def test_cli_drake_engine_restarts_exactly(tmp_path: Path) -> None:
     pytest.importorskip("pydrake", reason="the drake package is not installed")
     model = str(ROBOTS["floating_mimic"][0])
-    first = _cli(model, "--engine", "drake", "--steps", "40", "--save-at", "20", "--out", "o", "--trajectory", "a.csv",
+    first = _cli(model, "--engine", "drake", "--steps", "40", "--save-at", "20", "--output", "o", "--trajectory", "a.csv",
                  cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     second = _cli(model, "--engine", "drake", "--steps", "20", "--restart", "o/step_20.usdf", "--trajectory",

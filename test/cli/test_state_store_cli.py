@@ -39,7 +39,7 @@ def test_replay_refuses_a_mismatched_file(tmp_path: Path) -> None:
 
 
 def test_save_without_snapshot_exits_1(tmp_path: Path) -> None:
-    r = subprocess.run([*CLI, "save", "--out", str(tmp_path), "--timeout", "0.5"], capture_output=True, text=True,
+    r = subprocess.run([*CLI, "save", "--output", str(tmp_path), "--timeout", "0.5"], capture_output=True, text=True,
                        timeout=30, env=dict(os.environ))
     assert r.returncode == 1 and "no snapshot" in r.stderr
     assert list(tmp_path.iterdir()) == []
@@ -68,7 +68,7 @@ def test_record_cli_writes_a_readable_recording(ros: RosHarness, tmp_path: Path)
     pub.publish(String(data=text))
     # the latched snapshot reaches the recorder once discovery matched it: the window allows for a loaded machine
     # and a slow DDS discovery (Fast DDS starts take 2-3 s in some runs: 3 s missed it once in a Jazzy CI run)
-    r = subprocess.run([*CLI, "record", "--out", str(tmp_path), "--duration", "8.0"], capture_output=True, text=True,
+    r = subprocess.run([*CLI, "record", "--output", str(tmp_path), "--duration", "8.0"], capture_output=True, text=True,
                        timeout=60, env=dict(os.environ))
     assert r.returncode == 0, r.stderr
     bag = Path(r.stdout.strip().split(" (")[0])
@@ -90,7 +90,7 @@ def test_replay_cli_plays_a_recording_and_exits(ros: RosHarness, tmp_path: Path)
     # reader never lags the writer by its history (reliable, depth 10, docs/state_store.md): at rate 0.25 a
     # message goes every 40 ms, so only a 0.4 s stall of this process loses one (at rate 0.5 a 0.2 s stall did:
     # the test failed once in a loaded CI run with every message published and fewer than 30 received).
-    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--rate", "0.25",
+    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--speed", "0.25",
                                                       "--wait-for-subscribers", "1"])
     ros.spin_until(lambda: not proc.alive(), timeout=20, what="playback to end")
     assert proc.returncode == 0, proc.output()
@@ -106,7 +106,7 @@ def test_replay_cli_gives_up_when_nobody_subscribes(ros: RosHarness, tmp_path: P
 
     _write_timeline(tmp_path / "bag", 5, 10_000_000)
     proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--wait-for-subscribers", "50",
-                                                      "--wait-timeout", "1"])
+                                                      "--timeout", "1"])
     ros.spin_until(lambda: not proc.alive(), timeout=20, what="replay to give up")
     assert proc.returncode == 1, proc.output()
     assert re.search(r"replay: error: \d of 50 subscriber\(s\) on joint_states after 1 s; nothing played",

@@ -23,7 +23,7 @@ def test_demo_runs_and_writes_everything(tmp_path: Path) -> None:
     from robot_state_format.usdf.validate import validate_against_model
 
     out = tmp_path / "demo"
-    proc = subprocess.run([sys.executable, "-m", "robot_state_format.demo", "--out", str(out),
+    proc = subprocess.run([sys.executable, "-m", "robot_state_format.demo", "--output", str(out),
                            "--record-seconds", "1"], capture_output=True, text=True, timeout=300,
                           env=dict(os.environ))
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -75,7 +75,7 @@ def test_run_demo_script_passes_its_arguments_to_the_demo(tmp_path: Path) -> Non
     helped = subprocess.run([sys.executable, str(script), "--help"], capture_output=True, text=True, timeout=60)
     assert helped.returncode == 0 and "--record-seconds" in helped.stdout
     missing = tmp_path / "no_such_robot.urdf"
-    refused = subprocess.run([sys.executable, str(script), str(missing), "--out", str(tmp_path / "o")],
+    refused = subprocess.run([sys.executable, str(script), str(missing), "--output", str(tmp_path / "o")],
                              capture_output=True, text=True, timeout=60)
     assert refused.returncode == 2 and f"{missing}: no such file" in refused.stderr
     assert not (tmp_path / "o").exists()

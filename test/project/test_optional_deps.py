@@ -183,7 +183,7 @@ def test_state_store_saves_and_replays_without_optional_packages(ros: Any, block
     # the command line's save (a node of its own, from joint_states and the model) works too
     out = tmp_path / "cli"
     out.mkdir()  # (whether save --out creates it is issue 25's output-folder rule, not this test's)
-    cli = subprocess.Popen([sys.executable, "-m", "robot_state_format", "save", "--out", str(out), "--timeout", "20",
+    cli = subprocess.Popen([sys.executable, "-m", "robot_state_format", "save", "--output", str(out), "--timeout", "20",
                             "--model", MODEL_FILE, "--node-name", "cli_save"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True, env=blocked_env)
     try:

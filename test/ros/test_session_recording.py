@@ -52,7 +52,7 @@ def session(ros_module: RosHarness, tmp_path_factory: pytest.TempPathFactory) ->
     source = ros.start_node("robot_state_format.ros.trajectory_source", args=["--model", str(ROBOT), "--rate", "50"])
     ros.collect("/tf", TFMessage, RELIABLE, timeout=20)  # the robot moves
     # recorded until the file holds enough of the moving robot (DDS discovery may take 2 s under load)
-    recorder = ros.start_node("robot-state-format", args=["record", "--out", str(out)])
+    recorder = ros.start_node("robot-state-format", args=["record", "--output", str(out)])
     ros.spin_until(lambda: _enough(out, 60), timeout=40, what="60 /tf and joint_states messages recorded")
     assert recorder.stop() == 0, recorder.output()
     assert source.stop() == 0 and publisher.stop() == 0
@@ -205,7 +205,7 @@ def _play(ros: RosHarness, bag: Path, *extra: str) -> tuple[list[Any], list[Any]
     tf = ros.subscribe("/tf", TFMessage, RELIABLE)
     static = ros.subscribe("/tf_static", TFMessage, LATCHED)
     ros.subscribe("joint_states", JointState, RELIABLE)
-    proc = ros.start_node("robot-state-format", args=["replay", str(bag), "--rate", "1", "--wait-for-subscribers",
+    proc = ros.start_node("robot-state-format", args=["replay", str(bag), "--speed", "1", "--wait-for-subscribers",
                                                       "1", *extra])
     ros.spin_until(lambda: not proc.alive(), timeout=30, what="playback to end")
     assert proc.returncode == 0, proc.output()
@@ -261,7 +261,7 @@ def test_record_topics_flag_keeps_namespaced_names(ros: RosHarness, tmp_path: Pa
 
     ros.start_node("state_publisher", {"model_file": str(ROBOT)}, ros_args=["-r", "__ns:=/r1"])
     ros.collect("/r1/robot_description", String, LATCHED, timeout=20)
-    recorder = ros.start_node("robot-state-format", args=["record", "--out", str(tmp_path), "--topics",
+    recorder = ros.start_node("robot-state-format", args=["record", "--output", str(tmp_path), "--topics",
                                                           "robot_description", "/tf_static", "--ros-args", "-r",
                                                           "__ns:=/r1"])
     ros.spin_until(lambda: _enough(tmp_path, 1, ("/r1/robot_description", "/tf_static")), timeout=30,

@@ -69,7 +69,7 @@ def test_joint_states_command(ros: RosHarness) -> None:
 
 @needs(*MCAP)
 def test_record_command(ros: RosHarness, tmp_path: Path) -> None:
-    proc = ros.start_node("robot-state-format", args=["record", "--out", str(tmp_path)])
+    proc = ros.start_node("robot-state-format", args=["record", "--output", str(tmp_path)])
     out = _up_then_term(ros, proc, lambda: ros.spin_until(lambda: "recording to" in proc.output(), 30,
                                                           "the recording to start"))
     bag = Path(out.strip().splitlines()[-1].rsplit(" (", 1)[0])
@@ -86,7 +86,7 @@ def test_replay_command(ros: RosHarness, tmp_path: Path) -> None:
 def test_save_command_stopped_while_waiting(ros: RosHarness, tmp_path: Path) -> None:
     """``save`` is not a command that runs until stopped: stopped before any snapshot it saved nothing,
     and says so (exit 1, "refused"), with no traceback."""
-    proc = ros.start_node("robot-state-format", args=["save", "--out", str(tmp_path), "--timeout", "60"])
+    proc = ros.start_node("robot-state-format", args=["save", "--output", str(tmp_path), "--timeout", "60"])
     ros.wait_for_service("/state_store/save")
     time.sleep(0.3)
     assert _terminate(proc) == 1, proc.describe()
@@ -98,7 +98,7 @@ def test_save_command_stopped_while_waiting(ros: RosHarness, tmp_path: Path) -> 
 def test_demo(ros: RosHarness, tmp_path: Path) -> None:
     """The demo stops its nodes and exits 143 on SIGTERM (130 on Ctrl-C), with no RCLError traceback."""
     out_dir = tmp_path / "demo"
-    proc = subprocess.Popen([sys.executable, "-m", "robot_state_format.demo", "--out", str(out_dir)],
+    proc = subprocess.Popen([sys.executable, "-m", "robot_state_format.demo", "--output", str(out_dir)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
     try:
         assert proc.stdout is not None
