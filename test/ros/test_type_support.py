@@ -6,13 +6,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = REPO_ROOT
 
 SCRIPT = """
 import sys
