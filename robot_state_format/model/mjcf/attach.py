@@ -22,6 +22,7 @@ from lxml import etree
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model import access
+from robot_state_format.model.mjcf.asset_files import check_asset_files
 from robot_state_format.model.mjcf.document import Document, load_document
 from robot_state_format.model.mjcf.replicate import ATTACH_SUFFIX
 from robot_state_format.model.mjcf.schema_check import check_attributes
@@ -85,6 +86,7 @@ class Attacher:
             doc.diagnostics.extend(exc.diagnostics)
             return None
         check_attributes(sub)
+        check_asset_files(sub)
         doc.diagnostics.extend(sub.diagnostics)
         sub.diagnostics = doc.diagnostics  # one list of problems for the whole read
         self.loaded[path] = sub
