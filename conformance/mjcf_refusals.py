@@ -28,7 +28,7 @@ from lxml import etree
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import mjcf_ref  # noqa: E402
+import mjcf_ref
 
 Mutation = Callable[[etree._Element, random.Random], bool]
 
