@@ -282,3 +282,29 @@ def test_attach_without_body_places_the_whole_model(where: str, tmp_path: Path) 
     model = load_model_file(path)
     assert {"p_a", "p_a2"} <= set(model.links) and {"p_ja", "p_ja2"} <= set(model.joints)
     assert "p_ws" in model.frames and "p_sa" in model.frames
+
+
+@pytest.mark.parametrize(("child", "attach", "loads"), [
+    # an attached moving body without mass: refused by both (MJCF_NO_MASS, in the attached file)
+    ('<body name="a" pos="1 0 0"><joint/><geom size=".1"/><body name="a2"><joint/><site name="s"/></body></body>',
+     '<attach model="c" body="a" prefix="p_"/>', False),
+    ('<body name="a" pos="1 0 0"><joint/><geom size=".1"/><body name="a2"><joint/><site name="s"/></body></body>',
+     '<geom size="1"/><attach model="c" prefix="p_"/>', False),
+    # the body holding the attach takes the mass of an attached body welded to it: both load
+    ('<body name="a" pos="1 0 0"><geom size=".1"/><body name="a2"><joint/><geom size=".1"/></body></body>',
+     '<attach model="c" body="a" prefix="p_"/>', True),
+])
+def test_attached_bodies_without_mass(child: str, attach: str, loads: bool, tmp_path: Path) -> None:
+    (tmp_path / "child.xml").write_text(f"<mujoco><worldbody>\n{child}</worldbody></mujoco>")
+    path = tmp_path / "main.xml"
+    path.write_text('<mujoco><asset><model name="c" file="child.xml"/></asset><worldbody>'
+                    f'<body name="base"><joint/>{attach}</body></worldbody></mujoco>')
+    if loads:
+        _agree(path)
+        return
+    with pytest.raises(ValueError, match="mass and inertia"):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(ModelError) as err:
+        load_model_file(path)
+    d = err.value.errors[0]
+    assert d.code == "MJCF_NO_MASS" and d.file == str(tmp_path / "child.xml") and d.line == 2

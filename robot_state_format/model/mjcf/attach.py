@@ -26,6 +26,7 @@ from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model import access
 from robot_state_format.model.mjcf.asset_files import check_asset_files
 from robot_state_format.model.mjcf.document import Document, load_document
+from robot_state_format.model.mjcf.mass import check_moving_mass
 from robot_state_format.model.mjcf.replicate import ATTACH_SUFFIX
 from robot_state_format.model.mjcf.schema_check import check_attributes
 from robot_state_format.model.xml import describe
@@ -125,6 +126,7 @@ class Attacher:
             if isinstance(node.tag, str) and node.get("name") is not None:
                 node.set("name", prefix + str(node.get("name")) + suffix)
         sub.files[part] = str(path)
+        check_moving_mass(sub, part)
         self.stack.append(path)
         return Attached(sub, part)
 
