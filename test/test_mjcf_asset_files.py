@@ -77,3 +77,14 @@ def test_asset_files_as_mujoco_finds_them(case: str, tmp_path: Path) -> None:
 def test_a_model_given_as_text_has_no_folder_to_look_in() -> None:
     model = read_mjcf(f'<mujoco><asset><mesh name="a" file="nope.stl"/></asset>{_BODY}</mujoco>')
     assert "joint0" in model.joints
+
+
+def test_an_included_files_asset_beside_the_main_file(tmp_path: Path) -> None:
+    """Meta-World's layout: an included file in assets/ names ../textures/x relative to the main file."""
+    _stl(tmp_path / "meshes" / "a.stl")
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "deps.xml").write_text('<mujoco><asset><mesh name="a" file="meshes/a.stl"/></asset></mujoco>')
+    path = tmp_path / "main.xml"
+    path.write_text(f'<mujoco><include file="assets/deps.xml"/>{_BODY}</mujoco>')
+    mujoco.MjModel.from_xml_path(str(path))
+    load_model_file(path)

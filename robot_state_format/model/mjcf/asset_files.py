@@ -5,7 +5,8 @@ Looked up as MuJoCo 4.0 looks them up (measured, ``test/test_mjcf_asset_files.py
 a ``<mesh>``, ``<hfield>`` or ``<skin>`` under ``<compiler meshdir>`` (else ``assetdir``), of a
 ``<texture>`` (``file`` and the six cube-face files) under ``texturedir`` (else ``assetdir``), those
 directories relative to the main file's folder; without them, beside the file that holds the asset (an
-included file's folder). Only a document read from a file is checked (a model given as text has no folder:
+included file's folder), else beside the main file (Meta-World's included dependency files name textures
+relative to the main file). Only a document read from a file is checked (a model given as text has no folder:
 its assets are not looked up). The reader reads no asset file, it only checks that each is there.
 """
 
@@ -53,7 +54,12 @@ def check_asset_files(doc: Document) -> None:
                     continue
                 path = Path(name)
                 if not path.is_absolute():
-                    path = (folder if folder is not None else Path(doc.file_of(el)).parent) / path
+                    if folder is not None:
+                        path = folder / path
+                    elif not (Path(doc.file_of(el)).parent / path).is_file():
+                        path = Path(doc.file).parent / path
+                    else:
+                        path = Path(doc.file_of(el)).parent / path
                 if not path.is_file():
                     doc.report(el, "MJCF_MISSING_FILE", f"cannot open {el.tag} file {name!r} ({path}): MuJoCo "
                                "refuses a model whose asset file is missing")
