@@ -59,3 +59,14 @@ def test_references_as_mujoco_resolves_them(case: str, tmp_path: Path) -> None:
         assert len(err.value.errors) == 1, err.value  # one line
         assert err.value.errors[0].code in ("MJCF_UNKNOWN_REFERENCE", "MJCF_UNKNOWN_JOINT", "MJCF_UNKNOWN_NAME")
         assert err.value.errors[0].line == 7 and "nope" in err.value.errors[0].message
+
+
+@pytest.mark.parametrize("actuator", ["motor", "general", "position", "velocity", "cylinder", "muscle", "adhesion"])
+def test_an_actuator_without_a_transmission_target(actuator: str, tmp_path: Path) -> None:
+    path = tmp_path / "m.xml"
+    path.write_text(f'<mujoco>{_WORLD}\n<actuator><{actuator} ctrlrange="0 1"/></actuator>\n</mujoco>')
+    with pytest.raises(ValueError, match="missing transmission target"):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(ModelError) as err:
+        load_model_file(path)
+    assert [d.code for d in err.value.errors] == ["MJCF_UNKNOWN_REFERENCE"] and err.value.errors[0].line == 7

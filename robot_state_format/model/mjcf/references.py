@@ -3,7 +3,8 @@
 MuJoCo 4.0 refuses a sensor whose object is not there ("unrecognized name 'x' of sensorized object"), a
 contact ``<pair>`` or ``<exclude>`` naming a missing geom or body ("geom 'floor' not found in collision
 0"), an actuator, equality or tendon naming a missing joint, site, body, tendon or geom, a geom naming a
-missing material or height field, a material naming a missing texture (``test/test_mjcf_references.py``).
+missing material or height field, a material naming a missing texture, an actuator without a transmission
+target (``test/test_mjcf_references.py``).
 The names are those of the expanded document (includes, replicates) and of the built Model (flexcomp
 bodies, bodies and joints an ``<attach>`` brings in); a model with an ``<attach>`` is not checked for the
 other kinds (the attached model's sites, geoms and tendons are not in this document).
@@ -35,6 +36,7 @@ _SECTIONS: dict[str, dict[str, str]] = {
 _OBJTYPES = {"body": "body", "xbody": "body", "geom": "geom", "site": "site", "camera": "camera",
              "joint": "joint", "tendon": "tendon", "actuator": "actuator"}
 _NAMED_BY_FILE = frozenset({"mesh", "texture", "hfield", "skin"})
+_TRANSMISSIONS = ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
 # checked by names.check_names on the children of these (MJCF_UNKNOWN_JOINT / MJCF_UNKNOWN_NAME), and an
 # equality <joint>'s joints by the mimic reading
 _CHECKED_PARENTS = frozenset({"actuator", "sensor", "equality"})  # (a tendon's path is not checked there)
@@ -97,6 +99,11 @@ def check_references(doc: Document, model: Model) -> None:
                     obj = _OBJTYPES.get(el.get(type_attr) or "")
                     if obj is not None:
                         _check(doc, el, attr, obj, names)
+    for section in doc.root.iterchildren("actuator"):
+        for el in section:
+            if isinstance(el.tag, str) and el.tag != "plugin" and not any(el.get(a) for a in _TRANSMISSIONS):
+                doc.report(el, "MJCF_UNKNOWN_REFERENCE", "missing transmission target for actuator (one of "
+                           f"{', '.join(_TRANSMISSIONS)})")
     for world in doc.root.iterchildren("worldbody"):  # a <body> straight under <mujoco> is ignored by MuJoCo
         for el in world.iter("geom"):
             _check(doc, el, "material", "material", names)
