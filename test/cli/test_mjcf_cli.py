@@ -1,6 +1,6 @@
 """MJCF through the command line, against MuJoCo: ``frames --json`` and ``fk --json`` at random
-configurations (a Menagerie-style robot whose mesh files are absent, compared with MuJoCo loading the
-same file with its meshes stripped), ``state from-model``, ``convert``, and ``sim run`` of the user's own
+configurations (a Menagerie-style robot with small placeholder meshes, compared with MuJoCo loading the
+same file with its meshes stripped, so that the meshes' inertia does not count), ``state from-model``, ``convert``, and ``sim run`` of the user's own
 MJCF restarted from a saved USDF file (bit-identical continuation)."""
 
 from __future__ import annotations

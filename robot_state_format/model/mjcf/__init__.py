@@ -15,11 +15,13 @@ from pathlib import Path
 from lxml import etree
 
 from robot_state_format.errors import Severity
+from robot_state_format.model.mjcf.asset_files import check_asset_files
 from robot_state_format.model.mjcf.build import JointInfo, build_model
 from robot_state_format.model.mjcf.document import Document, load_document
 from robot_state_format.model.mjcf.mass import check_moving_mass
 from robot_state_format.model.mjcf.names import check_counts, check_keyframes, check_names
 from robot_state_format.model.mjcf.orient import vector
+from robot_state_format.model.mjcf.references import check_references
 from robot_state_format.model.mjcf.schema import TOP_LEVEL
 from robot_state_format.model.mjcf.schema_check import check_attributes
 from robot_state_format.model.types import Mimic, Model
@@ -73,6 +75,7 @@ def read_mjcf(data: bytes | str, *, file: str = "<string>") -> Model:
     the Model's ``warnings``."""
     doc = load_document(data, file)
     check_attributes(doc)
+    check_asset_files(doc)
     for el in doc.root:
         if isinstance(el.tag, str) and el.tag not in TOP_LEVEL:
             doc.report(el, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{el.tag}> in <mujoco> (MuJoCo 4.0's "
@@ -81,6 +84,7 @@ def read_mjcf(data: bytes | str, *, file: str = "<string>") -> Model:
     model, joints = build_model(doc, name)
     _equality(doc, model, joints)
     check_names(doc, set(joints))
+    check_references(doc, model)
     check_moving_mass(doc)
     check_counts(doc)
     check_keyframes(doc, [j.mj_type for j in joints.values()])

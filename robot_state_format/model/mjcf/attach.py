@@ -5,7 +5,9 @@ folder); ``<attach model="m" body="hand" prefix="g_"/>`` in a body (or frame, or
 the body ``hand`` of that model, with everything below it, at the attach point: its own pose, joints,
 sites and geoms as that model reads them (its own ``<compiler>`` angle unit and ``eulerseq``, its own
 default classes, its own mesh assets), and every name in it prefixed with ``prefix`` (unnamed elements
-stay unnamed). An attached model may attach others; a model attaching itself (directly or not) is
+stay unnamed). Without ``body`` the whole model is attached: everything in its ``<worldbody>`` (bodies,
+sites, geoms) placed at the attach point as in a ``<frame>``, prefixed the same way. An attached model may
+attach others; a model attaching itself (directly or not) is
 refused, and so is a body the model does not have. The attached elements count against
 :data:`~robot_state_format.limits.MAX_XML_ELEMENTS`, the model files against
 :data:`~robot_state_format.limits.MAX_SDF_INCLUDES`.
@@ -22,7 +24,9 @@ from lxml import etree
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model import access
+from robot_state_format.model.mjcf.asset_files import check_asset_files
 from robot_state_format.model.mjcf.document import Document, load_document
+from robot_state_format.model.mjcf.mass import check_moving_mass
 from robot_state_format.model.mjcf.replicate import ATTACH_SUFFIX
 from robot_state_format.model.mjcf.schema_check import check_attributes
 from robot_state_format.model.xml import describe
@@ -85,6 +89,7 @@ class Attacher:
             doc.diagnostics.extend(exc.diagnostics)
             return None
         check_attributes(sub)
+        check_asset_files(sub)
         doc.diagnostics.extend(sub.diagnostics)
         sub.diagnostics = doc.diagnostics  # one list of problems for the whole read
         self.loaded[path] = sub
@@ -97,19 +102,20 @@ class Attacher:
         if model is None:
             doc.report(el, "MJCF_ATTACH", "<attach> needs a model attribute")
             return None
-        if body is None:
-            doc.report(el, "MJCF_UNSUPPORTED", "<attach> without body (a whole model attached as a frame) is not "
-                       "read: the bodies it would add are missing from this model", warning=True)
-            return None
         path = self._model_file(doc, el, model)
         sub = self._document(doc, el, path) if path is not None else None
         if sub is None or path is None:
             return None
-        found = [b for wb in sub.root.iterchildren("worldbody") for b in wb.iter("body") if b.get("name") == body]
-        if not found:
-            doc.report(el, "MJCF_ATTACH", f"model {model!r} has no body named {body!r}")
-            return None
-        part = copy.deepcopy(found[0])
+        if body is None:  # the whole model: its world body's content in a frame here (MuJoCo 4.0)
+            part = etree.Element("frame")
+            for wb in sub.root.iterchildren("worldbody"):
+                part.extend(copy.deepcopy(c) for c in wb)
+        else:
+            found = [b for wb in sub.root.iterchildren("worldbody") for b in wb.iter("body") if b.get("name") == body]
+            if not found:
+                doc.report(el, "MJCF_ATTACH", f"model {model!r} has no body named {body!r}")
+                return None
+            part = copy.deepcopy(found[0])
         size = sum(1 for _ in part.iter())
         self.elements += size
         if self.elements > limits.MAX_XML_ELEMENTS:
@@ -120,6 +126,7 @@ class Attacher:
             if isinstance(node.tag, str) and node.get("name") is not None:
                 node.set("name", prefix + str(node.get("name")) + suffix)
         sub.files[part] = str(path)
+        check_moving_mass(sub, part)
         self.stack.append(path)
         return Attached(sub, part)
 

@@ -309,7 +309,7 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
                 w.model.links[link].inertial = inertial(doc, child)
         elif tag == "attach":
             _check_attrs(doc, child, BODY_CHILDREN["attach"])
-            _attach(w, child, link, x_link_frame, x_root_link)
+            _attach(w, child, link, x_link_frame, x_root_link, body_id)
         elif tag == "flexcomp":
             _check_attrs(doc, child, BODY_CHILDREN["flexcomp"])
             parent = w.model.parent_joint(link) if link != WORLD else None
@@ -322,8 +322,10 @@ def _children(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, 
             doc.report(child, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{tag}> (MuJoCo 4.0's schema)")
 
 
-def _attach(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, x_root_link: Transform) -> None:
-    """The body an ``<attach>`` places here, walked with its own model's document (mjcf/attach.py)."""
+def _attach(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, x_root_link: Transform,
+            body_id: int) -> None:
+    """The body an ``<attach>`` places here (or, without ``body``, a frame holding the model's world body's
+    content), walked with its own model's document (mjcf/attach.py)."""
     assert w.attacher is not None
     got = w.attacher.resolve(w.doc, el)
     if got is None:
@@ -331,7 +333,10 @@ def _attach(w: _Walk, el: etree._Element, link: str, x_link_frame: Transform, x_
     saved = w.doc, w.meshes
     w.doc, w.meshes = got.doc, mesh_files(got.doc)
     try:
-        _body(w, got.body, link, x_link_frame, x_root_link, MAIN)
+        if got.body.tag == "frame":
+            _children(w, got.body, link, x_link_frame, x_root_link, MAIN, body_id)
+        else:
+            _body(w, got.body, link, x_link_frame, x_root_link, MAIN)
     finally:
         w.doc, w.meshes = saved
         w.attacher.done()

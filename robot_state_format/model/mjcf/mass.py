@@ -5,8 +5,10 @@ A body with joints must carry a mass, its own or that of the bodies welded to it
 joints, recursively): a child that moves on its own joints does not count. A body's mass is its
 ``<inertial mass>``, else its geoms' (those of ``group`` 0 to 5, MuJoCo's ``inertiagrouprange``): a geom
 has a mass unless its ``mass`` or ``density`` is 0 (or it is a plane); ``<compiler inertiafromgeom>``
-``true`` takes the geoms even when an ``<inertial>`` is given, ``false`` never. Bodies an ``<attach>``
-or ``<flexcomp>`` makes are not checked here.
+``true`` takes the geoms even when an ``<inertial>`` is given, ``false`` never. The bodies an ``<attach>``
+brings in are checked with their own model's document (``roots``: the attached body, or the bodies of an
+attached world body); a body holding an ``<attach>`` or ``<flexcomp>`` is taken to have mass (what they
+weld to it is not counted here, so no body is refused for it).
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ def _own_mass(doc: Document, el: etree._Element, cls: str, from_geoms: str) -> b
     return False
 
 
+def _brings_bodies(el: etree._Element) -> bool:
+    return any(c.tag in ("attach", "flexcomp") or (c.tag == "frame" and _brings_bodies(c)) for c in el)
+
+
 def _joints(el: etree._Element) -> bool:
     return any(c.tag in ("joint", "freejoint") or (c.tag == "frame" and _joints(c)) for c in el)
 
@@ -75,20 +81,24 @@ def _bodies(el: etree._Element, cls: str) -> list[tuple[etree._Element, str]]:
     return out
 
 
-def check_moving_mass(doc: Document) -> None:
-    """Report every body with joints whose welded group has no mass (walked without recursion)."""
+def check_moving_mass(doc: Document, root: etree._Element | None = None) -> None:
+    """Report every body with joints whose welded group has no mass (walked without recursion): the bodies of
+    the document's world body, or ``root`` (an attached body, or a frame holding an attached world body)."""
     from_geoms = "auto"
     for comp in doc.root.iterchildren("compiler"):
         from_geoms = comp.get("inertiafromgeom", from_geoms)
     welded: dict[etree._Element, bool] = {}
     order: list[tuple[etree._Element, str]] = []
-    stack = [(b, c) for wb in doc.root.iterchildren("worldbody") for b, c in _bodies(wb, MAIN)]
+    if root is None:
+        stack = [(b, c) for wb in doc.root.iterchildren("worldbody") for b, c in _bodies(wb, MAIN)]
+    else:
+        stack = [(root, root.get("childclass") or MAIN)] if root.tag == "body" else _bodies(root, MAIN)
     while stack:
         body, cls = stack.pop()
         order.append((body, cls))
         stack.extend(_bodies(body, cls))
     for body, cls in reversed(order):  # children before their parents
-        welded[body] = _own_mass(doc, body, cls, from_geoms) or any(
+        welded[body] = _own_mass(doc, body, cls, from_geoms) or _brings_bodies(body) or any(
             welded.get(child, False) for child, _ in _bodies(body, cls) if not _joints(child))
     for body, _ in order:
         if _joints(body) and not welded[body]:

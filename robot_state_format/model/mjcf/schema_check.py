@@ -4,11 +4,14 @@ MuJoCo refuses an attribute its schema does not list on that element ("Schema vi
 attribute"), wherever the element is (an ``<option>``'s, an actuator's, a sensor's: old models carry
 ``apirate`` or ``collision``). The elements the reader checks itself (``<body>``, ``<frame>``,
 ``<compiler>``, ``<worldbody>``, ``<replicate>`` and what ``<default>`` holds) are left to those checks;
-``<frame>`` and ``<replicate>`` (parsed apart by MuJoCo) hold what their parent holds.
+``<frame>`` and ``<replicate>`` (parsed apart by MuJoCo) hold what their parent holds. The numbers of a
+``<camera>`` or ``<light>`` (not interpreted by the reader) are checked as MuJoCo parses them: a token
+that is not a number ("bad format"), one too large for a double, too few for a position or orientation.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -22,6 +25,32 @@ __all__ = ["check_attributes"]
 _NAME_COLUMN = 30
 _CHECKED_ELSEWHERE = frozenset({"body", "worldbody", "frame", "compiler", "replicate"})
 _TRANSPARENT = frozenset({"frame", "replicate"})
+# the numbers of the elements the reader does not interpret (cameras, lights), checked as MuJoCo reads them
+_UNREAD_PLACED = frozenset({"camera", "light"})
+_COUNTS = {"pos": 3, "dir": 3, "quat": 4, "axisangle": 4, "xyaxes": 6, "zaxis": 3, "euler": 3}
+_NUMBERS = frozenset({*_COUNTS, "fovy", "ipd", "resolution", "focal", "focalpixel", "principal", "principalpixel",
+                      "sensorsize", "cutoff", "exponent", "attenuation", "ambient", "diffuse", "specular", "range",
+                      "intensity", "bulbradius"})
+
+
+def _number_problem(text: str, attr: str) -> str | None:
+    """MuJoCo's complaint about a number attribute's text, or None (strtod: also hex, nan, inf)."""
+    tokens = text.split()
+    for token in tokens:
+        try:
+            value = float(token)
+        except ValueError:
+            try:
+                if not token.lower().lstrip("+-").startswith("0x"):
+                    raise
+                value = float.fromhex(token)
+            except ValueError:
+                return f"bad format in attribute {attr!r}"
+        if math.isinf(value) and "inf" not in token.lower():
+            return f"number is too large in attribute {attr!r}"
+    if attr in _COUNTS and len(tokens) < _COUNTS[attr]:
+        return f"attribute {attr!r} does not have enough data"
+    return None
 
 
 @dataclass
@@ -67,6 +96,11 @@ def _walk(doc: Document, el: etree._Element, node: _Node) -> None:
             found = node.children.get("body")
         if found is None:
             continue  # an element MuJoCo does not know: the reader's element checks report it
+        if tag in _UNREAD_PLACED:
+            for attr in _NUMBERS.intersection(str(a) for a in child.attrib):
+                problem = _number_problem(str(child.get(attr)), attr)
+                if problem is not None:
+                    doc.report(child, "MJCF_BAD_VALUE", problem)
         if tag not in _CHECKED_ELSEWHERE:
             for attr in child.attrib:
                 if attr not in found.attrs and not str(attr).startswith("{"):  # the reader's own marks

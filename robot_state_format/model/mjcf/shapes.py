@@ -25,6 +25,7 @@ from robot_state_format.spatial import Transform
 
 __all__ = ["element_pose", "inertial", "mesh_files", "shape"]
 
+_GEOM_TYPES = frozenset({"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"})
 _KINDS = {"sphere": "sphere", "box": "box", "capsule": "capsule", "cylinder": "cylinder",
           "ellipsoid": "ellipsoid", "plane": "plane", "mesh": "mesh"}
 
@@ -72,6 +73,8 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
         doc.report(el, code, msg)
 
     gtype = get("type") or "sphere"
+    if gtype not in _GEOM_TYPES:
+        fail("MJCF_BAD_VALUE", f"invalid keyword: {gtype!r} (a geom type is one of {', '.join(sorted(_GEOM_TYPES))})")
     size = vector(get("size") or "0", None, "size", fail) or (0.0,)
     if len(size) > 3:
         fail("MJCF_BAD_VALUE", "attribute 'size' has too much data")

@@ -263,3 +263,49 @@ def test_attach_inside_replicate_takes_the_copy_suffix(tmp_path: Path) -> None:
     _agree(path)
     model = load_model_file(path)
     assert {"a_base-0", "a_tip-2"} <= set(model.links) and {"a_j-1", "a_k-2"} <= set(model.joints)
+
+
+@pytest.mark.parametrize("where", ["world", "body"])
+def test_attach_without_body_places_the_whole_model(where: str, tmp_path: Path) -> None:
+    """<attach> without body= puts everything in the model's world body at the attach point (MuJoCo 4.0)."""
+    free = '<body name="b" pos="0 0 2" euler="0 30 0"><freejoint/><geom size=".1"/></body>' if where == "world" else ""
+    (tmp_path / "child.xml").write_text(
+        '<mujoco model="child"><compiler angle="radian"/><worldbody><site name="ws" pos="0 0 1"/>'
+        '<body name="a" pos="1 0 0" euler="0.3 0 0"><joint name="ja"/><geom size=".1"/><site name="sa" pos="0 .2 0"/>'
+        f'<body name="a2" pos="0 1 0"><joint name="ja2" type="slide"/><geom size=".1"/></body></body>{free}'
+        '</worldbody></mujoco>')
+    attach = '<attach model="c" prefix="p_"/>'
+    inner = f'<body name="base" pos="0 0 1" euler="10 20 30"><joint name="j"/><geom size=".1"/>{attach}</body>' \
+        if where == "body" else f'<frame pos="3 0 0" euler="0 0 45">{attach}</frame>'
+    path = tmp_path / "main.xml"
+    path.write_text(f'<mujoco><asset><model name="c" file="child.xml"/></asset><worldbody>{inner}</worldbody></mujoco>')
+    _agree(path)
+    model = load_model_file(path)
+    assert {"p_a", "p_a2"} <= set(model.links) and {"p_ja", "p_ja2"} <= set(model.joints)
+    assert "p_ws" in model.frames and "p_sa" in model.frames
+
+
+@pytest.mark.parametrize(("child", "attach", "loads"), [
+    # an attached moving body without mass: refused by both (MJCF_NO_MASS, in the attached file)
+    ('<body name="a" pos="1 0 0"><joint/><geom size=".1"/><body name="a2"><joint/><site name="s"/></body></body>',
+     '<attach model="c" body="a" prefix="p_"/>', False),
+    ('<body name="a" pos="1 0 0"><joint/><geom size=".1"/><body name="a2"><joint/><site name="s"/></body></body>',
+     '<geom size="1"/><attach model="c" prefix="p_"/>', False),
+    # the body holding the attach takes the mass of an attached body welded to it: both load
+    ('<body name="a" pos="1 0 0"><geom size=".1"/><body name="a2"><joint/><geom size=".1"/></body></body>',
+     '<attach model="c" body="a" prefix="p_"/>', True),
+])
+def test_attached_bodies_without_mass(child: str, attach: str, loads: bool, tmp_path: Path) -> None:
+    (tmp_path / "child.xml").write_text(f"<mujoco><worldbody>\n{child}</worldbody></mujoco>")
+    path = tmp_path / "main.xml"
+    path.write_text('<mujoco><asset><model name="c" file="child.xml"/></asset><worldbody>'
+                    f'<body name="base"><joint/>{attach}</body></worldbody></mujoco>')
+    if loads:
+        _agree(path)
+        return
+    with pytest.raises(ValueError, match="mass and inertia"):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(ModelError) as err:
+        load_model_file(path)
+    d = err.value.errors[0]
+    assert d.code == "MJCF_NO_MASS" and d.file == str(tmp_path / "child.xml") and d.line == 2

@@ -121,10 +121,12 @@ def test_defaults_include_and_meshes(tmp_path: Path) -> None:
     path = _write(tmp_path, """<mujoco model="incl"><compiler meshdir="meshes" angle="radian"/>
       <asset><mesh file="part.stl"/></asset>
       <worldbody><include file="part.xml"/></worldbody></mujoco>""")
+    (tmp_path / "meshes").mkdir()
+    (tmp_path / "meshes" / "part.stl").write_bytes(b"")  # there (MuJoCo refuses a missing one), never read
     model = load_model_file(path)
     assert model.joints["ij"].parent == "world"
     geo = model.links["inc"].visuals[0].geometry
-    assert geo.kind == "mesh" and geo.filename == str(tmp_path / "meshes" / "part.stl")  # missing: no matter
+    assert geo.kind == "mesh" and geo.filename == str(tmp_path / "meshes" / "part.stl")
 
 
 REFUSED = {

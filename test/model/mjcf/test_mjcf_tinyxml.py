@@ -85,3 +85,24 @@ def test_attributes_outside_mujocos_schema_are_refused(element: str, tmp_path: P
     path.write_text(fixed)
     mujoco.MjModel.from_xml_path(str(path))
     load_model_file(path)  # the same file without the attribute: both load
+
+
+@pytest.mark.parametrize(("value", "loads"), [("abc 0 0", False), ("1 2 x", False), ("1,2,3", False),
+                                              ("1e400 0 0", False), ("1 2", False), ("0x10 0 0", True),
+                                              ("1 2 3", True)])
+def test_camera_and_light_numbers_as_mujoco_parses_them(value: str, loads: bool, tmp_path: Path) -> None:
+    for element in (f'<camera pos="{value}"/>', f'<light pos="{value}"/>'):
+        path = tmp_path / "m.xml"
+        path.write_text(f'<mujoco><worldbody>\n{element}\n<body><joint/><geom size="1"/></body></worldbody></mujoco>')
+        try:
+            mujoco.MjModel.from_xml_path(str(path))
+            reference = True
+        except ValueError:
+            reference = False
+        assert reference is loads
+        if loads:
+            load_model_file(path)
+            continue
+        with pytest.raises(ModelError) as err:
+            load_model_file(path)
+        assert err.value.errors[0].code == "MJCF_BAD_VALUE" and err.value.errors[0].line == 2
