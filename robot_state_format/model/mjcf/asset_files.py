@@ -1,7 +1,7 @@
 """The files an MJCF model's assets name must exist, as MuJoCo refuses a model whose asset file it cannot
 open ("Error opening file"), used or not.
 
-Looked up as MuJoCo 4.0 looks them up (measured, ``test/test_mjcf_asset_files.py``): a relative ``file`` of
+Looked up as MuJoCo 4.0 looks them up (measured, ``test/model/mjcf/test_mjcf_asset_files.py``): a relative ``file`` of
 a ``<mesh>``, ``<hfield>`` or ``<skin>`` under ``<compiler meshdir>`` (else ``assetdir``), of a
 ``<texture>`` (``file`` and the six cube-face files) under ``texturedir`` (else ``assetdir``), those
 directories relative to the main file's folder; without them, beside the file that holds the asset (an

@@ -4,7 +4,7 @@ MuJoCo 4.0 refuses a sensor whose object is not there ("unrecognized name 'x' of
 contact ``<pair>`` or ``<exclude>`` naming a missing geom or body ("geom 'floor' not found in collision
 0"), an actuator, equality or tendon naming a missing joint, site, body, tendon or geom, a geom naming a
 missing material or height field, a material naming a missing texture, an actuator without a transmission
-target (``test/test_mjcf_references.py``).
+target (``test/model/mjcf/test_mjcf_references.py``).
 The names are those of the expanded document (includes, replicates) and of the built Model (flexcomp
 bodies, bodies and joints an ``<attach>`` brings in); a model with an ``<attach>`` is not checked for the
 other kinds (the attached model's sites, geoms and tendons are not in this document).
