@@ -113,7 +113,7 @@ def _sdf(data: bytes | str) -> None:
 
 
 def _xacro(data: bytes | str) -> None:
-    check_model(load_xacro(data, file=FILE)[1])
+    check_model(load_xacro(data, file=FILE).model)
 
 
 def _usdf(data: bytes | str) -> None:

@@ -8,16 +8,24 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import TextIO
+from typing import NamedTuple, TextIO
 
 from robot_state_format.limits import kind_of, os_error_text, shown_path
 
 
-def ensure_directory(path: Path, what: str) -> tuple[bool, str | None]:
+class DirectoryCheck(NamedTuple):
+    """What :func:`ensure_directory` found: ``created`` (made now: the caller logs it) and ``problem``
+    (why the directory cannot be used, or None)."""
+
+    created: bool
+    problem: str | None
+
+
+def ensure_directory(path: Path, what: str) -> DirectoryCheck:
     """Make ``path`` (with its parents) if it is missing.
 
-    Returns ``(created, error)``: ``created`` is True when the directory was made now (the caller
-    logs it); ``error`` is the reason it cannot be used (an existing non-directory, a read-only
+    Returns a :class:`DirectoryCheck`: ``created`` is True when the directory was made now (the caller
+    logs it); ``problem`` is the reason it cannot be used (an existing non-directory, a read-only
     parent, a full disk...), or None.
     """
     try:
@@ -26,19 +34,19 @@ def ensure_directory(path: Path, what: str) -> tuple[bool, str | None]:
         st = None
     except OSError as exc:  # a name too long, a parent that is a file or cannot be searched
         if exc.errno != errno.ENOTDIR:
-            return False, f"{what} {shown_path(path)!r} cannot be used: {os_error_text(exc)}"
+            return DirectoryCheck(False, f"{what} {shown_path(path)!r} cannot be used: {os_error_text(exc)}")
         st = None
     if st is not None and stat.S_ISDIR(st.st_mode):
-        return False, None
+        return DirectoryCheck(False, None)
     if st is not None or path.is_symlink():
-        return False, f"{what} {shown_path(path)!r} exists and is not a directory"
+        return DirectoryCheck(False, f"{what} {shown_path(path)!r} exists and is not a directory")
     try:
         path.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return False, f"{what} {shown_path(path)!r} does not exist and cannot be created: {exc.strerror or exc}"
+        return DirectoryCheck(False, f"{what} {shown_path(path)!r} does not exist and cannot be created: {exc.strerror or exc}")
     if not path.is_dir():  # raced with something that is not a directory
-        return False, f"{what} {shown_path(path)!r} is not a directory"
-    return True, None
+        return DirectoryCheck(False, f"{what} {shown_path(path)!r} is not a directory")
+    return DirectoryCheck(True, None)
 
 
 def ensure_parent(path: str | Path) -> str | None:
@@ -47,7 +55,7 @@ def ensure_parent(path: str | Path) -> str | None:
     parent = Path(path).parent
     if str(parent) in ("", "."):
         return None
-    problem = ensure_directory(parent, "output folder")[1]
+    problem = ensure_directory(parent, "output folder").problem
     return None if problem is None else f"{shown_path(path)}: {problem}"
 
 

@@ -67,7 +67,7 @@ def _run(args: argparse.Namespace) -> int:  # noqa: C901 (complexity 26): to be 
         if problem:  # missing, a FIFO, a device, a directory, a name too long: refused before anything runs
             print(f"{PROG}: error: {option} {shown_path(given)}: {problem}", file=sys.stderr)
             return 2
-    problem = ensure_directory(Path(args.out), "--output")[1] if args.save_at else None
+    problem = ensure_directory(Path(args.out), "--output").problem if args.save_at else None
     if problem is not None:  # a FIFO or a file as --output: said before the run, not after it
         print(f"{PROG}: error: {problem}", file=sys.stderr)
         return 2

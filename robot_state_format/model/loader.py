@@ -6,6 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,7 +31,7 @@ _SDF = lazy_module("robot_state_format.model.sdf")  # imported by the first SDFo
 _MJCF = lazy_module("robot_state_format.model.mjcf")  # by the first MJCF document
 _DMD = lazy_module("robot_state_format.model.directives")  # by the first Model Directives scene
 
-__all__ = ["GAZEBO_REFUSES", "GazeboRefusal", "detect_format", "gazebo_refusals", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
+__all__ = ["GAZEBO_REFUSES", "GazeboRefusal", "XacroLoad", "detect_format", "gazebo_refusals", "load_model", "load_model_file", "load_xacro", "looks_like_xacro"]
 
 _XACRO_HINT = ("expand it first (`xacro FILE > out.urdf`), name it .xacro, declare xmlns:xacro on its root "
                "element, or pass --xacro (load_model_file(..., xacro=True))")
@@ -105,7 +106,7 @@ def _load_model(text: str | bytes, *, file: str, fmt: str | None, xacro_args: Ma
                 search_paths: Sequence[str], xacro: bool) -> Model:
     kind = "xacro" if xacro else fmt or detect_format(text, None if file == "<string>" else file)
     if kind == "xacro":
-        return load_xacro(text, file=file, xacro_args=xacro_args, search_paths=search_paths)[1]
+        return load_xacro(text, file=file, xacro_args=xacro_args, search_paths=search_paths).model
     if kind == "urdf":
         if not looks_like_xacro(text):
             return _gazebo_warnings(read_urdf(text, file=file))
@@ -192,8 +193,15 @@ def load_model_file(
         raise ModelIOError(f"{shown_path(p)}: cannot read: {exc.strerror or exc}") from None
     kind = "xacro" if xacro else detect_format(data, str(p))
     if kind == "xacro":
-        return load_xacro(data, file=str(p), xacro_args=xacro_args, search_paths=search_paths)[1]
+        return load_xacro(data, file=str(p), xacro_args=xacro_args, search_paths=search_paths).model
     return load_model(data, file=str(p), fmt=kind, search_paths=search_paths)
+
+
+class XacroLoad(NamedTuple):
+    """An expanded xacro document: the expanded ``text`` and the ``model`` read from it."""
+
+    text: str
+    model: Model
 
 
 def load_xacro(
@@ -203,8 +211,8 @@ def load_xacro(
     xacro_args: Mapping[str, str] | None = None,
     search_paths: Sequence[str] = (),
     confinement: Confinement | None = None,
-) -> tuple[str, Model]:
-    """Expand xacro ``text`` and read the result (URDF or SDFormat); return both.
+) -> XacroLoad:
+    """Expand xacro ``text`` and read the result (URDF or SDFormat); return both (:class:`XacroLoad`).
 
     The expansion runs in a bounded child process (``RSF_MAX_XACRO_*``); ``confinement`` for a document
     that is not trusted (see :func:`~robot_state_format.model.xacro.expand_xacro_mapped`).
@@ -225,4 +233,4 @@ def load_xacro(
         raise remapped from None
     model = expansion.remap_model(model)
     model.warnings[:0] = expansion.warnings
-    return expansion.text, model
+    return XacroLoad(expansion.text, model)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import codecs
 import re
 import threading
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -30,8 +31,19 @@ from robot_state_format.model import access
 from robot_state_format.model.xml_trailing import tail_loads
 
 __all__ = [
-    "DRAKE_NS", "MAX_DOCUMENT_BYTES", "SAFE_PARSER_OPTIONS", "check_element_count", "check_entities", "check_size", "describe",
-    "encode_text", "parse_bytes", "parse_xml", "safe_parser", "tolerate",
+    "DRAKE_NS",
+    "MAX_DOCUMENT_BYTES",
+    "SAFE_PARSER_OPTIONS",
+    "ParsedXml",
+    "check_element_count",
+    "check_entities",
+    "check_size",
+    "describe",
+    "encode_text",
+    "parse_bytes",
+    "parse_xml",
+    "safe_parser",
+    "tolerate",
 ]
 
 # libxml2's errors about an entity or a reference to one (etree.ErrorTypes): each is an ``{prefix}_ENTITY``
@@ -178,6 +190,13 @@ def describe(element: etree._Element) -> str:
     return f"{tag}[name={name}]" if name is not None else str(tag)
 
 
+class ParsedXml(NamedTuple):
+    """A parsed document: its ``root`` element and the tolerance ``warnings`` of reading it."""
+
+    root: etree._Element
+    warnings: list[Diagnostic]
+
+
 def parse_xml(
     data: bytes | str,
     file: str = "<string>",
@@ -185,8 +204,8 @@ def parse_xml(
     error_type: type[DiagnosticError] = ModelError,
     code_prefix: str = "XML",
     description: bool = True,
-) -> tuple[etree._Element, list[Diagnostic]]:
-    """Parse ``data`` into an element tree; return the root and tolerance warnings.
+) -> ParsedXml:
+    """Parse ``data`` into an element tree; return the root and tolerance warnings (:class:`ParsedXml`).
 
     ``description``: a robot description (urdfdom's, libsdformat's and MuJoCo's TinyXML2 tolerances: bytes
     that are not UTF-8, markup after the root; a ``<?...?>`` inside or after the root refused; the tree
@@ -221,7 +240,7 @@ def parse_xml(
         _refuse_late_instructions(root, file, error_type)
     if description:
         access.count_tree(root, file)  # a robot description: all its files together are bounded
-    return root, warnings
+    return ParsedXml(root, warnings)
 
 
 def _refuse_late_instructions(root: etree._Element, file: str, error_type: type[DiagnosticError]) -> None:

@@ -4,11 +4,26 @@ bridge program against."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from robot_state_format.model.types import Model
 from robot_state_format.sim.mapping import FloatArray, WorldMap
 from robot_state_format.usdf.types import WorldState
+
+
+class JointValues(NamedTuple):
+    """Every moving joint's ``positions`` and ``velocities`` by name, in the package's coordinates."""
+
+    positions: dict[str, FloatArray]
+    velocities: dict[str, FloatArray]
+
+
+class LinkMotions(NamedTuple):
+    """Every link's world ``poses`` ``(nlinks, 4, 4)`` and ``twists`` ``(nlinks, 6)``, linear then angular, in
+    tree link order."""
+
+    poses: FloatArray
+    twists: FloatArray
 
 
 class Simulation(Protocol):
@@ -29,8 +44,8 @@ class Simulation(Protocol):
         """Advance ``n`` steps."""
         ...
 
-    def joint_values(self) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
-        """``(positions, velocities)`` of every moving joint, in the package's coordinates."""
+    def joint_values(self) -> JointValues:
+        """The positions and velocities of every moving joint, in the package's coordinates."""
         ...
 
     def root_coordinates(self) -> dict[str, FloatArray]:

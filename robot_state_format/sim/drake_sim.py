@@ -33,6 +33,7 @@ from robot_state_format.model.packages import package_paths
 from robot_state_format.model.types import SCOPE, JointType, Model
 from robot_state_format.model.xacro.expand import expand_xacro_file
 from robot_state_format.model.xml import parse_xml
+from robot_state_format.sim.adapter import JointValues, LinkMotions
 from robot_state_format.sim.mapping import FloatArray, WorldMap, quat_close
 from robot_state_format.sim.mjcf_writer import (
     DEFAULT_DT,
@@ -268,7 +269,7 @@ class DrakeSim:
         x_pf = np.asarray(j.frame_on_parent().GetFixedPoseInBodyFrame().GetAsMatrix4(), dtype=np.float64)
         return np.linalg.inv(np.asarray(self.model.joints[name].origin, dtype=float)) @ x_pf
 
-    def joint_values(self) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
+    def joint_values(self) -> JointValues:
         q = self.plant.GetPositions(self.pctx)
         v = self.plant.GetVelocities(self.pctx)
         pos: dict[str, FloatArray] = {}
@@ -302,7 +303,7 @@ class DrakeSim:
             qpos = np.array([x[0, 3], x[1, 3], x[2, 3], qw, qx, qy, qz])
             qvel = np.concatenate([sv.translational(), x[:3, :3].T @ sv.rotational()])
             pos[n], vel[n] = floating_from_mj(mj, qpos, qvel)
-        return pos, vel
+        return JointValues(pos, vel)
 
     def _planar(self, n: str) -> tuple[FloatArray, FloatArray, FloatArray]:
         jn = self.model.joints[n]
@@ -318,7 +319,7 @@ class DrakeSim:
             out[link] = np.array([x[0, 3], x[1, 3], x[2, 3], qx, qy, qz, qw])
         return out
 
-    def link_motions(self) -> tuple[FloatArray, FloatArray]:
+    def link_motions(self) -> LinkMotions:
         n = len(self._bodies)
         poses = np.zeros((n, 4, 4))
         twists = np.zeros((n, 6))
@@ -330,7 +331,7 @@ class DrakeSim:
             sv = self.plant.EvalBodySpatialVelocityInWorld(self.pctx, b)
             twists[i, :3] = sv.translational()
             twists[i, 3:] = sv.rotational()
-        return poses, twists
+        return LinkMotions(poses, twists)
 
     def capture(self) -> WorldState:
         poses, twists = self.link_motions()

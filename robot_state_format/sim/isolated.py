@@ -27,6 +27,7 @@ from typing import Any
 
 from robot_state_format.errors import ConversionError, DiagnosticError, RobotStateFormatError
 from robot_state_format.model.types import Model
+from robot_state_format.sim.adapter import JointValues, LinkMotions
 from robot_state_format.sim.mapping import FloatArray, WorldMap
 from robot_state_format.sim.mjcf_writer import DEFAULT_DT, floating_roots
 from robot_state_format.usdf.types import WorldState
@@ -39,8 +40,8 @@ class EngineCrash(ConversionError):
 
 
 @dataclass(frozen=True)
-class JointValues:
-    """The child's joint values of one step: ``Simulation.joint_values()`` and ``root_coordinates()``."""
+class StepValues:
+    """The child's joint and root values of one step: ``Simulation.joint_values()`` and ``root_coordinates()``."""
 
     positions: dict[str, FloatArray]
     velocities: dict[str, FloatArray]
@@ -53,7 +54,7 @@ class StepReply:
 
     step_count: int
     time: float
-    values: JointValues | None
+    values: StepValues | None
 
 
 @dataclass(frozen=True)
@@ -114,7 +115,7 @@ class IsolatedSim:
         self.dt = float(dt)
         self.map = WorldMap(model, floating_roots(model, floating_base))
         self._dead: str | None = None
-        self._values: JointValues | None = None  # of the current step, when fetched
+        self._values: StepValues | None = None  # of the current step, when fetched
         self._prefetch = False
         self._used = False
         to_child_r, to_child_w = os.pipe()
@@ -177,25 +178,25 @@ class IsolatedSim:
         self.step_count, self._time, self._values = reply.step_count, reply.time, reply.values
         self._used = False
 
-    def _joint_and_root_values(self) -> JointValues:
+    def _joint_and_root_values(self) -> StepValues:
         if self._values is None:
             self._values = self._call("values")
             self._prefetch = True
         self._used = True
         return self._values
 
-    def joint_values(self) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
+    def joint_values(self) -> JointValues:
         values = self._joint_and_root_values()
         pos, vel = values.positions, values.velocities
-        return {k: v.copy() for k, v in pos.items()}, {k: v.copy() for k, v in vel.items()}
+        return JointValues({k: v.copy() for k, v in pos.items()}, {k: v.copy() for k, v in vel.items()})
 
     def root_coordinates(self) -> dict[str, FloatArray]:
         return {k: v.copy() for k, v in self._joint_and_root_values().roots.items()}
 
-    def link_motions(self) -> tuple[FloatArray, FloatArray]:
+    def link_motions(self) -> LinkMotions:
         """World poses ``(nlinks, 4, 4)`` and twists ``(nlinks, 6)`` in tree link order."""
-        motions: tuple[FloatArray, FloatArray] = self._call("link_motions")
-        return motions
+        poses, twists = self._call("link_motions")
+        return LinkMotions(poses, twists)
 
     def capture(self) -> WorldState:
         state: WorldState = self._call("capture")

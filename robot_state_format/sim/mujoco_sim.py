@@ -21,6 +21,7 @@ import numpy as np
 from robot_state_format.errors import ConversionError
 from robot_state_format.kinematics.fk import forward, link_twists
 from robot_state_format.model.types import JointType, Model
+from robot_state_format.sim.adapter import JointValues, LinkMotions
 from robot_state_format.sim.mapping import FloatArray, Targets, WorldMap, quat_close
 from robot_state_format.sim.mjcf_user import is_user_mjcf, mj_body_name, mj_joint_name, user_layout
 from robot_state_format.sim.mjcf_writer import DEFAULT_DT, MappedJoint, build_mjcf, floating_roots
@@ -94,7 +95,7 @@ class MujocoSim:
 
     # ---- reading ------------------------------------------------------------------------------
 
-    def joint_values(self) -> tuple[dict[str, FloatArray], dict[str, FloatArray]]:
+    def joint_values(self) -> JointValues:
         """Every moving joint's positions and velocities in the package's layout."""
         qpos, qvel = self.d.qpos, self.d.qvel
         pos: dict[str, FloatArray] = {}
@@ -110,7 +111,7 @@ class MujocoSim:
             else:
                 pos[mjnt.name] = np.array([qpos[qa] for qa, _ in adr])
                 vel[mjnt.name] = np.array([qvel[da] for _, da in adr])
-        return pos, vel
+        return JointValues(pos, vel)
 
     def root_coordinates(self) -> dict[str, FloatArray]:
         """Floating root link → ``x y z qx qy qz qw`` (its world pose, MuJoCo's own numbers)."""
@@ -120,7 +121,7 @@ class MujocoSim:
             out[link] = np.array([p[0], p[1], p[2], p[4], p[5], p[6], p[3]])
         return out
 
-    def link_motions(self) -> tuple[FloatArray, FloatArray]:
+    def link_motions(self) -> LinkMotions:
         """World poses ``(nlinks, 4, 4)`` and twists ``(nlinks, 6)`` ``[v, w]`` in tree link order."""
         mj, s = self.mj, self._scratch
         s.qpos[:] = self.d.qpos
@@ -153,7 +154,7 @@ class MujocoSim:
             mj.mj_objectVelocity(self.m, s, mj.mjtObj.mjOBJ_XBODY, b, res, 0)  # at the body frame origin
             twists[i, :3] = res[3:]
             twists[i, 3:] = res[:3]
-        return poses, twists
+        return LinkMotions(poses, twists)
 
     def capture(self) -> WorldState:
         """The current state: spec elements plus the simulator-state extension."""

@@ -17,15 +17,15 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from robot_state_format.sim.adapter import Simulation
-from robot_state_format.sim.isolated import JointValues, RestoreReply, StepReply, error_payload
+from robot_state_format.sim.isolated import RestoreReply, StepReply, StepValues, error_payload
 from robot_state_format.sim.run import make_sim
 
 _QUERIES = ("link_motions", "capture")
 
 
-def _values(sim: Simulation) -> JointValues:
+def _values(sim: Simulation) -> StepValues:
     positions, velocities = sim.joint_values()
-    return JointValues(positions, velocities, sim.root_coordinates())
+    return StepValues(positions, velocities, sim.root_coordinates())
 
 
 def _answer(sim: Simulation | None, what: str, args: tuple[Any, ...]) -> tuple[Simulation | None, Any]:

@@ -17,10 +17,8 @@ from __future__ import annotations
 
 import re
 
-from lxml import etree
-
 from robot_state_format.errors import Diagnostic, ModelError, Severity
-from robot_state_format.model.xml import parse_xml
+from robot_state_format.model.xml import ParsedXml, parse_xml
 
 _ENTITY = re.compile(rb"&(amp|lt|gt|quot|apos|#[0-9]+|#x[0-9A-Fa-f]+);")
 _NAME_START = re.compile(rb"[A-Za-z_:]")
@@ -104,7 +102,7 @@ def _tag(raw: bytes, i: int, out: bytearray, line: int, first: dict[str, int]) -
     return -1, line
 
 
-def parse_mjcf_xml(data: bytes | str, file: str) -> tuple[etree._Element, list[Diagnostic]]:
+def parse_mjcf_xml(data: bytes | str, file: str) -> ParsedXml:
     """:func:`~robot_state_format.model.xml.parse_xml`, and when it refuses the document as malformed, the
     document with MuJoCo's (TinyXML2's) tolerances repaired, with a warning for each kind (module text)."""
     try:
@@ -124,4 +122,4 @@ def parse_mjcf_xml(data: bytes | str, file: str) -> tuple[etree._Element, list[D
             raise exc from None
     notes = [Diagnostic("MJCF_XML_TOLERATED", f"{_WHAT[k]}: read as MuJoCo (TinyXML2) reads it; lxml and "
                         "other XML tools refuse it", file, ln, None, Severity.WARNING) for k, ln in first.items()]
-    return root, [*warnings, *notes]
+    return ParsedXml(root, [*warnings, *notes])

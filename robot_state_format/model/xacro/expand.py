@@ -113,7 +113,7 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
             except OSError as exc:
                 raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read included file {path}: "
                                             f"{exc.strerror or exc}", file, None)) from None
-            warnings.extend(parse_xml(data, path)[1])
+            warnings.extend(parse_xml(data, path).warnings)
             every: list[tuple[str, int]] = []
             doc = saved_parse(_annotate(_cleaned(data, path), path, table, every), filename)
             _tag_lines(doc, every)

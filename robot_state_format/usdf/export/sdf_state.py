@@ -48,7 +48,7 @@ assuming the model frame is at rest (its twist is then written as zero).
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 
@@ -63,7 +63,14 @@ from robot_state_format.usdf.writer import escape_name, format_floats
 SDF_VERSION = "1.12"
 
 
-def state_to_sdf(state: WorldState, *, pretty: bool = True) -> tuple[str, list[Diagnostic]]:
+class SdfText(NamedTuple):
+    """An SDFormat document written from a state: its ``text`` and the ``warnings`` (what could not be kept)."""
+
+    text: str
+    warnings: list[Diagnostic]
+
+
+def state_to_sdf(state: WorldState, *, pretty: bool = True) -> SdfText:
     """The SDFormat 1.12 document holding ``state`` as a ``<state>``, and what could not be kept."""
     warnings: list[Diagnostic] = []
     wp = world_poses(state)
@@ -140,7 +147,7 @@ def state_to_sdf(state: WorldState, *, pretty: bool = True) -> tuple[str, list[D
     for ms in state.model_states:
         model(ms, ms.name, 3, True, twist_world(ms, ms.name, True))
     out.append(f"{ind * 2}</state>{nl}{ind}</world>{nl}</sdf>{nl}")
-    return "".join(out), warnings
+    return SdfText("".join(out), warnings)
 
 
 _AXIS_TAGS = ("axis_state", "axis2_state")

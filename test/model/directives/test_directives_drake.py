@@ -140,12 +140,12 @@ def test_sim_run_drake_loads_the_scene_and_restarts_exactly(scenes: tuple[Path, 
         state.extensions.clear()
         third = make_sim("drake", model, dt=0.002, isolate=False)
         third.restore(state)
-        qa, qb = fresh.joint_values()[0], third.joint_values()[0]
+        qa, qb = fresh.joint_values().positions, third.joint_values().positions
         sim2 = make_sim("drake", model, dt=0.002, isolate=False)
         sim2.step(30)
         ref = sim2.joint_values()
-        for n in ref[0]:
-            np.testing.assert_allclose(third.joint_values()[0][n], ref[0][n], atol=1e-9, rtol=0)
+        for n in ref.positions:
+            np.testing.assert_allclose(third.joint_values().positions[n], ref.positions[n], atol=1e-9, rtol=0)
             np.testing.assert_allclose(third.joint_values()[1][n], ref[1][n], atol=1e-9, rtol=0)
         del qa, qb
     finally:
