@@ -1,20 +1,24 @@
 """``<flexcomp>``: the bodies and joints MuJoCo 4.0 makes for a flexible object (measured against it).
 
-Read for ``type="grid"`` (``count`` points ``spacing`` apart, centred on the origin, x slowest then y
-then z; ``scale`` does not apply) and ``type="direct"`` (the ``point`` list, times ``scale``), each point
-placed by the flexcomp's ``pos`` and orientation in its parent:
+The points of every type built from attributes (``grid``, ``circle``, ``square``, ``disc``, ``box``,
+``cylinder``, ``ellipsoid``: mjcf/flexcomp_points.py) or listed (``direct``, times ``scale``, points no
+element names dropped), each placed by the flexcomp's ``pos`` and orientation in its parent:
 
 * ``dof="full"`` (the default): a body ``NAME_I`` per point ``I`` not pinned (``<pin id|range|grid|
-  gridrange>``), at the point, with the parent's axes and three unnamed slide joints along x, y, z;
+  gridrange>``), at the point, with the parent's axes and three unnamed slide joints along x, y, z; its
+  mass ``mass / points`` (pinned points counted) with MuJoCo's inertia ``m * 2 inertiabox^2 / 3``;
+* ``dof="radial"``: the same bodies, point 0 always pinned, one slide along the point's direction from
+  the body's origin (a point at the origin is refused: MuJoCo's "axis too small");
 * ``dof="trilinear"`` / ``"quadratic"``: ``NAME_I_J_K`` at the 2 x 2 x 2 (3 x 3 x 3) corners (and
-  midpoints) of the points' axis-aligned bounding box, I along x, each with the three slides;
-* ``rigid="true"``: no body (the points move with the parent);
-* pins name points (``full``) or nodes (``trilinear``, ``quadratic``), which then get no body; a flexcomp
-  in a body with joints and no pin is refused, as MuJoCo refuses it.
+  midpoints) of the points' axis-aligned bounding box, I along x, each with the three slides; their
+  masses (MuJoCo spreads the mass by the points' volume) are not read and are left absent;
+* ``rigid="true"`` or every point pinned: no body (the points move with the parent);
+* pins name points (``full``, ``radial``) or nodes (``trilinear``, ``quadratic``); grid pins only on a
+  grid or interpolated flexcomp; a flexcomp in a body with joints and no pin is refused, as MuJoCo does.
 
-Other types (``box``, ``cylinder``, ``ellipsoid``, ``square``, ``disc``, ``circle``, ``mesh``,
-``gmsh``) and ``dof="radial"`` are not read: ``MJCF_UNSUPPORTED`` (a warning) says their bodies are
-missing. At most :data:`~robot_state_format.limits.MAX_XML_ELEMENTS` points.
+MuJoCo's refusals are refused on the flexcomp's line with MuJoCo's reason (``MJCF_BAD_FLEXCOMP``).
+``type="mesh"`` and ``"gmsh"`` (points from a file) are not read: refused (``MJCF_UNSUPPORTED``).
+At most :data:`~robot_state_format.limits.MAX_XML_ELEMENTS` points.
 """
 
 from __future__ import annotations
@@ -199,7 +203,7 @@ def flex_bodies(doc: Document, el: etree._Element, x_body_parent: Transform, bod
         for i, (old, p) in enumerate(zip(keep, placed)):
             if old in pinned:
                 continue
-            axes = _AXES
+            axes: tuple[str, ...] = _AXES
             if dof == "radial":
                 norm = float(np.linalg.norm(p))
                 if norm < MIN_VALUE:
