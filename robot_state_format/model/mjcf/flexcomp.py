@@ -1,8 +1,9 @@
 """``<flexcomp>``: the bodies and joints MuJoCo 4.0 makes for a flexible object (measured against it).
 
 The points of every type built from attributes (``grid``, ``circle``, ``square``, ``disc``, ``box``,
-``cylinder``, ``ellipsoid``: mjcf/flexcomp_points.py) or listed (``direct``, times ``scale``, points no
-element names dropped), each placed by the flexcomp's ``pos`` and orientation in its parent:
+``cylinder``, ``ellipsoid``: mjcf/flexcomp_points.py), listed (``direct``) or read from a mesh file
+(``mesh``: mjcf/flexcomp_mesh.py), the last two times ``scale`` and without the points no element names
+(later points renumbered, the names follow), each placed by the flexcomp's ``pos`` and orientation in its parent:
 
 * ``dof="full"`` (the default): a body ``NAME_I`` per point ``I`` not pinned (``<pin id|range|grid|
   gridrange>``), at the point, with the parent's axes and three unnamed slide joints along x, y, z; its
@@ -17,7 +18,7 @@ element names dropped), each placed by the flexcomp's ``pos`` and orientation in
   grid or interpolated flexcomp; a flexcomp in a body with joints and no pin is refused, as MuJoCo does.
 
 MuJoCo's refusals are refused on the flexcomp's line with MuJoCo's reason (``MJCF_BAD_FLEXCOMP``).
-``type="mesh"`` and ``"gmsh"`` (points from a file) are not read: refused (``MJCF_UNSUPPORTED``).
+``type="gmsh"`` is not read: refused (``MJCF_UNSUPPORTED``).
 At most :data:`~robot_state_format.limits.MAX_XML_ELEMENTS` points.
 """
 
@@ -30,6 +31,7 @@ import numpy as np
 from lxml import etree
 
 from robot_state_format.model.mjcf.document import Document
+from robot_state_format.model.mjcf.flexcomp_mesh import mesh_points
 from robot_state_format.model.mjcf.flexcomp_points import box_points, grid_points, square_points, used_points
 from robot_state_format.model.mjcf.orient import vector
 from robot_state_format.model.mjcf.shapes import element_pose
@@ -141,35 +143,93 @@ def _scalar(doc: Document, el: etree._Element, attr: str, default: str) -> float
     return None if got is None else got[0]
 
 
+def _settings(doc: Document, el: etree._Element, kind: str) -> tuple[int, int, float, float] | None:
+    """``dim`` (as built, as written), ``mass`` and ``inertiabox``, checked as MuJoCo checks them."""
+    dim_v = _scalar(doc, el, "dim", "2")
+    mass, box = _scalar(doc, el, "mass", "1"), _scalar(doc, el, "inertiabox", "0.005")
+    if dim_v is None or mass is None or box is None:
+        return None
+    if not 1 <= int(dim_v) <= 3:
+        doc.report(el, "MJCF_BAD_FLEXCOMP", "Invalid dim, must be between 1 and 3")
+        return None
+    if mass < MIN_VALUE or box < MIN_VALUE:
+        doc.report(el, "MJCF_BAD_FLEXCOMP", "Mass and inertiabox must be larger than mjMINVAL")
+        return None
+    return (2 if kind in ("square", "disc") else int(dim_v)), int(dim_v), mass, box
+
+
+def _source(doc: Document, el: etree._Element, kind: str, dim: int,
+            dim_attr: int) -> tuple[np.ndarray, tuple[int, int, int], list[int] | None] | None:
+    """The points (before the pose), the counts pins index by, and a mesh's elements."""
+    def fail(code: str, msg: str) -> None:
+        doc.report(el, code, msg)
+
+    if kind != "mesh":
+        found = _points(doc, el, dim, dim_attr)
+        return None if found is None else (found[0], found[1], None)
+    origin = vector(el.get("origin") or "0 0 0", 3, "origin", fail)
+    meshed = None if origin is None else mesh_points(doc, el, dim, origin, fail)
+    if meshed is None:
+        return None
+    scale = vector(el.get("scale") or "1 1 1", 3, "scale", fail) or (1.0, 1.0, 1.0)
+    return meshed[0] * np.array(scale), (len(meshed[0]), 1, 1), meshed[1]
+
+
+def _used(doc: Document, el: etree._Element, pts: np.ndarray, elements: list[int] | None,
+          dim: int) -> tuple[np.ndarray, list[int]] | None:
+    """The points a ``direct`` or ``mesh`` flexcomp's elements name, and their indices before."""
+    if elements is None:
+        listed = vector(el.get("element") or "", None, "element", lambda c, m: doc.report(el, c, m))
+        elements = [int(e) for e in listed or ()]
+    if not elements:
+        doc.report(el, "MJCF_BAD_FLEXCOMP", "Point and element required")
+        return None
+    if len(elements) % (dim + 1) or any(len(set(elements[k:k + dim + 1])) <= dim
+                                        for k in range(0, len(elements), dim + 1)):
+        doc.report(el, "MJCF_BAD_FLEXCOMP", "repeated vertex in element" if len(elements) % (dim + 1) == 0
+                   else "Element size must be a multiple of dim+1")
+        return None
+    return used_points(pts, elements, lambda m: doc.report(el, "MJCF_BAD_FLEXCOMP", m))
+
+
+def _point_bodies(doc: Document, el: etree._Element, placed: np.ndarray, keep: list[int], pinned: set[int],
+                  each: float, box: float) -> list[etree._Element] | None:
+    """``dof="full"`` / ``"radial"``: a body per point not pinned, named by its index after unused points."""
+    name, radial, out = el.get("name") or "", el.get("dof") == "radial", []
+    for i, (old, p) in enumerate(zip(keep, placed)):
+        if old in pinned:
+            continue
+        axes: tuple[str, ...] = _AXES
+        if radial:
+            norm = float(np.linalg.norm(p))
+            if norm < MIN_VALUE:
+                doc.report(el, "MJCF_BAD_FLEXCOMP", f"point {i} is at the body's origin: its radial slide "
+                           "has no axis (MuJoCo: axis too small in joint)")
+                return None
+            axes = (" ".join(repr(float(v)) for v in p / norm),)
+        out.append(_body(f"{name}_{i}", p, el.sourceline, each, box, axes))
+    return out
+
+
 def flex_bodies(doc: Document, el: etree._Element, x_body_parent: Transform, body: str,
                 body_moves: bool) -> list[etree._Element] | None:
     """The ``<body>`` elements MuJoCo makes for the flexcomp ``el`` (in its parent's frame, in the body
     ``body``, which has joints when ``body_moves``; ``x_body_parent`` places the flexcomp's parent, a
     ``<frame>``, in it): positioned in the body, with its axes; None when refused (reported)."""
     kind, dof = el.get("type", "grid"), el.get("dof", "full")
-    if kind in ("mesh", "gmsh"):
+    if kind == "gmsh":
         doc.report(el, "MJCF_UNSUPPORTED", f"<flexcomp type={kind!r}> is not read (its points come from the "
                    f"file {el.get('file')!r}); remove it or use type=\"direct\" with the mesh's points")
         return None
     if dof not in ("full", "radial", "trilinear", "quadratic"):
         doc.report(el, "MJCF_BAD_VALUE", f"<flexcomp dof={dof!r}>: not one of full, radial, trilinear, quadratic")
         return None
-    dim_v = _scalar(doc, el, "dim", "2")
-    mass, box = _scalar(doc, el, "mass", "1"), _scalar(doc, el, "inertiabox", "0.005")
-    if dim_v is None or mass is None or box is None:
+    settings = _settings(doc, el, kind)
+    source = None if settings is None else _source(doc, el, kind, settings[0], settings[1])
+    if settings is None or source is None:
         return None
-    dim = 2 if kind in ("square", "disc") else int(dim_v)
-    if not 1 <= dim <= 3:
-        doc.report(el, "MJCF_BAD_FLEXCOMP", "Invalid dim, must be between 1 and 3")
-        return None
-    if mass < MIN_VALUE or box < MIN_VALUE:
-        doc.report(el, "MJCF_BAD_FLEXCOMP", "Mass and inertiabox must be larger than mjMINVAL")
-        return None
-    found = _points(doc, el, dim, int(dim_v))
-    if found is None:
-        return None
-    pts, n = found
-    if el.find("pin") is not None and kind != "grid" and dof not in ("trilinear", "quadratic") and any(
+    (dim, _, mass, box), (pts, n, elements) = settings, source
+    if kind != "grid" and dof not in ("trilinear", "quadratic") and any(
             p.get("grid") is not None or p.get("gridrange") is not None for p in el.iterchildren("pin")):
         doc.report(el, "MJCF_BAD_FLEXCOMP", "Pin grid(range) can only be used with grid or interpolated")
         return None
@@ -178,13 +238,9 @@ def flex_bodies(doc: Document, el: etree._Element, x_body_parent: Transform, bod
                                          dof == "trilinear" else (3, 3, 3))
     if dof == "radial":
         pinned.add(0)
-    keep = list(range(len(pts)))
-    if kind == "direct":
-        element = vector(el.get("element") or "", None, "element", lambda c, m: doc.report(el, c, m))
-        if not element:
-            doc.report(el, "MJCF_BAD_FLEXCOMP", "Point and element required")
-            return None
-        got = used_points(pts, [int(e) for e in element], lambda m: doc.report(el, "MJCF_BAD_FLEXCOMP", m))
+    keep, every = list(range(len(pts))), pts  # the nodes' bounding box holds the points no element names too
+    if kind in ("direct", "mesh"):
+        got = _used(doc, el, pts, elements, dim)
         if got is None:
             return None
         pts, keep = got
@@ -194,30 +250,16 @@ def flex_bodies(doc: Document, el: etree._Element, x_body_parent: Transform, bod
         doc.report(el, "MJCF_FLEX_PIN", f"body {body!r} has joints but no flex vertices/nodes are pinned to it")
         return None
     x = x_body_parent @ element_pose(doc, el)
-    placed = pts @ x[:3, :3].T + x[:3, 3]
-    name = el.get("name") or ""
-    line = el.sourceline
     if dof in ("full", "radial"):
-        each = mass / len(placed)
-        out = []
-        for i, (old, p) in enumerate(zip(keep, placed)):
-            if old in pinned:
-                continue
-            axes: tuple[str, ...] = _AXES
-            if dof == "radial":
-                norm = float(np.linalg.norm(p))
-                if norm < MIN_VALUE:
-                    doc.report(el, "MJCF_BAD_FLEXCOMP", f"point {i} is at the body's origin: its radial slide "
-                               "has no axis (MuJoCo: axis too small in joint)")
-                    return None
-                axes = (" ".join(repr(float(v)) for v in p / norm),)
-            out.append(_body(f"{name}_{i}", p, line, each, box, axes))
-        return out
-    lo, hi = placed.min(axis=0), placed.max(axis=0)
+        return _point_bodies(doc, el, pts @ x[:3, :3].T + x[:3, 3], keep, pinned, mass / len(pts), box)
+    every = every @ x[:3, :3].T + x[:3, 3]
+    lo, hi = every.min(axis=0), every.max(axis=0)
     steps = 2 if dof == "trilinear" else 3
-    nodes = [(node, ijk) for node, ijk in enumerate(itertools.product(range(steps), repeat=3)) if node not in pinned]
     out = []
-    for _, (i, j, k) in nodes:  # MuJoCo spreads the mass by the points' volume: not measured, left absent
+    for node, (i, j, k) in enumerate(itertools.product(range(steps), repeat=3)):
+        if node in pinned:
+            continue  # MuJoCo spreads the mass by the points' volume: not measured, left absent
         frac = np.array([i, j, k], dtype=float) / (steps - 1)
-        out.append(_body(f"{name}_{i}_{j}_{k}", lo + (hi - lo) * frac, line, None, box, _AXES))
+        out.append(_body(f"{el.get('name') or ''}_{i}_{j}_{k}", lo + (hi - lo) * frac, el.sourceline, None, box,
+                         _AXES))
     return out

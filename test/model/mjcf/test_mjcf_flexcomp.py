@@ -5,14 +5,19 @@ per-point mass (full, radial), and the same verdict where MuJoCo refuses the fle
 
 from __future__ import annotations
 
+import shutil
+import struct
 import sys
+from pathlib import Path
 
 import pytest
 from repo_paths import REPO_ROOT
 
 from robot_state_format.errors import ModelError
+from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.mjcf import read_mjcf
 
+FIXTURES = REPO_ROOT / "test" / "fixtures" / "mjcf" / "flexcomp"
 sys.path.insert(0, str(REPO_ROOT / "conformance"))
 mujoco = pytest.importorskip("mujoco", reason="mujoco (requirements/test.txt) is the reference of MJCF poses")
 import mjcf_ref  # noqa: E402
@@ -91,8 +96,58 @@ def test_flexcomp_mujoco_refuses_is_refused(reason: str, flexcomp: str) -> None:
     assert d.line == 2 and reason in d.message and "flexcomp" in str(d), info.value
 
 
-def test_mesh_flexcomp_is_refused_naming_the_type() -> None:
+def _stl(path: Path, binary: bool) -> None:
+    """The cube of cube.obj as an STL (every triangle's own three corners, as STL stores them)."""
+    v = [(0.1, 0, 0), (1.3, 0, 0), (1.3, 1, 0), (0.1, 1, 0), (0.1, 0, 1), (1.3, 0, 1), (1.3, 1, 1), (0.1, 1, 1)]
+    tris = [(0, 2, 1), (0, 3, 2), (4, 5, 6), (4, 6, 7), (0, 1, 5), (0, 5, 4), (1, 2, 6), (1, 6, 5), (2, 3, 7),
+            (2, 7, 6), (3, 0, 4), (3, 4, 7)]
+    if binary:
+        body = b"".join(struct.pack("<12fH", 0, 0, 0, *v[a], *v[b], *v[c], 0) for a, b, c in tris)
+        path.write_bytes(b"\0" * 80 + struct.pack("<I", len(tris)) + body)
+    else:
+        facets = "".join("facet normal 0 0 0\nouter loop\n" + "".join(f"vertex {' '.join(map(str, v[i]))}\n"
+                         for i in t) + "endloop\nendfacet\n" for t in tris)
+        path.write_text(f"solid cube\n{facets}endsolid cube\n")
+
+
+@pytest.mark.parametrize("file", ["cube.obj", "cube.stl", "ascii.stl"])
+@pytest.mark.parametrize("attrs", ['dim="2"', 'dim="1" dof="radial" pos="1 1 1"',
+                                   'dim="3" origin="0.5 0.5 0.5" scale="2 1 1" pos="1 0 0" euler="0 0 40"',
+                                   'dim="2" dof="trilinear"', 'dim="2"><pin id="2"/></flexcomp'])
+def test_mesh_flexcomp_agrees_with_mujoco(file: str, attrs: str, tmp_path: Path) -> None:
+    shutil.copy(FIXTURES / "cube.obj", tmp_path / "cube.obj")
+    _stl(tmp_path / "cube.stl", True)
+    _stl(tmp_path / "ascii.stl", False)
+    tail = "" if attrs.endswith("</flexcomp") else "/"
+    path = tmp_path / "m.xml"
+    path.write_text(_doc(f'<flexcomp name="f" type="mesh" file="{file}" radius="0.01" mass="2" {attrs}{tail}>'))
+    if file == "ascii.stl":  # MuJoCo reads binary STL only
+        with pytest.raises(ValueError, match="ASCII"):
+            mujoco.MjModel.from_xml_path(str(path))
+        with pytest.raises(ModelError, match="ASCII"):
+            load_model_file(path)
+        return
+    m = mujoco.MjModel.from_xml_path(str(path))
+    model = load_model_file(path)
+    names = {m.body(i).name for i in range(1, m.nbody)}
+    assert names <= set(model.links) and {n for n in model.links if "/" not in n} - {"world"} == names
+    count, worst, where = mjcf_ref.pose_errors(model, m, 3, seed=5)
+    assert count >= 3 * (m.nbody - 1) and worst <= 1e-9, (worst, where)
+    if "trilinear" not in attrs:
+        for i in range(2, m.nbody):
+            got = model.links[m.body(i).name].inertial
+            assert got is not None and abs(got.mass - m.body_mass[i]) <= 1e-12
+
+
+def test_mesh_flexcomp_of_a_format_not_read_is_refused_naming_it() -> None:
     with pytest.raises(ModelError) as info:
-        read_mjcf(_doc('<flexcomp name="f" type="mesh" file="cube.obj" dim="2"/>'))
+        read_mjcf(_doc('<flexcomp name="f" type="mesh" file="cube.ply" dim="2"/>'))
     d = info.value.diagnostics[0]
-    assert d.code == "MJCF_UNSUPPORTED" and "type='mesh'" in d.message and d.line == 2
+    assert d.code == "MJCF_UNSUPPORTED" and "cube.ply" in d.message and d.line == 2
+
+
+def test_gmsh_flexcomp_is_refused_naming_the_type() -> None:
+    with pytest.raises(ModelError) as info:
+        read_mjcf(_doc('<flexcomp name="f" type="gmsh" file="cube.msh" dim="3"/>'))
+    d = info.value.diagnostics[0]
+    assert d.code == "MJCF_UNSUPPORTED" and "type='gmsh'" in d.message and d.line == 2
