@@ -90,7 +90,8 @@ def _direct(doc: Document, el: etree._Element, fail: Callable[[str, str], None],
     return pts_d, (len(pts_d), 1, 1)
 
 
-def _pinned(doc: Document, el: etree._Element, n: tuple[int, int, int]) -> set[int]:
+def _pinned(doc: Document, el: etree._Element, n: tuple[int, int, int], npnt: int) -> set[int] | None:
+    """The pinned point (node) ids, or None after refusing a pin id out of range."""
     out: set[int] = set()
 
     def index(i: tuple[int, ...]) -> int:
@@ -98,12 +99,17 @@ def _pinned(doc: Document, el: etree._Element, n: tuple[int, int, int]) -> set[i
         return (full[0] * n[1] + full[1]) * n[2] + full[2]
 
     for pin in el.iterchildren("pin"):
-        fail = (lambda p: lambda c, m: doc.report(p, c, m))(pin)
+        def fail(code: str, msg: str, where: etree._Element = pin) -> None:
+            doc.report(where, code, msg)
+
         for attr in ("id", "range", "grid", "gridrange"):
             text = pin.get(attr)
             if text is None:
                 continue
             v = [int(x) for x in (vector(text, None, attr, fail) or ())]
+            if attr in ("id", "range") and any(i < 0 or i >= npnt for i in v):
+                fail("MJCF_BAD_FLEXCOMP", f"pin{attr} out of range (a point id from 0 to {npnt - 1})")
+                return None
             if attr == "id":
                 out.update(v)
             elif attr == "range":
@@ -235,7 +241,9 @@ def flex_bodies(doc: Document, el: etree._Element, x_body_parent: Transform, bod
         return None
     rigid = el.get("rigid", "false") == "true"
     pinned = set() if rigid else _pinned(doc, el, n if dof in ("full", "radial") else (2, 2, 2) if
-                                         dof == "trilinear" else (3, 3, 3))
+                                         dof == "trilinear" else (3, 3, 3), len(pts))
+    if pinned is None:
+        return None
     if dof == "radial":
         pinned.add(0)
     keep, every = list(range(len(pts))), pts  # the nodes' bounding box holds the points no element names too
@@ -254,6 +262,10 @@ def flex_bodies(doc: Document, el: etree._Element, x_body_parent: Transform, bod
         return _point_bodies(doc, el, pts @ x[:3, :3].T + x[:3, 3], keep, pinned, mass / len(pts), box)
     every = every @ x[:3, :3].T + x[:3, 3]
     lo, hi = every.min(axis=0), every.max(axis=0)
+    if float(np.min(hi - lo)) < MIN_VALUE:
+        doc.report(el, "MJCF_BAD_FLEXCOMP", f"the points are flat along {'xyz'[int(np.argmin(hi - lo))]} in the body: "
+                   f"no {dof} cell (MuJoCo: flex grid rotation R0 is not orthonormal)")
+        return None
     steps = 2 if dof == "trilinear" else 3
     out = []
     for node, (i, j, k) in enumerate(itertools.product(range(steps), repeat=3)):

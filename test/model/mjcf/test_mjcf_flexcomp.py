@@ -51,6 +51,9 @@ _REFUSED = [  # MuJoCo's reason, then the flexcomp
     ("axis too small", '<flexcomp name="f" type="grid" count="3 3 1" spacing="1 1 1" dim="2" dof="radial"/>'),
     ("Pin grid(range) can only be used", '<flexcomp name="f" type="box" count="3 3 3" spacing="1 1 1" dim="3">'
      '<pin grid="0 0 0"/></flexcomp>'),
+    ("not orthonormal", '<flexcomp name="f" type="grid" count="4 3 1" spacing="1 1 1" dim="2" dof="trilinear"/>'),
+    ("pinid out of range", '<flexcomp name="f" type="box" count="3 3 3" spacing="1 1 1" dim="3"><pin id="27"/>'
+     '</flexcomp>'),
     ("element 2 has point id 7", '<flexcomp name="f" type="direct" point="0 0 0 1 0 0 0 1 0" element="0 1 7"/>'),
 ]
 
@@ -93,7 +96,8 @@ def test_flexcomp_mujoco_refuses_is_refused(reason: str, flexcomp: str) -> None:
     with pytest.raises(ModelError) as info:
         read_mjcf(text)
     d = info.value.diagnostics[0]
-    assert d.line == 2 and reason in d.message and "flexcomp" in str(d), info.value
+    assert d.line == 2 and reason in d.message and d.element is not None, info.value
+    assert d.element.startswith("flexcomp") or d.element == "pin", d
 
 
 def _stl(path: Path, binary: bool) -> None:
