@@ -155,3 +155,24 @@ def test_gmsh_flexcomp_is_refused_naming_the_type() -> None:
         read_mjcf(_doc('<flexcomp name="f" type="gmsh" file="cube.msh" dim="3"/>'))
     d = info.value.diagnostics[0]
     assert d.code == "MJCF_UNSUPPORTED" and "type='gmsh'" in d.message and d.line == 2
+
+
+_GRID = '<flexcomp name="c" type="grid" count="3 2 1" spacing="0.1 0.2 0.3" radius="0.01" dim="2" mass="1"'
+
+
+@pytest.mark.parametrize("inside", [
+    f'{_GRID}><pin id="0"/></flexcomp>',  # pinned points put no mass on the body
+    f'{_GRID} rigid="true"/>',
+    '<flexcomp name="c" type="grid" count="3 2 2" spacing="0.1 0.2 0.3" radius="0.01" dim="3" dof="trilinear">'
+    '<pin id="0"/></flexcomp>',
+    '<flexcomp name="c" type="box" count="3 3 3" spacing="0.1 0.2 0.3" radius="0.01" dim="3" dof="radial"/>',
+    f'<body name="w">{_GRID}><pin id="0"/></flexcomp></body>',  # a welded child holding one: no mass either
+])
+def test_a_flexcomp_gives_its_moving_body_no_mass(inside: str) -> None:
+    text = f'<mujoco><worldbody>\n<body name="top"><joint/>{inside}</body></worldbody></mujoco>'
+    with pytest.raises(ValueError, match="mass and inertia of moving bodies"):
+        mujoco.MjModel.from_xml_string(text)
+    with pytest.raises(ModelError) as info:
+        read_mjcf(text)
+    d = info.value.diagnostics[0]
+    assert d.code == "MJCF_NO_MASS" and d.line == 2 and "'top'" in d.message, info.value
