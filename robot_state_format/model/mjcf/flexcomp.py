@@ -173,6 +173,9 @@ def _source(doc: Document, el: etree._Element, kind: str, dim: int,
     if kind != "mesh":
         found = _points(doc, el, dim, dim_attr)
         return None if found is None else (found[0], found[1], None)
+    if dim == 3 and el.get("origin") is None:
+        fail("MJCF_BAD_FLEXCOMP", "origin must be specified for mesh flexcomps if dim=3")
+        return None
     origin = vector(el.get("origin") or "0 0 0", 3, "origin", fail)
     meshed = None if origin is None else mesh_points(doc, el, dim, origin, fail)
     if meshed is None:

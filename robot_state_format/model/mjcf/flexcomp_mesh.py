@@ -6,7 +6,7 @@ Read are Wavefront OBJ (``v`` lines in order, each as the float32 MuJoCo stores;
 into triangles from their first vertex, negative indices counted from the end) and binary STL (vertices
 merged where their float32 coordinates are equal, in order of first use); an ASCII STL is refused, as
 MuJoCo refuses it, and other formats are not read (``MJCF_UNSUPPORTED``). The elements MuJoCo makes: ``dim="2"`` the triangles; ``dim="1"`` the first
-edge of each triangle; ``dim="3"`` the point ``origin`` is put first and a tetrahedron (origin, triangle)
+edge of each triangle; ``dim="3"`` the point ``origin`` (required) is put first and a tetrahedron (origin, triangle)
 kept where its volume, seen from ``origin``, is positive (at least ``mjMINVAL``).
 """
 

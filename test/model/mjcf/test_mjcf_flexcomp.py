@@ -143,6 +143,18 @@ def test_mesh_flexcomp_agrees_with_mujoco(file: str, attrs: str, tmp_path: Path)
             assert got is not None and abs(got.mass - m.body_mass[i]) <= 1e-12
 
 
+def test_mesh_flexcomp_of_dim_3_needs_an_origin(tmp_path: Path) -> None:
+    shutil.copy(FIXTURES / "cube.obj", tmp_path / "cube.obj")
+    path = tmp_path / "m.xml"
+    path.write_text(_doc('<flexcomp name="f" type="mesh" file="cube.obj" dim="3" radius="0.01"/>'))
+    with pytest.raises(ValueError, match="origin must be specified"):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(ModelError) as info:
+        load_model_file(path)
+    d = info.value.diagnostics[0]
+    assert d.code == "MJCF_BAD_FLEXCOMP" and "origin must be specified" in d.message and d.line == 2
+
+
 def test_mesh_flexcomp_of_a_format_not_read_is_refused_naming_it() -> None:
     with pytest.raises(ModelError) as info:
         read_mjcf(_doc('<flexcomp name="f" type="mesh" file="cube.ply" dim="2"/>'))
