@@ -12,7 +12,8 @@ The points of every type built from attributes (``grid``, ``circle``, ``square``
   the body's origin (a point at the origin is refused: MuJoCo's "axis too small");
 * ``dof="trilinear"`` / ``"quadratic"``: ``NAME_I_J_K`` at the 2 x 2 x 2 (3 x 3 x 3) corners (and
   midpoints) of the points' axis-aligned bounding box, I along x, each with the three slides; their
-  masses (MuJoCo spreads the mass by the points' volume) are not read and are left absent;
+  masses are left absent (MuJoCo gives node i ``mass`` times the integral of its shape function over
+  the flex's elements divided by their measure: this needs every type's element list, not built here);
 * ``rigid="true"`` or every point pinned: no body (the points move with the parent);
 * pins name points (``full``, ``radial``) or nodes (``trilinear``, ``quadratic``); grid pins only on a
   grid or interpolated flexcomp; a flexcomp in a body with joints and no pin is refused, as MuJoCo does.
@@ -273,7 +274,7 @@ def flex_bodies(doc: Document, el: etree._Element, x_body_parent: Transform, bod
     out = []
     for node, (i, j, k) in enumerate(itertools.product(range(steps), repeat=3)):
         if node in pinned:
-            continue  # MuJoCo spreads the mass by the points' volume: not measured, left absent
+            continue  # node masses (MuJoCo: shape-function integrals over the elements) left absent
         frac = np.array([i, j, k], dtype=float) / (steps - 1)
         out.append(_body(f"{el.get('name') or ''}_{i}_{j}_{k}", lo + (hi - lo) * frac, el.sourceline, None, box,
                          _AXES))

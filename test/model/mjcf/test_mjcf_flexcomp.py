@@ -82,7 +82,7 @@ def test_flexcomp_agrees_with_mujoco(flexcomp: str) -> None:
     for i in range(2, m.nbody):
         got = model.links[m.body(i).name].inertial
         if interpolated:
-            assert got is None  # MuJoCo weighs nodes by the points' volume: not read, left absent
+            assert got is None  # MuJoCo integrates the node's shape function over the elements: left absent
         else:
             assert got is not None
             assert abs(got.mass - m.body_mass[i]) <= 1e-12
