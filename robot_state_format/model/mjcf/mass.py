@@ -7,8 +7,9 @@ joints, recursively): a child that moves on its own joints does not count. A bod
 has a mass unless its ``mass`` or ``density`` is 0 (or it is a plane); ``<compiler inertiafromgeom>``
 ``true`` takes the geoms even when an ``<inertial>`` is given, ``false`` never. The bodies an ``<attach>``
 brings in are checked with their own model's document (``roots``: the attached body, or the bodies of an
-attached world body); a body holding an ``<attach>`` or ``<flexcomp>`` is taken to have mass (what they
-weld to it is not counted here, so no body is refused for it).
+attached world body); a body holding an ``<attach>`` is taken to have mass (what it welds there is not
+counted here, so no body is refused for it). A ``<flexcomp>`` gives its body no mass (measured): its mass
+goes to the bodies it makes, each on its own slides, and its pinned or rigid points weigh nothing.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def _own_mass(doc: Document, el: etree._Element, cls: str, from_geoms: str) -> b
 
 
 def _brings_bodies(el: etree._Element) -> bool:
-    return any(c.tag in ("attach", "flexcomp") or (c.tag == "frame" and _brings_bodies(c)) for c in el)
+    return any(c.tag == "attach" or (c.tag == "frame" and _brings_bodies(c)) for c in el)
 
 
 def _joints(el: etree._Element) -> bool:
