@@ -140,8 +140,11 @@ def _crash_report(item: pytest.Item, earlier: list[TestReport], text: str) -> Te
                       sections=[], duration=0.0, start=0.0, stop=0.0)
 
 
-def runtest_protocol(item: pytest.Item) -> bool:
-    """conftest's ``pytest_runtest_protocol`` for an own-process item: report its child's results."""
+def runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> bool:
+    """conftest's ``pytest_runtest_protocol`` for an own-process item: report its child's results, then close
+    what earlier items set up here and ``nextitem`` does not share, as pytest's own protocol does after each
+    item (else a folder left open by the item before this one is still open when the next item, in another
+    folder, is set up: "previous item was not torn down properly")."""
     results = item.session.stash.setdefault(_RESULTS, {})
     started = item.session.stash.setdefault(_STARTED, set())
     for _ in range(2):  # not yet run (the first of its module, or after a crash), or run again (a Drake crash)
@@ -159,6 +162,7 @@ def runtest_protocol(item: pytest.Item) -> bool:
             rep.sections.append((RETRY_SECTION, first))
         ihook.pytest_runtest_logreport(report=rep)
     ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+    item.session._setupstate.teardown_exact(nextitem)
     return True
 
 
@@ -171,8 +175,8 @@ class _Parent:
                 item.add_marker(pytest.mark.timeout(0))
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_protocol(self, item: pytest.Item) -> bool | None:
-        return runtest_protocol(item) if wanted(item) else None
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool | None:
+        return runtest_protocol(item, nextitem) if wanted(item) else None
 
     def __init__(self) -> None:
         self.retried: dict[str, str] = {}

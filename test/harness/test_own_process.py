@@ -103,3 +103,20 @@ def test_other_crashes_fail_at_once(tmp_path: Path, kind: str, module: str) -> N
     assert "1 failed, 1 passed" in out.stdout
     assert f"FAILED {module}::test_a" in out.stdout
     assert "Drake crashes" not in out.stdout
+
+
+def test_the_next_folder_sets_up_after_an_own_process_module(tmp_path: Path) -> None:
+    """An in-process module, then an own-process one in the same folder, then a module in another folder:
+    the folder the first two share is closed before the third is set up (before the fix, the third failed at
+    setup with pytest's "previous item was not torn down properly", as test/model/urdf/ did after
+    test/model/mjcf/ in CI)."""
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    for folder, module in (("a", "test_first.py"), ("a", "test_sim_mujoco.py"), ("b", "test_next.py")):
+        (tmp_path / folder).mkdir(exist_ok=True)
+        (tmp_path / folder / module).write_text("def test_it():\n    pass\n")
+    (tmp_path / "pytest.ini").write_text("[pytest]\n")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:launch_testing",
+                          "-p", "no:launch_ros", "-p", "no:xdist", "-q", "a/test_first.py", "a/test_sim_mujoco.py",
+                          "b/test_next.py"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "3 passed" in out.stdout, out.stdout
