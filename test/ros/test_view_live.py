@@ -30,13 +30,19 @@ def _expected(positions: str) -> dict[str, Any]:
     return {"r1" + k[len("arm7_gripper"):]: v for k, v in frames.items()}
 
 
-def _wait_for(port: int, expected: dict[str, Any], timeout: float = 90.0) -> list[dict[str, Any]]:
+def _wait_for(port: int, expected: dict[str, Any], visuals: int | None = None,
+              timeout: float = 90.0) -> list[dict[str, Any]]:
+    """The scene once it shows ``expected`` (and, when given, that many visuals: they come from the
+    robot_description, which may arrive after the first poses)."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None
     while time.monotonic() < deadline:
         messages = served_messages(port)
         try:
             assert_same_poses(node_poses(messages), expected)
+            if visuals is not None:
+                names = visual_names(messages)
+                assert len(names) == visuals, f"{len(names)} visuals, not {visuals}: {sorted(names)}"
             return messages
         except AssertionError as exc:
             last = exc
@@ -59,8 +65,8 @@ def test_live_view_follows_the_robot(ros: RosHarness) -> None:
         ros.check_processes()
         time.sleep(0.2)
     assert port is not None, view.describe()
-    messages = _wait_for(port, _expected(first))
-    assert len(visual_names(messages)) == 11  # arm7's visuals, from the received robot_description
+    messages = _wait_for(port, _expected(first), visuals=11)  # arm7's visuals, from the received robot_description
+    assert len(visual_names(messages)) == 11
     assert source.stop() == 0
     second = '{"joint1": -0.7, "joint3": 0.9}'
     ros.start_node("robot-state-format", args=["joint-states", "--model", ARM7, "--positions", second], ros_args=ns)
