@@ -10,6 +10,10 @@ brings in are checked with their own model's document (``roots``: the attached b
 attached world body); a body holding an ``<attach>`` is taken to have mass (what it welds there is not
 counted here, so no body is refused for it). A ``<flexcomp>`` gives its body no mass (measured): its mass
 goes to the bodies it makes, each on its own slides, and its pinned or rigid points weigh nothing.
+
+A geom of a body (not of the world body) whose ``mass``, else ``density`` (1000), is negative (``-1``,
+``-inf``) is refused ("mass, inertia or density are negative in geom"), unless an ``<inertial>`` stands in
+for the geoms (``inertiafromgeom`` not ``true``): a ``mass`` of 0 or more takes over a negative density.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from lxml import etree
 from robot_state_format.model.mjcf.document import MAIN, Document
 from robot_state_format.model.mjcf.orient import vector
 
-__all__ = ["check_moving_mass"]
+__all__ = ["check_moving_mass", "check_negative_geoms"]
 
 MIN_VALUE = 1e-15  # mjMINVAL
 
@@ -82,12 +86,44 @@ def _bodies(el: etree._Element, cls: str) -> list[tuple[etree._Element, str]]:
     return out
 
 
-def check_moving_mass(doc: Document, root: etree._Element | None = None) -> None:
-    """Report every body with joints whose welded group has no mass (walked without recursion): the bodies of
-    the document's world body, or ``root`` (an attached body, or a frame holding an attached world body)."""
+def _from_geoms(doc: Document) -> str:
     from_geoms = "auto"
     for comp in doc.root.iterchildren("compiler"):
         from_geoms = comp.get("inertiafromgeom", from_geoms)
+    return from_geoms
+
+
+def _signed(text: str | None) -> float | None:
+    """The first number of ``text`` as MuJoCo reads it (``-inf`` included), or None."""
+    try:
+        return float(text.split()[0]) if text and text.split() else None
+    except ValueError:
+        return None  # a bad number is reported where the attribute is read
+
+
+def check_negative_geoms(doc: Document) -> bool:
+    """Report every geom of a body whose mass or density is negative (``MJCF_NEGATIVE_MASS``); True if any."""
+    from_geoms, found = _from_geoms(doc), False
+    stack = [(b, c) for wb in doc.root.iterchildren("worldbody") for b, c in _bodies(wb, MAIN)]
+    while stack:
+        body, cls = stack.pop()
+        stack.extend(_bodies(body, cls))
+        if body.find("inertial") is not None and from_geoms != "true":
+            continue
+        for g, gcls in _geoms(body, cls):
+            mass = _signed(doc.lookup(g, gcls, "mass"))
+            value = mass if mass is not None else _signed(doc.lookup(g, gcls, "density"))
+            if value is not None and value < 0:
+                doc.report(g, "MJCF_NEGATIVE_MASS", "mass, inertia or density are negative in geom "
+                           f"({'mass' if mass is not None else 'density'} {value:g})")
+                found = True
+    return found
+
+
+def check_moving_mass(doc: Document, root: etree._Element | None = None) -> None:
+    """Report every body with joints whose welded group has no mass (walked without recursion): the bodies of
+    the document's world body, or ``root`` (an attached body, or a frame holding an attached world body)."""
+    from_geoms = _from_geoms(doc)
     welded: dict[etree._Element, bool] = {}
     order: list[tuple[etree._Element, str]] = []
     if root is None:

@@ -1,0 +1,133 @@
+"""Values MuJoCo 4.0 refuses (issue 36, item 4): actuator and joint ranges, sensors without their required
+attribute, numbers too large for a double, geoms of negative mass or density. Every case is loaded by the
+installed ``mujoco`` and by the reader: both load, or both refuse, ours in one line naming the file, the
+line and the element, with MuJoCo's reason."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from repo_paths import REPO_ROOT
+
+from robot_state_format.errors import ModelError
+from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.mjcf.required_text import REQUIRED
+
+mujoco = pytest.importorskip("mujoco", reason="mujoco (requirements/test.txt) is the reference of MJCF refusals")
+sys.path.insert(0, str(REPO_ROOT / "conformance"))
+import mjcf_required_generate  # noqa: E402
+
+# the offending element stands alone on line 5 of every file (see _write)
+_HEAD = '<mujoco>\n<compiler {compiler}/>\n<default>{default}</default>\n<worldbody><body name="b">'
+_BODY = '<joint name="j" {joint}/><geom size="0.1" {geom}/><site name="s"/>{inner}'
+_TAIL = '\n</body></worldbody>\n<actuator>\n{actuator}\n</actuator>\n<sensor>\n{sensor}\n</sensor>\n</mujoco>'
+
+# case -> (parts of the file, MuJoCo's reason or None when it loads the file)
+CASES: dict[str, tuple[dict[str, str], str | None]] = {
+    "ctrllimited without ctrlrange": ({"actuator": '<motor joint="j" ctrllimited="true"/>'},
+                                      "invalid control range for actuator"),
+    "ctrllimited, ctrlrange equal": ({"actuator": '<motor joint="j" ctrllimited="true" ctrlrange="1 1"/>'},
+                                     "invalid control range for actuator"),
+    "ctrllimited, ctrlrange ordered": ({"actuator": '<motor joint="j" ctrllimited="true" ctrlrange="-1 1"/>'},
+                                       None),
+    "ctrlrange reversed, auto": ({"actuator": '<motor joint="j" ctrlrange="1 0"/>'}, None),
+    "ctrlrange reversed, not limited": ({"actuator": '<motor joint="j" ctrllimited="false" ctrlrange="1 0"/>'},
+                                        None),
+    "position ctrllimited": ({"actuator": '<position joint="j" ctrllimited="true"/>'},
+                             "invalid control range for actuator"),
+    "velocity ctrllimited": ({"actuator": '<velocity joint="j" ctrllimited="true"/>'},
+                             "invalid control range for actuator"),
+    "ctrllimited from the default class": ({"default": '<motor ctrllimited="true"/>',
+                                            "actuator": '<motor joint="j"/>'}, "invalid control range for actuator"),
+    "a motor default on a position": ({"default": '<motor ctrllimited="true"/>', "actuator": '<position joint="j"/>'},
+                                      "invalid control range for actuator"),
+    "a general default ctrlrange on a motor": ({"default": '<general ctrlrange="-1 1"/>',
+                                                "actuator": '<motor joint="j" ctrllimited="true"/>'}, None),
+    "forcelimited without forcerange": ({"actuator": '<motor joint="j" forcelimited="true"/>'},
+                                        "invalid force range for actuator"),
+    "forcerange reversed, auto": ({"actuator": '<motor joint="j" forcerange="1 0"/>'}, None),
+    "actlimited without actrange": ({"actuator": '<general joint="j" dyntype="integrator" actlimited="true"/>'},
+                                    "invalid actrange for actuator"),
+    "ctrlrange without autolimits": ({"compiler": 'autolimits="false"', "actuator": '<motor joint="j" ctrlrange="0 1"/>'},
+                                     "actuator has `ctrlrange` but not `ctrllimited`"),
+    "joint range reversed, auto": ({"joint": 'range="1 0"'}, None),
+    "joint range empty, auto": ({"joint": 'range="0 0"'}, None),
+    "ball range empty, auto": ({"joint": 'type="ball" range="0 0"'}, None),
+    "accelerometer without site": ({"sensor": "<accelerometer/>"}, "required attribute missing: 'site'"),
+    "jointpos without joint": ({"sensor": "<jointpos/>"}, "required attribute missing: 'joint'"),
+    "framepos without objname": ({"sensor": '<framepos objtype="site"/>'}, "required attribute missing: 'objname'"),
+    "framepos complete": ({"sensor": '<framepos objtype="site" objname="s"/>'}, None),
+    "armature overflows": ({"actuator": '<motor joint="j" armature="1e400"/>'},
+                           "number is too large in attribute 'armature'"),
+    "gear overflows": ({"actuator": '<motor joint="j" gear="-1e999"/>'}, "number is too large in attribute 'gear'"),
+    "geom density -1": ({"geom": 'density="-1"'}, "mass, inertia or density are negative in geom"),
+    "geom density -inf": ({"geom": 'density="-inf"'}, "mass, inertia or density are negative in geom"),
+    "geom mass -1": ({"geom": 'mass="-1" density="1"'}, "mass, inertia or density are negative in geom"),
+    "geom mass over a negative density": ({"geom": 'mass="1" density="-1"'}, None),
+    "geom density -1 from the default": ({"default": '<geom density="-1"/>'},
+                                         "mass, inertia or density are negative in geom"),
+    "geom density -1 under an inertial": ({"geom": 'density="-1"',
+                                           "inner": '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'}, None),
+    "inertiafromgeom over an inertial": ({"compiler": 'inertiafromgeom="true"', "geom": 'density="-1"',
+                                          "inner": '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'},
+                                         "mass, inertia or density are negative in geom"),
+}
+
+
+def _write(path: Path, parts: dict[str, str]) -> tuple[Path, int]:
+    """The file and the line of the offending element (every part stands alone on line 5, the geom or joint on 5)."""
+    keys = ("compiler", "default", "joint", "geom", "inner", "actuator", "sensor")
+    p = {k: parts.get(k, "") for k in keys}
+    text = _HEAD.format(**p) + "\n" + _BODY.format(**p) + _TAIL.format(**p)
+    path.write_text(text)
+    lines = text.splitlines()
+    for key in ("actuator", "sensor"):
+        if p[key]:
+            return path, lines.index(p[key]) + 1
+    return path, 5
+
+
+def _mujoco_reason(path: Path) -> str | None:
+    try:
+        mujoco.MjModel.from_xml_path(str(path))
+    except ValueError as exc:
+        return str(exc).splitlines()[0]
+    return None
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_values_refused_as_mujoco_refuses_them(case: str, tmp_path: Path) -> None:
+    parts, reason = CASES[case]
+    path, line = _write(tmp_path / "m.xml", parts)
+    got = _mujoco_reason(path)
+    if reason is None:
+        assert got is None, got
+        load_model_file(path)
+        return
+    assert got is not None and reason in got, got
+    with pytest.raises(ModelError) as err:
+        load_model_file(path)
+    errors = err.value.errors
+    assert len(errors) == 1, err.value  # one line
+    assert reason in errors[0].message
+    assert (errors[0].file, errors[0].line) == (str(path), line)
+    assert errors[0].format().startswith(f"{path}:{line}: error:")
+
+
+def test_required_table_is_mujocos() -> None:
+    """The generated table is what MuJoCo asks for today (re-run conformance/mjcf_required_generate.py if not)."""
+    assert mjcf_required_generate.measure("sensor") == REQUIRED["sensor"]
+    assert mjcf_required_generate.measure("actuator") == REQUIRED["actuator"]
+
+
+@pytest.mark.parametrize("tag", sorted(REQUIRED["sensor"]))
+def test_every_sensor_without_its_first_required_attribute(tag: str, tmp_path: Path) -> None:
+    path, line = _write(tmp_path / "m.xml", {"sensor": f"<{tag}/>"})
+    first = REQUIRED["sensor"][tag][0]
+    got = _mujoco_reason(path)
+    assert got is not None and f"required attribute missing: '{first}'" in got, got
+    with pytest.raises(ModelError) as err:
+        load_model_file(path)
+    assert [(e.line, e.message) for e in err.value.errors] == [(line, f"required attribute missing: '{first}'")]
