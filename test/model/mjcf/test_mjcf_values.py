@@ -19,11 +19,13 @@ mujoco = pytest.importorskip("mujoco", reason="mujoco (requirements/test.txt) is
 sys.path.insert(0, str(REPO_ROOT / "conformance"))
 import mjcf_required_generate  # noqa: E402
 
-# the offending element stands alone on line 5 of every file (see _write)
-_HEAD = '<mujoco>\n<compiler {compiler}/>\n<default>{default}</default>\n<worldbody><body name="b">'
-_BODY = '<joint name="j" {joint}/><geom size="0.1" {geom}/><site name="s"/>{inner}'
-_TAIL = '\n</body></worldbody>\n<actuator>\n{actuator}\n</actuator>\n<sensor>\n{sensor}\n</sensor>\n</mujoco>'
+# the offending element stands on a line of its own (see _write)
+_HEAD = '<mujoco>\n<compiler {compiler}/>\n<default>{default}</default>\n<worldbody>'
+_BODY = '<body name="b"><joint name="j" {joint}/><geom size="0.1" {geom}/><site name="s"/>{inner}'
+_TAIL = ('\n</body><body name="c" pos="1 0 0"><geom size="0.1"/>{static}</body></worldbody>\n<actuator>'
+         '\n{actuator}\n</actuator>\n<sensor>\n{sensor}\n</sensor>\n</mujoco>')
 
+_I = '<inertial pos="0 0 0" mass="1" {d}/>'
 # case -> (parts of the file, MuJoCo's reason or None when it loads the file)
 CASES: dict[str, tuple[dict[str, str], str | None]] = {
     "ctrllimited without ctrlrange": ({"actuator": '<motor joint="j" ctrllimited="true"/>'},
@@ -73,12 +75,34 @@ CASES: dict[str, tuple[dict[str, str], str | None]] = {
     "inertiafromgeom over an inertial": ({"compiler": 'inertiafromgeom="true"', "geom": 'density="-1"',
                                           "inner": '<inertial pos="0 0 0" mass="1" diaginertia="1 1 1"/>'},
                                          "mass, inertia or density are negative in geom"),
+    "moving inertial, a zero principal inertia": ({"inner": _I.format(d='diaginertia="0 1 1"')},
+                                                   "mass and inertia of moving bodies must be larger than mjMINVAL"),
+    "moving inertial, a negative principal inertia": ({"inner": _I.format(d='diaginertia="-1 1 1"')},
+                                                      "mass and inertia of moving bodies must be larger than mjMINVAL"),
+    "moving inertial, 1e-15": ({"inner": _I.format(d='diaginertia="1e-15 1 1"')}, None),
+    "moving inertial, triangle": ({"inner": _I.format(d='diaginertia="1 1 3"')}, "inertia must satisfy A + B >= C"),
+    "triangle at equality": ({"inner": _I.format(d='diaginertia="1 1 2"')}, None),
+    "triangle balanced": ({"compiler": 'balanceinertia="true"', "inner": _I.format(d='diaginertia="1 1 3"')}, None),
+    "triangle, inertia from the geoms": ({"compiler": 'inertiafromgeom="true"',
+                                          "inner": _I.format(d='diaginertia="1 1 3"')}, None),
+    "static inertial, triangle": ({"static": _I.format(d='diaginertia="1 1 3"')}, "inertia must satisfy A + B >= C"),
+    "static inertial, triangle of a zero": ({"static": _I.format(d='diaginertia="0 1 3"')},
+                                            "inertia must satisfy A + B >= C"),
+    "static inertial, negative": ({"static": _I.format(d='diaginertia="-1 1 1"')}, None),
+    "static fullinertia not positive": ({"static": _I.format(d='fullinertia="1 1 1 1 0 0"')},
+                                        "error 'inertia must have positive eigenvalues' in fullinertia"),
+    "fullinertia, inertia from the geoms": ({"compiler": 'inertiafromgeom="true"',
+                                             "inner": _I.format(d='fullinertia="-1 1 1 0 0 0"')},
+                                            "error 'inertia must have positive eigenvalues' in fullinertia"),
+    "fullinertia triangle": ({"inner": _I.format(d='fullinertia="1 1 3 0 0 0"')}, "inertia must satisfy A + B >= C"),
+    "fullinertia fine": ({"inner": _I.format(d='fullinertia="2 2 3 0.5 0 0"')}, None),
 }
 
 
 def _write(path: Path, parts: dict[str, str]) -> tuple[Path, int]:
-    """The file and the line of the offending element (every part stands alone on line 5, the geom or joint on 5)."""
-    keys = ("compiler", "default", "joint", "geom", "inner", "actuator", "sensor")
+    """The file and the line of the offending element: an actuator or sensor alone on its line, the static
+    body's content on line 6, the moving body's joint, geom and ``inner`` on line 5."""
+    keys = ("compiler", "default", "joint", "geom", "inner", "static", "actuator", "sensor")
     p = {k: parts.get(k, "") for k in keys}
     text = _HEAD.format(**p) + "\n" + _BODY.format(**p) + _TAIL.format(**p)
     path.write_text(text)
@@ -86,7 +110,7 @@ def _write(path: Path, parts: dict[str, str]) -> tuple[Path, int]:
     for key in ("actuator", "sensor"):
         if p[key]:
             return path, lines.index(p[key]) + 1
-    return path, 5
+    return path, 6 if p["static"] else 5
 
 
 def _mujoco_reason(path: Path) -> str | None:
