@@ -10,7 +10,8 @@ Measured against MuJoCo 4.0 (``test/model/mjcf/test_mjcf_values.py``):
   control range", "invalid force range", "invalid actrange"); ``auto`` with a range limits only when
   ``range[0] < range[1]``, and with ``<compiler autolimits="false">`` a range without its flag is refused;
 * a sensor without an attribute MuJoCo requires on it (``<accelerometer/>``: "required attribute missing:
-  'site'"), from the table :mod:`.required_text` measured from MuJoCo.
+  'site'"; ``<rangefinder/>``: "one of 'site', 'camera' must be specified"), from the table
+  :mod:`.required_text` measured from MuJoCo.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ __all__ = ["check_values"]
 # attributes holding names or text, never numbers (a name may look like one)
 _TEXT = frozenset({"name", "class", "childclass", "prefix", "file", "content_type", "joint", "site", "body",
                    "tendon", "actuator", "geom", "mesh", "material", "texture", "hfield", "camera", "objname",
-                   "refname", "target", "model"})
+                   "refname", "target", "model", "value"})
 _RANGES = (("ctrllimited", "ctrlrange", "invalid control range for actuator"),
            ("forcelimited", "forcerange", "invalid force range for actuator"),
            ("actlimited", "actrange", "invalid actrange for actuator"))
@@ -105,9 +106,12 @@ def _check_sensors(doc: Document) -> None:
         for el in section:
             if not isinstance(el.tag, str):
                 continue
-            for attr in table.get(str(el.tag), ()):
-                if el.get(attr) is None:
-                    doc.report(el, "MJCF_MISSING_ATTRIBUTE", f"required attribute missing: {attr!r}")
+            for entry in table.get(str(el.tag), ()):
+                alternatives = entry.split("|")  # "a|b": one of them
+                if all(el.get(a) is None for a in alternatives):
+                    doc.report(el, "MJCF_MISSING_ATTRIBUTE", f"required attribute missing: {entry!r}"
+                               if len(alternatives) == 1 else "Schema violation: one of "
+                               f"{', '.join(repr(a) for a in alternatives)} must be specified")
                     break
 
 

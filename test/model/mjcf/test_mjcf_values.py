@@ -146,12 +146,20 @@ def test_required_table_is_mujocos() -> None:
     assert mjcf_required_generate.measure("actuator") == REQUIRED["actuator"]
 
 
-@pytest.mark.parametrize("tag", sorted(REQUIRED["sensor"]))
-def test_every_sensor_without_its_first_required_attribute(tag: str, tmp_path: Path) -> None:
-    path, line = _write(tmp_path / "m.xml", {"sensor": f"<{tag}/>"})
-    first = REQUIRED["sensor"][tag][0]
+_STEPS = [(tag, k) for tag, entries in sorted(REQUIRED["sensor"].items()) for k in range(len(entries))]
+
+
+@pytest.mark.parametrize(("tag", "k"), _STEPS)
+def test_every_sensor_without_a_required_attribute(tag: str, k: int, tmp_path: Path) -> None:
+    """The sensor given its first ``k`` required attributes (naming real objects) and not the next one."""
+    given = [e.split("|")[0] for e in REQUIRED["sensor"][tag][:k]]
+    attrs = " ".join(f'{a}="{mjcf_required_generate._FILLER.get(a, "s")}"' for a in given)
+    path = tmp_path / "m.xml"
+    path.write_text(mjcf_required_generate._BASE.format(section="sensor", tag=tag, attrs=attrs))
     got = _mujoco_reason(path)
-    assert got is not None and f"required attribute missing: '{first}'" in got, got
+    assert got is not None
     with pytest.raises(ModelError) as err:
         load_model_file(path)
-    assert [(e.line, e.message) for e in err.value.errors] == [(line, f"required attribute missing: '{first}'")]
+    assert len(err.value.errors) == 1, err.value
+    assert err.value.errors[0].code == "MJCF_MISSING_ATTRIBUTE"
+    assert err.value.errors[0].message in got, got
