@@ -9,7 +9,10 @@ Kinds: ``bad-number`` (a number attribute written ``abc``), ``count`` (a vector 
 ``unknown-element``, ``unknown-attribute``, ``missing-include``, ``missing-mesh``, ``duplicate-body``,
 ``duplicate-joint``, ``joint-type`` (``type="spin"``), ``zero-quat``, ``zero-axis``, ``geom-type``,
 ``negative-size``, ``no-mass`` (a moving leaf body's geoms and inertial removed), ``dangling``
-(an actuator's or sensor's joint or site renamed), ``angle-unit`` (``<compiler angle="grad">``).
+(an actuator's or sensor's joint or site renamed), ``angle-unit`` (``<compiler angle="grad">``),
+``ctrl-range`` (an actuator made ``ctrllimited`` without its ``ctrlrange``), ``sensor-attribute`` (a sensor's
+first required attribute removed), ``overflow`` (``armature="1e400"``), ``negative-density`` (a body's geom
+given ``density="-1"`` or ``-inf``).
 
     .venv/bin/python conformance/mjcf_refusals.py [--per-kind N] [FILE_OR_DIR ...]
 """
@@ -29,6 +32,8 @@ from lxml import etree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import mjcf_ref
+
+from robot_state_format.model.mjcf.required_text import REQUIRED
 
 Mutation = Callable[[etree._Element, random.Random], bool]
 
@@ -130,6 +135,35 @@ def _angle_unit(root: etree._Element, rng: random.Random) -> bool:
     return True
 
 
+def _ctrl_range(root: etree._Element, rng: random.Random) -> bool:
+    el = _pick([e for s in root.iterchildren("actuator") for e in s if isinstance(e.tag, str) and e.get("joint")], rng)
+    if el is None:
+        return False
+    el.set("ctrllimited", "true")
+    el.attrib.pop("ctrlrange", None)
+    return True
+
+
+def _sensor_attr(root: etree._Element, rng: random.Random) -> bool:
+    table = REQUIRED["sensor"]
+    el = _pick([e for s in root.iterchildren("sensor") for e in s if isinstance(e.tag, str) and e.tag in table], rng)
+    if el is None:
+        return False
+    for attr in table[str(el.tag)][0].split("|"):
+        el.attrib.pop(attr, None)
+    return True
+
+
+def _negative_density(root: etree._Element, rng: random.Random) -> bool:
+    el = _pick([e for e in _world(root) if e.tag == "geom" and any(a.tag == "body" for a in e.iterancestors())],
+               rng)
+    if el is None:
+        return False
+    el.set("density", rng.choice(("-1", "-inf")))
+    el.attrib.pop("mass", None)
+    return True
+
+
 def _asset(xml: str) -> Callable[[], etree._Element]:
     return lambda: etree.fromstring(xml)
 
@@ -151,6 +185,10 @@ KINDS: dict[str, Mutation] = {
     "no-mass": _no_mass,
     "dangling": _dangling,
     "angle-unit": _angle_unit,
+    "ctrl-range": _ctrl_range,
+    "sensor-attribute": _sensor_attr,
+    "overflow": _set("joint", "armature", "1e400"),
+    "negative-density": _negative_density,
 }
 
 

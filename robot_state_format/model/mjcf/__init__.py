@@ -18,12 +18,13 @@ from robot_state_format.errors import Severity
 from robot_state_format.model.mjcf.asset_files import check_asset_files
 from robot_state_format.model.mjcf.build import JointInfo, build_model
 from robot_state_format.model.mjcf.document import Document, load_document
-from robot_state_format.model.mjcf.mass import check_moving_mass
+from robot_state_format.model.mjcf.mass import check_inertials, check_moving_mass, check_negative_geoms
 from robot_state_format.model.mjcf.names import check_counts, check_keyframes, check_names
 from robot_state_format.model.mjcf.orient import vector
 from robot_state_format.model.mjcf.references import check_references
 from robot_state_format.model.mjcf.schema import TOP_LEVEL
 from robot_state_format.model.mjcf.schema_check import check_attributes
+from robot_state_format.model.mjcf.values import check_values
 from robot_state_format.model.types import Mimic, Model
 
 __all__ = ["read_mjcf"]
@@ -85,9 +86,11 @@ def read_mjcf(data: bytes | str, *, file: str = "<string>") -> Model:
     _equality(doc, model, joints)
     check_names(doc, set(joints))
     check_references(doc, model)
-    check_moving_mass(doc)
+    if not check_negative_geoms(doc) and not check_inertials(doc):  # one line, as MuJoCo stops at the first
+        check_moving_mass(doc)
     check_counts(doc)
     check_keyframes(doc, [j.mj_type for j in joints.values()])
+    check_values(doc)
     present = [s for s in _NOT_READ if doc.root.find(s) is not None]
     if present:
         doc.report(None, "MJCF_NOT_READ", f"not read (no kinematic effect): {', '.join('<' + s + '>' for s in present)}",

@@ -184,6 +184,8 @@ def _limits(w: _Walk, el: etree._Element, get: Callable[[str], str | None], scal
     r = vector(text or "0 0", 2, "range", lambda c, m: doc.report(el, c, m))
     if r is None:
         return None
+    if get("limited") in (None, "auto") and not r[0] < r[1]:
+        return None  # MuJoCo: an automatic limit holds only when range[0] < range[1] (measured)
     if (get("type") or "hinge") == "ball":
         if r[0] != 0.0:
             doc.report(el, "MJCF_BAD_RANGE", "range[0] should be 0 in ball joint")

@@ -113,3 +113,10 @@ def check_attributes(doc: Document) -> None:
     top = _tree().children.get("mujoco")
     if top is not None:
         _walk(doc, doc.root, top)
+
+
+def children_of(section: str) -> list[str]:
+    """The element names MuJoCo's schema admits in a top-level section (``sensor``, ``actuator``, ...)."""
+    top = _tree().children.get("mujoco")
+    node = top.children.get(section) if top is not None else None
+    return [] if node is None else list(node.children)
