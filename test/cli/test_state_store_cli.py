@@ -87,10 +87,10 @@ def test_replay_cli_plays_a_recording_and_exits(ros: RosHarness, tmp_path: Path)
     # still delivered from the publisher's history (a volatile one would start at its own match).
     inbox = ros.subscribe("joint_states", JointStateMsg, LATCHED_DEEP)
     # Playback waits until this test's subscription matches: every message arrives, in order, as long as this
-    # reader never lags the writer by its history (reliable, depth 10, docs/state_store.md): at rate 0.25 a
-    # message goes every 40 ms, so only a 0.4 s stall of this process loses one (at rate 0.5 a 0.2 s stall did:
-    # the test failed once in a loaded CI run with every message published and fewer than 30 received).
-    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--speed", "0.25",
+    # reader never lags the writer by its history (reliable, depth 10, docs/state_store.md): at speed 0.1 a
+    # message goes every 100 ms, so only a 1 s stall of this process loses one (at 0.5 a 0.2 s stall did, and at
+    # 0.25 a 0.4 s one in a Jazzy CI run: every message published, fewer than 30 received).
+    proc = ros.start_node("robot-state-format", args=["replay", str(tmp_path / "bag"), "--speed", "0.1",
                                                       "--wait-for-subscribers", "1"])
     ros.spin_until(lambda: not proc.alive(), timeout=20, what="playback to end")
     assert proc.returncode == 0, proc.output()
