@@ -27,7 +27,7 @@ import numpy as np
 from robot_state_format.lazy_modules import optional_module
 from robot_state_format.spatial import matrix_to_quaternion
 from robot_state_format.view.meshes import resolve_mesh, triangles
-from robot_state_format.view.scene import Node, Scene
+from robot_state_format.view.scene import Node, Scene, Visual
 
 viser = optional_module("viser")
 
@@ -70,6 +70,12 @@ def stop_server(server: Any) -> None:
         server.stop()
 
 
+def _same_visuals(shown: Sequence[Visual], wanted: Sequence[Visual]) -> bool:
+    """Whether ``wanted`` are the visuals already shown: the same shapes (one model), colours and meshes."""
+    return len(shown) == len(wanted) and all(
+        a.shape is b.shape and a.rgba == b.rgba and a.mesh_path == b.mesh_path for a, b in zip(shown, wanted))
+
+
 class SceneView:
     """The nodes of one viser server (or serializer recording) kept equal to the scene last given."""
 
@@ -77,6 +83,7 @@ class SceneView:
         self.server = server
         self.search_paths = tuple(search_paths)
         self.handles: dict[str, Any] = {}
+        self.visuals: dict[str, tuple[list[Visual], list[Any]]] = {}  # node -> (visuals shown, their handles)
         self.warnings: list[str] = []
         self._lock = threading.Lock()
 
@@ -106,9 +113,17 @@ class SceneView:
                 else:
                     handle.position = node.position
                     handle.wxyz = _wxyz(node)
+                    if not _same_visuals(self.visuals.get(name, ([], []))[0], scene.visuals.get(name, [])):
+                        self._replace_visuals(name, scene)  # a model that arrived after the frame's first pose
             for name in [n for n in self.handles if n not in scene.nodes]:
+                self.visuals.pop(name, None)
                 self.handles.pop(name).remove()
         self.server.flush()
+
+    def _replace_visuals(self, name: str, scene: Scene) -> None:
+        for handle in self.visuals.pop(name, ([], []))[1]:
+            handle.remove()
+        self._add_visuals(name, scene)
 
     def _add(self, name: str, node: Node, scene: Scene) -> None:
         path = node_path(name)
@@ -116,7 +131,13 @@ class SceneView:
         self.handles[name] = self.server.scene.add_frame(
             path, show_axes=length is not None, axes_length=length or 0.05, axes_radius=(length or 0.05) / 20,
             position=node.position, wxyz=_wxyz(node))
-        for i, visual in enumerate(scene.visuals.get(name, [])):
+        self._add_visuals(name, scene)
+
+    def _add_visuals(self, name: str, scene: Scene) -> None:
+        path = node_path(name)
+        visuals = scene.visuals.get(name, [])
+        handles: list[Any] = []
+        for i, visual in enumerate(visuals):
             shape = visual.shape
             where = f"{shape.source.file}:{shape.source.line}" if shape.source.line else name
             mesh_path = visual.mesh_path
@@ -125,10 +146,11 @@ class SceneView:
             tri = triangles(shape, mesh_path, self.warnings, where)
             q = matrix_to_quaternion(shape.origin[:3, :3])
             rgb = PLACEHOLDER_RGB if tri.placeholder else tuple(int(round(255 * c)) for c in visual.rgba[:3])
-            self.server.scene.add_mesh_simple(
+            handles.append(self.server.scene.add_mesh_simple(
                 f"{path}/visual_{i}", tri.vertices, tri.faces, color=rgb, wireframe=tri.placeholder,
                 opacity=None if visual.rgba[3] >= 1.0 else float(visual.rgba[3]),
-                position=tuple(float(v) for v in shape.origin[:3, 3]), wxyz=(q[3], q[0], q[1], q[2]))
+                position=tuple(float(v) for v in shape.origin[:3, 3]), wxyz=(q[3], q[0], q[1], q[2])))
+        self.visuals[name] = (list(visuals), handles)
 
 
 class Timeline:

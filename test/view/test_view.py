@@ -331,3 +331,29 @@ def test_bad_inputs_exit_codes(tmp_path: Path) -> None:
     t = time.monotonic()
     r = cli("view", ARM7, "--port", "0", "--duration", "0.5")
     assert r.returncode == 0 and "serving" in r.stdout and time.monotonic() - t < 60
+
+
+@needs_viser
+def test_visuals_of_a_model_that_arrives_after_the_first_poses() -> None:
+    """The live view shows the frames from TF before the robot_description may arrive: the visuals are added to
+    frames already shown, and taken away again with the model."""
+    from robot_state_format.model.loader import load_model_file
+    from robot_state_format.view.scene import Scene, scene_from_model
+    from robot_state_format.view.server import SceneView, start_server, stop_server
+
+    full = scene_from_model(load_model_file(PENDULUM))
+    bare = Scene(nodes=dict(full.nodes))
+    server = start_server("127.0.0.1", 0)
+    try:
+        view = SceneView(server)
+        view.show(bare)
+        assert visual_names(served_messages(server.get_port())) == {}
+        view.show(full)
+        view.show(full)  # the same model again: nothing to add
+        meshes = visual_names(served_messages(server.get_port()))
+        assert sorted(meshes) == ["/linkage::link A/visual_0", "/linkage::link B/visual_0", "/linkage::link C/visual_0"]
+        assert meshes["/linkage::link B/visual_0"]["color"] == [76, 76, 76]  # rgba 0.3 0.3 0.3
+        view.show(bare)
+        assert visual_names(served_messages(server.get_port())) == {}
+    finally:
+        stop_server(server)
