@@ -471,7 +471,13 @@ def breakdown(model: Model, context: Any, n: int) -> dict[str, float]:
     tf = plan.tf
     timed("apply", lambda i: rt.hot.apply(decoded[i], 10**18 + i))
     writer = plan.writer
-    if writer is not None:  # the 1 kHz path: kinematics and encoding in one, the moving numbers only
+    if plan.scalar is not None:  # a list of at most SCALAR_MAX rows: plain floats, no numpy call
+        scalar = plan.scalar
+        stage = "kinematics + TF encoding (ScalarTfWriter, plain floats into the prepared buffer)"
+        timed(stage, lambda i: scalar.write(rt.cache.views.q, 10**18 + i, True))
+        apply = out.pop("apply")
+        out["merge + throttle (HotPath.apply without the writer)"] = max(0.0, apply - out[stage])
+    elif writer is not None:  # the 1 kHz path: kinematics and encoding in one, the moving numbers only
         stage = "kinematics + TF encoding (TfWriter, into the prepared buffer)"
         timed(stage, lambda i: writer.write(rt.cache.q, 10**18 + i, True))
         apply = out.pop("apply")

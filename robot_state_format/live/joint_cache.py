@@ -23,13 +23,13 @@ Rules (documented in docs/state_publisher.md):
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from robot_state_format.live.cache_parts import CacheViews, Plan, PlanLists, Problem, Slot, Update, array_view
 from robot_state_format.model.joint_limits import Range, describe, position_ranges
 from robot_state_format.model.types import JointType, Model
 from robot_state_format.playback.sub_joints import MULTI_DOF_NAMES
@@ -48,77 +48,6 @@ def _due(last_sent: NDArray[np.int64], stamp: int, period: int) -> bool:
     the last published stamp of the least recently published joint it names (never published: due)."""
     oldest = int(last_sent.min()) if len(last_sent) else -1
     return oldest < 0 or stamp >= oldest + period
-
-
-class Problem:
-    """Something wrong with one message: ``key`` groups repeats for throttled logging.
-
-    ``text`` may be given as a function that writes it: it is called once, when the text is first
-    read (a node at 1 kHz reads it only when its throttle lets a line out, so the line is not written
-    a thousand times a second to be thrown away).
-    """
-
-    __slots__ = ("_text", "key")
-
-    def __init__(self, key: str, text: str | Callable[[], str]) -> None:
-        self.key = key
-        self._text = text
-
-    @property
-    def text(self) -> str:
-        t = self._text
-        if not isinstance(t, str):
-            t = self._text = t()
-        return t
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Problem) and (self.key, self.text) == (other.key, other.text)
-
-    def __hash__(self) -> int:
-        return hash((self.key, self.text))
-
-    def __repr__(self) -> str:
-        return f"Problem(key={self.key!r}, text={self.text!r})"
-
-
-@dataclass
-class Update:
-    """What the node must do after one message."""
-
-    send: NDArray[np.intp]  # tree joint indices whose transform to publish now
-    stamp_ns: int  # stamp of those transforms
-    changed: bool = False  # any value changed (snapshot is due)
-    problems: list[Problem] = field(default_factory=list)
-    reset: str | None = None  # info line when time jumped backwards
-
-
-@dataclass
-class _Slot:
-    q: int
-    v: int  # -1 when the dof has no velocity (quaternion w)
-    moving: int  # index in moving_joint_names
-    quat: int  # q index of the joint's quaternion start, or -1
-
-
-@dataclass
-class _Plan:
-    src: NDArray[np.intp]  # entry indices in the message arrays that carry a known dof
-    qdst: NDArray[np.intp]
-    vsrc: NDArray[np.intp]
-    vdst: NDArray[np.intp]
-    entry_moving: NDArray[np.intp]  # moving-joint index per src entry
-    quats: tuple[int, ...]  # q start of every quaternion touched
-    send: NDArray[np.intp]  # tree joints affected (itself + mimic followers), sorted
-    follower_send: NDArray[np.intp]  # followers named in the message (republished from the leader)
-    unknown: tuple[str, ...]
-    duplicates: tuple[str, ...]
-    lim_src: NDArray[np.intp]  # entry indices whose joint position has limits, and those limits
-    lim_lo: NDArray[np.float64]
-    lim_hi: NDArray[np.float64]
-    epoch: int = -1  # cache epoch in which every joint of ``send`` was known to have a value
-    whole: bool = False  # the message's entries are the q coordinates in order (src is 0..n-1)
-    # out-of-limits pattern (``out.tobytes()``) -> (problem key, the <= 5 entries named, "and n more")
-    limit_lines: dict[bytes, tuple[str, list[int], list[tuple[str, Range]], str]] = field(default_factory=dict)
 
 
 class JointStateCache:
@@ -176,7 +105,7 @@ class JointStateCache:
             if lead in moving_index:
                 self._follower_root[n] = moving_index[lead]
 
-        self._slots: dict[str, _Slot] = {}
+        self._slots: dict[str, Slot] = {}
         self._bounds: dict[int, Range] = {}  # q index -> (lower, upper) of the limited positions
         self.fixed_or_ignored: set[str] = set()
         for name in tree_joints:
@@ -192,17 +121,17 @@ class JointStateCache:
                 quat = qs.start + _QUAT_OFFSET[joint.type] if joint.type in _QUAT_OFFSET else -1
                 if joint.type in MULTI_DOF_NAMES:
                     for suffix, qi, vi in MULTI_DOF_NAMES[joint.type]:
-                        self._add_slot(f"{name}/{suffix}", _Slot(qs.start + qi,
+                        self._add_slot(f"{name}/{suffix}", Slot(qs.start + qi,
                                                                  vs.start + vi if vi is not None else -1,
                                                                  mi, quat))
                 else:
-                    self._add_slot(name, _Slot(qs.start, vs.start, mi, -1))
+                    self._add_slot(name, Slot(qs.start, vs.start, mi, -1))
             elif name not in self.mimic_followers:
                 self.fixed_or_ignored.add(name)
-        self._plans: dict[tuple[str, ...], _Plan] = {}
+        self._plans: dict[tuple[str, ...], Plan] = {}
         self.reset()
 
-    def _add_slot(self, name: str, slot: _Slot) -> None:
+    def _add_slot(self, name: str, slot: Slot) -> None:
         self._slots[name] = slot
         scoped = self.model.scoped(name)
         if scoped != name and scoped not in self._slots:
@@ -230,6 +159,8 @@ class JointStateCache:
         # per velocity coordinate: reported by some JointState (a value nobody measured is absent, not 0)
         self.has_velocity = np.zeros(int(self.tree.nv), dtype=bool)
         self.has_effort = np.zeros(int(self.tree.nv), dtype=bool)
+        self.views = CacheViews(array_view(self.q), array_view(self.v), array_view(self.effort), array_view(self.value_stamp),
+                                array_view(self.last_sent), array_view(self.has_velocity), array_view(self.has_effort))
 
     def reset_stamps(self) -> None:
         """Forget the stamps (value and sent), keep the values."""
@@ -255,7 +186,7 @@ class JointStateCache:
         return bool(self.tree_has_value[i]) if i is not None else False
 
     # -- plans -------------------------------------------------------------------------------
-    def _plan(self, names: tuple[str, ...]) -> _Plan:
+    def _plan(self, names: tuple[str, ...]) -> Plan:
         plan = self._plans.get(names)
         if plan is not None:
             return plan
@@ -291,7 +222,7 @@ class JointStateCache:
             elif name not in self.fixed_or_ignored:
                 unknown.append(name)
         ip = np.intp
-        plan = _Plan(np.array(src, ip), np.array(qdst, ip), np.array(vsrc, ip), np.array(vdst, ip),
+        plan = Plan(np.array(src, ip), np.array(qdst, ip), np.array(vsrc, ip), np.array(vdst, ip),
                      np.array(entry_moving, ip), tuple(sorted(quats)), np.array(sorted(send), ip),
                      np.array(sorted(fsend - send), ip), tuple(unknown), tuple(dups), np.array(lim_src, ip),
                      np.array([b[0] for b in lim], dtype=np.float64), np.array([b[1] for b in lim], dtype=np.float64))
@@ -302,7 +233,7 @@ class JointStateCache:
         return plan
 
     @staticmethod
-    def _limit_problem(names: Sequence[str], plan: _Plan, out: NDArray[np.bool_], v: NDArray[np.float64]) -> Problem:
+    def _limit_problem(names: Sequence[str], plan: Plan, out: NDArray[np.bool_], v: NDArray[np.float64]) -> Problem:
         pattern = out.tobytes()
         known = plan.limit_lines.get(pattern)
         if known is None:  # a repeated pattern (the usual case at 1 kHz) costs one dictionary look-up
@@ -448,7 +379,7 @@ class JointStateCache:
                 self.max_sent = max(self.max_sent, stamp)
         return Update(cand, stamp, changed, problems, reset_line)
 
-    def _fast_update(self, plan: _Plan, pos: NDArray[np.float64], vel: NDArray[np.float64],
+    def _fast_update(self, plan: Plan, pos: NDArray[np.float64], vel: NDArray[np.float64],
                      eff: NDArray[np.float64], stamp: int, problems: list[Problem], reset_line: str | None) -> Update:
         """The common case with few numpy calls: all values finite, stamp not older than any value."""
         self.merge(plan, pos, vel, eff, stamp)
@@ -465,7 +396,7 @@ class JointStateCache:
             self.max_sent = max(self.max_sent, stamp)
         return Update(cand, stamp, True, problems, reset_line)
 
-    def merge(self, plan: _Plan, pos: NDArray[np.float64], vel: NDArray[np.float64], eff: NDArray[np.float64],
+    def merge(self, plan: Plan, pos: NDArray[np.float64], vel: NDArray[np.float64], eff: NDArray[np.float64],
               stamp: int) -> None:
         """The values of one JointState through its plan (:meth:`plan`), in a few numpy assignments: the common
         case of :meth:`update` (every value finite, ``stamp`` not older than any value held, nothing reset) and the
@@ -492,7 +423,45 @@ class JointStateCache:
         if self.newest_ns is None or stamp > self.newest_ns:
             self.newest_ns = stamp
 
-    def plan(self, names: tuple[str, ...]) -> _Plan:
+    def merge_values(self, plan: Plan, pos: Sequence[float], vel: Sequence[float], eff: Sequence[float],
+                     stamp: int) -> None:
+        """:meth:`merge` with the values as floats, one number at a time through :attr:`views`: for a short
+        name list in the node process, cheaper than :meth:`merge`'s numpy calls (docs/performance.md); the
+        same cache afterwards, bit for bit (test_state_publisher_scalar.py)."""
+        lists = plan.lists
+        if lists is None:
+            lists = plan.lists = PlanLists.of(plan)
+        views = self.views
+        q = views.q
+        for src, dst in lists.q:
+            q[dst] = pos[src]
+        value_stamp = views.value_stamp
+        for m in lists.moving:
+            value_stamp[m] = stamp
+        if plan.epoch != self._epoch:  # once per plan and epoch: every joint it names now has a value
+            self.has_value[plan.entry_moving] = True
+            self.tree_has_value[plan.send] = True
+            plan.epoch = self._epoch
+        self.max_value_stamp = stamp
+        if lists.v:
+            if vel:
+                self.seen_velocity = True
+                has, v = views.has_velocity, views.v
+                for src, dst in lists.v:
+                    has[dst] = True
+                    v[dst] = vel[src]
+            if eff:
+                self.seen_effort = True
+                has, e = views.has_effort, views.effort
+                for src, dst in lists.v:
+                    has[dst] = True
+                    e[dst] = eff[src]
+        if stamp > self.stamp_ns:
+            self.stamp_ns = stamp
+        if self.newest_ns is None or stamp > self.newest_ns:
+            self.newest_ns = stamp
+
+    def plan(self, names: tuple[str, ...]) -> Plan:
         """The merge plan of one name list (cached per list)."""
         return self._plan(names)
 

@@ -19,15 +19,18 @@ least one period after the last published stamp of the least recently published 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable, Sequence
 from typing import Final
 
 import numpy as np
 from numpy.typing import NDArray
 
-from robot_state_format.live.joint_cache import JointStateCache, Problem
+from robot_state_format.live.cache_parts import Problem
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.ros.messages import PreparedTf, TfEncoder
 from robot_state_format.ros.publisher_pose import TfWriter
+from robot_state_format.ros.publisher_scalar import SCALAR_MAX, ScalarTfWriter
 from robot_state_format.ros.publisher_wire import Decoded
 
 _MAX_PLANS = 64
@@ -49,7 +52,8 @@ MISS: Final = _Miss()
 class _Hot:
     """What one name list needs per message, against one compiled model."""
 
-    __slots__ = ("hi", "lim", "lo", "names", "plan", "send", "tf", "unknown", "writer")
+    __slots__ = ("bounds", "hi", "lim", "lo", "names", "plan", "scalar", "send", "send_list", "tf", "unknown",
+                 "writer")
 
     def __init__(self, cache: JointStateCache, encoder: TfEncoder, names: tuple[str, ...],
                  writer: WriterFactory | None, pose7: Callable[[], NDArray[np.float64]]) -> None:
@@ -73,6 +77,15 @@ class _Hot:
             self.writer = writer(self.tf, plan.send, checked)
             if self.writer is not None:
                 self.tf.write(pose7(), 0)  # the constant numbers (and frame ids) once; the writer keeps them
+        self.scalar: ScalarTfWriter | None = None  # a short list: merged and written one float at a time
+        self.bounds: list[tuple[float, float]] = []
+        self.send_list: list[int] = plan.send.tolist()
+        if self.writer is not None and n <= SCALAR_MAX and ScalarTfWriter.fits(self.writer):
+            self.scalar = ScalarTfWriter(self.writer)
+            # per entry: its limits, or the finite doubles (NaN and infinities fall outside either)
+            self.bounds = [(-sys.float_info.max, sys.float_info.max)] * n
+            for i, a, b in zip(plan.lim_src.tolist(), plan.lim_lo.tolist(), plan.lim_hi.tolist(), strict=True):
+                self.bounds[i] = (a, b)
         self.unknown: Problem | None = None
         if plan.unknown:  # the same line as the general path's (one key per list of unknown names)
             shown = ", ".join(plan.unknown[:10]) + (f" and {len(plan.unknown) - 10} more"
@@ -127,6 +140,53 @@ class HotPath:
                 or (c.last_now_ns is not None and now_ns < c.last_now_ns)
                 or (c.newest_ns is not None and stamp < c.newest_ns - c.jump_tolerance_ns)):
             return MISS
+        if h.scalar is not None and self._merge_scalar(h, d):
+            in_limits = True
+        else:
+            merged = self._merge(h, d)
+            if merged is None:
+                return MISS
+            in_limits = merged
+        c.last_now_ns = now_ns
+        if h.tf is None:
+            return None
+        period = 0 if c.ignore_timestamp else c.publish_period_ns
+        if period > 0:
+            # the least recently published joint of the message: the plan's own last stamp when it
+            # published last (all its joints then got that stamp), else read from the cache
+            oldest = self._last_stamp if self._last is h and c.max_sent == self._last_stamp else \
+                int(c.last_sent[h.send].min())
+            if oldest >= 0 and stamp < oldest + period:
+                return None
+        self._last, self._last_stamp = h, stamp
+        c.max_sent = stamp
+        if h.scalar is not None:
+            last_sent = c.views.last_sent
+            for j in h.send_list:
+                last_sent[j] = stamp
+            return h.scalar.write(c.views.q, stamp, in_limits)
+        c.last_sent[h.send] = stamp
+        if h.writer is not None:
+            return h.writer.write(c.q, stamp, in_limits)
+        return h.tf.write(self.pose7(), stamp)
+
+    def _merge_scalar(self, h: _Hot, d: Decoded) -> bool:
+        """The message merged one float at a time when every value is finite and within its limits (no
+        problem to report but unknown names); False (nothing done) otherwise."""
+        pos = d.values(0)
+        for v, (lo, hi) in zip(pos, h.bounds, strict=True):
+            if not lo <= v <= hi:
+                return False
+        vel, eff = d.values(1), d.values(2)
+        if (vel and not math.isfinite(sum(vel))) or (eff and not math.isfinite(sum(eff))):
+            return False
+        self.problems = [h.unknown] if h.unknown is not None else []
+        self.cache.merge_values(h.plan, pos, vel, eff, d.stamp_ns)
+        return True
+
+    def _merge(self, h: _Hot, d: Decoded) -> bool | None:
+        """The message merged with numpy, its problems in :attr:`problems`; whether every value checked is within
+        its limits, or None (nothing done) for a value that is not finite."""
         pos, vel, eff = d.position, d.velocity, d.effort
         inside = None
         if h.lim is None and h.lo is not None and h.hi is not None:  # every entry limited: inside is finite too
@@ -137,7 +197,7 @@ class HotPath:
         if (not in_limits and not math.isfinite(float(pos.sum()))) \
                 or (len(vel) and not math.isfinite(float(vel.sum()))) \
                 or (len(eff) and not math.isfinite(float(eff.sum()))):
-            return MISS
+            return None
         problems: list[Problem] = []
         self.problems = problems
         if h.unknown is not None:
@@ -153,24 +213,8 @@ class HotPath:
                 problems.append(JointStateCache._limit_problem(d.names, h.plan, out, v.copy()))
         else:
             in_limits = True  # nothing to check
-        c.merge(h.plan, pos, vel, eff, stamp)  # the cache's own merge (its common case)
-        c.last_now_ns = now_ns
-        if h.tf is None:
-            return None
-        period = 0 if c.ignore_timestamp else c.publish_period_ns
-        if period > 0:
-            # the least recently published joint of the message: the plan's own last stamp when it
-            # published last (all its joints then got that stamp), else read from the cache
-            oldest = self._last_stamp if self._last is h and c.max_sent == self._last_stamp else \
-                int(c.last_sent[h.send].min())
-            if oldest >= 0 and stamp < oldest + period:
-                return None
-        c.last_sent[h.send] = stamp
-        c.max_sent = stamp
-        self._last, self._last_stamp = h, stamp
-        if h.writer is not None:
-            return h.writer.write(c.q, stamp, in_limits)
-        return h.tf.write(self.pose7(), stamp)
+        self.cache.merge(h.plan, pos, vel, eff, d.stamp_ns)  # the cache's own merge (its common case)
+        return in_limits
 
 
 def names_of(d: Decoded) -> Sequence[str]:

@@ -2,11 +2,13 @@
 
 :func:`robot_state_format.kinematics.joint_quaternions.joint_pose7` gives ``x y z qx qy qz qw`` per tree
 joint; a revolute joint's quaternion is ``sin(q/2) P + cos(q/2) Q`` with two constant quaternions. Here the
-same numbers come from one complex product: ``Re((Q - iP) e^{i q/2}) = cos(q/2) Q + sin(q/2) P``, with the
-half-angles gathered straight from ``q`` (``q[src] * mult/2 + offset/2``: mimic followers included, every
-operation exact but the product and the sum, as in ``joint_pose7``), written into one buffer kept between
-calls. Used when every rotary joint keeps its child on its axis (every URDF); otherwise, and for the joint
-types converted from matrices (planar, ball, floating, two-axis), ``joint_pose7`` itself.
+half-angles are gathered straight from ``q`` (``q[src] * mult/2 + offset/2``: mimic followers included, every
+operation exact but the product and the sum, as in ``joint_pose7``), their cosine and sine taken as one
+complex exponential, and ``cos(h) Q + sin(h) P`` formed with real products and one real sum, written into
+one buffer kept between calls. Real operations only after the exponential: the same numbers, bit for bit,
+as the plain float arithmetic of :mod:`~robot_state_format.ros.publisher_scalar` (a complex product may be
+fused differently). Used when every rotary joint keeps its child on its axis (every URDF); otherwise, and
+for the joint types converted from matrices (planar, ball, floating, two-axis), ``joint_pose7`` itself.
 
 Quaternion signs are robot_state_publisher's (:func:`~robot_state_format.ros.messages.kdl_quaternion_signs`).
 """
@@ -120,8 +122,7 @@ class Pose7:
         cols = np.concatenate([col for _, col, *_ in c.rot]) if joints else np.zeros(0, dtype=np.intp)
         p = np.concatenate([pp for *_, pp, _ in c.rot]) if joints else np.zeros((0, 4))
         q0 = np.concatenate([qq for *_, qq in c.rot]) if joints else np.zeros((0, 4))
-        self._z = q0 - 1j * p  # Re(z e^{i h}) = q0 cos h + p sin h
-        self._cz = np.empty_like(self._z)
+        self._z = q0 - 1j * p  # Re(z e^{i h}) = q0 cos h + p sin h (the sign folding below works on z)
         self._affine = tc.affine
         if tc.affine is not None:
             src, mult, off = tc.affine
@@ -147,6 +148,8 @@ class Pose7:
                 qidx = np.array(sorted(set(self._qi[known].tolist())), dtype=np.intp)
                 self._guard = (qidx, np.array([limits[int(i)][0] for i in qidx]),
                                np.array([limits[int(i)][1] for i in qidx]))
+        self._q0 = np.ascontiguousarray(self._z.real)  # Q and P, signs folded
+        self._p = np.ascontiguousarray(-self._z.imag)
         self._pri = c.pri
         if c.pri is not None and tc.affine is not None:
             pcol = c.pri[1]
@@ -178,8 +181,9 @@ class Pose7:
             qa = self.tree.expand_q(q)
             np.multiply(qa[self._cols], 0.5, out=h)
         if len(h):
-            np.multiply(self._z, np.exp(h * 1j)[:, None], out=self._cz)
-            quat = self._cz.real
+            e = np.exp(h * 1j)[:, None]  # cos h + i sin h
+            quat = self._q0 * e.real
+            quat += self._p * e.imag
             if self._folded and self._in_range(q):
                 if len(self._open):
                     quat = np.ascontiguousarray(quat)
@@ -234,9 +238,9 @@ class TfWriter:
         self._nrev = len(ks)
         if self._nrev:
             self._qdst = dbl[[s for s, _ in rev], 3:]
-            self._z = pose7._z[ks].copy()
-            self._cz = np.empty_like(self._z)
-            self._quat = self._cz.real  # views of the product's buffer, made once
+            self._q0, self._p = pose7._q0[ks], pose7._p[ks]
+            self._quat = np.empty((len(ks), 4))
+            self._sp = np.empty((len(ks), 4))  # sin h P
             self._w = self._quat[:, 3]
             self._qi = pose7._qi[ks]
             # i h = q[qi] * (i hm) + i ho: the half-angle built straight as a pure imaginary number (its
@@ -244,7 +248,7 @@ class TfWriter:
             self._ihm, self._iho = pose7._hm[ks] * 1j, pose7._ho[ks] * 1j
             self._h = np.empty(len(ks))
             self._ih = np.empty(len(ks), dtype=np.complex128)
-            self._ih2 = self._ih[:, None]
+            self._cos, self._sin = self._ih[:, None].real, self._ih[:, None].imag  # views: exp(ih) in place
             self._folded = pose7._folded
             if pose7._folded:
                 open_rows = set(pose7._open.tolist())
@@ -277,9 +281,11 @@ class TfWriter:
             ih = self._ih
             np.multiply(q.take(self._qi, out=self._h), self._ihm, out=ih)
             ih += self._iho
-            np.exp(ih, out=ih)
-            np.multiply(self._z, self._ih2, out=self._cz)
+            np.exp(ih, out=ih)  # cos h + i sin h
             quat = self._quat
+            np.multiply(self._q0, self._cos, out=quat)
+            np.multiply(self._p, self._sin, out=self._sp)
+            quat += self._sp
             if np.minimum.reduce(self._w) <= _W_KDL:  # else every w leads and is positive: KDL's signs already
                 if self._folded and ((in_limits and self._by_caller) or self._in_range(q)):
                     if len(self._open):

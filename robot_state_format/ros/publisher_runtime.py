@@ -21,7 +21,8 @@ from robot_state_format.kinematics import compiled
 from robot_state_format.kinematics.fk import joint_transforms
 from robot_state_format.kinematics.joint_quaternions import left_compose_pose7
 from robot_state_format.kinematics.tree import compile_model
-from robot_state_format.live.joint_cache import JointStateCache, Update
+from robot_state_format.live.cache_parts import Update
+from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.model.joint_limits import position_ranges
 from robot_state_format.model.types import WORLD, JointType
 from robot_state_format.ros.description import LoadedDescription

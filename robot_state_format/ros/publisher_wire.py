@@ -16,7 +16,6 @@ sequence: uint32 count, then the elements, 8-aligned for doubles when there are 
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,16 +26,56 @@ _U32 = struct.Struct("<I")
 _STAMP = struct.Struct("<iII")  # sec, nanosec, frame_id length
 
 
-@dataclass(slots=True)
 class Decoded:
-    """One JointState: names (shared between messages of one list), arrays viewing the message bytes."""
+    """One JointState: names (shared between messages of one list) and its position, velocity and effort,
+    read from the message bytes when asked: as arrays viewing the bytes (:attr:`position`...), or as tuples
+    of floats (:meth:`values`, one ``struct`` call: what the plain-float path of short lists takes)."""
 
-    names: tuple[str, ...]
-    position: NDArray[np.float64]
-    velocity: NDArray[np.float64]
-    effort: NDArray[np.float64]
-    stamp_ns: int
-    key: int  # which cached name list (an index, stable while the list stays cached)
+    __slots__ = ("_arrays", "_spans", "data", "key", "names", "stamp_ns")
+
+    def __init__(self, names: tuple[str, ...], data: bytes, spans: tuple[tuple[int, int], ...], stamp_ns: int,
+                 key: int) -> None:
+        self.names = names
+        self.data = data
+        self._spans = spans  # (byte offset, count) of position, velocity, effort (count 0: absent)
+        self.stamp_ns = stamp_ns
+        self.key = key  # which cached name list (an index, stable while the list stays cached)
+        self._arrays: list[NDArray[np.float64]] | None = None
+
+    def _array(self, field: int) -> NDArray[np.float64]:
+        if self._arrays is None:
+            self._arrays = [np.frombuffer(self.data, dtype="<f8", count=k, offset=off) if k else _EMPTY
+                            for off, k in self._spans]
+        return self._arrays[field]
+
+    @property
+    def position(self) -> NDArray[np.float64]:
+        return self._array(0)
+
+    @property
+    def velocity(self) -> NDArray[np.float64]:
+        return self._array(1)
+
+    @property
+    def effort(self) -> NDArray[np.float64]:
+        return self._array(2)
+
+    def values(self, field: int) -> tuple[float, ...]:
+        """Position (0), velocity (1) or effort (2) as floats (empty when absent)."""
+        off, k = self._spans[field]
+        return _doubles(k).unpack_from(self.data, off) if k else ()
+
+
+_DOUBLES: dict[int, struct.Struct] = {}
+
+
+def _doubles(k: int) -> struct.Struct:
+    s = _DOUBLES.get(k)
+    if s is None:
+        if len(_DOUBLES) >= 64:
+            _DOUBLES.clear()
+        s = _DOUBLES[k] = struct.Struct(f"<{k}d")
+    return s
 
 
 class _NameList:
@@ -89,7 +128,7 @@ class JointStateReader:
         off += hit.size
         names = hit.names
         count = len(names)
-        arrays = []
+        spans = []
         for field in range(3):
             off += (-off) % 4
             if off + 4 > n:
@@ -103,13 +142,13 @@ class JointStateReader:
                 end = off + 8 * k
                 if k != count or end > n:  # a length that differs from the names: the slow path says so
                     return None
-                arrays.append(np.frombuffer(data, dtype="<f8", count=k, offset=off))
+                spans.append((off, k))
                 off = end
             else:
-                arrays.append(_EMPTY)
+                spans.append((off, 0))
         if not count:  # no names: the slow path says so
             return None
-        return Decoded(names, arrays[0], arrays[1], arrays[2], sec * 1_000_000_000 + nsec, hit.key)
+        return Decoded(names, data, tuple(spans), sec * 1_000_000_000 + nsec, hit.key)
 
     def _names(self, data: bytes, start: int) -> _NameList | None:
         n = len(data)

@@ -37,7 +37,7 @@ from std_msgs.msg import String
 
 from robot_state_format import spatial as tfm
 from robot_state_format.errors import ModelIOError, RobotStateFormatError, error_text
-from robot_state_format.live.joint_cache import Problem
+from robot_state_format.live.cache_parts import Problem
 from robot_state_format.log_throttle import LogThrottle, throttled
 from robot_state_format.model.types import WORLD
 from robot_state_format.ros import kernel_param, spin, wait_loop
