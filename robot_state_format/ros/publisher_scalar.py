@@ -121,7 +121,8 @@ class ScalarTfWriter:
                     rows = range(len(self._rev))
                 for k in rows:
                     i0, i1, i2, i3 = self._rev[k][11:]
-                    f[i0], f[i1], f[i2], f[i3] = _kdl_sign(f[i0], f[i1], f[i2], f[i3])
+                    if f[i3] <= _W_KDL:  # else w leads and is positive: the rule leaves the row as it is
+                        f[i0], f[i1], f[i2], f[i3] = _kdl_sign(f[i0], f[i1], f[i2], f[i3])
         for si, m, o, d, t0, (i0, i1, i2) in self._pri:
             x = q[si] * m + o
             f[i0], f[i1], f[i2] = d[0] * x + t0[0], d[1] * x + t0[1], d[2] * x + t0[2]

@@ -14,6 +14,12 @@ subscription, the node's other subscriptions, timers, services, clients and guar
   the wait consumed are triggered again first, so the executor sees them;
 * waitables (QoS event handlers) are left to that ``spin_once``, which also runs every
   :data:`POLL_S` while the hot subscription keeps the loop busy;
+* while hot messages keep coming (one within :data:`BUSY_S`), most waits leave the services out (seven
+  parameter services and the type description service: rmw attaches each to every wait, ~15 us a
+  message at 1 kHz on the project's VM); the first wait after :data:`SERVICE_POLL_S` has them again. A
+  request is answered within about that much while the node is busy (within :data:`BUSY_S` once the
+  stream stops), at once while it is idle. Timers, subscriptions, clients and guard conditions stay in
+  every wait;
 * the entities are read again after every ``spin_once`` (its callbacks may create or destroy some).
 
 Stopping is :func:`robot_state_format.ros.spin.spin`'s: a :class:`~robot_state_format.ros.spin.Stop`
@@ -35,6 +41,9 @@ from robot_state_format.ros.spin import Stop
 
 POLL_S = 0.5  # the executor runs at least this often while hot messages keep the loop busy
 DRAIN = 1000  # hot messages taken per wake-up at most (then the rest of the node gets its turn)
+BUSY_S = 0.1  # a hot message within this long: the node is busy (services looked at every SERVICE_POLL_S)
+BUSY_NS = int(BUSY_S * 1e9)
+SERVICE_POLL_S = 0.05
 
 
 class _Entities:
@@ -59,8 +68,9 @@ class _Entities:
         self.wait_set = _rclpy.WaitSet(1 + len(self.subs), len(self.guards), len(self.timers), len(self.clients),
                                        len(self.services), 0, context)
 
-    def fill(self) -> Any:
-        """The wait set with every entity added again (a wait leaves only the ready ones in it)."""
+    def fill(self, services: bool = True) -> Any:
+        """The wait set with every entity added again (a wait leaves only the ready ones in it); without the
+        services when ``services`` is false."""
         ws = self.wait_set
         ws.clear_entities()
         ws.add_subscription(self._hot.handle)  # index 0
@@ -68,13 +78,19 @@ class _Entities:
             ws.add_subscription(s)
         for t in self.timers:
             ws.add_timer(t)
-        for srv in self.services:
-            ws.add_service(srv)
+        if services:
+            for srv in self.services:
+                ws.add_service(srv)
         for c in self.clients:
             ws.add_client(c)
         for g in self.guard_handles:
             ws.add_guard_condition(g)
         return ws
+
+
+def _any_ready(ws: Any) -> bool:
+    """Whether a subscription, timer, guard condition or client is ready after a wait (else it timed out)."""
+    return any(ws.get_ready_entities(kind) for kind in ("subscription", "timer", "guard_condition", "client"))
 
 
 def spin_hot(node: Node, stop: Stop, hot: Subscription[Any], on_raw: Callable[[bytes], None], *,
@@ -88,24 +104,36 @@ def spin_hot(node: Node, stop: Stop, hot: Subscription[Any], on_raw: Callable[[b
     timeout_ns = int(timeout_sec * 1e9)
     take = hot.handle.take_message
     msg_type = hot.msg_type
-    next_poll = time.monotonic() + POLL_S
+    now = time.monotonic()
+    next_poll = now + POLL_S
+    last_hot = -BUSY_S  # when a hot message was last taken
+    next_services = now  # while busy: when the services are looked at next
     try:
         while not stop.requested and context.ok():
+            now = time.monotonic()
             wait_ns = timeout_ns
             if until is not None:
-                left = until - time.monotonic()
+                left = until - now
                 if left <= 0:
                     break
                 wait_ns = min(wait_ns, int(left * 1e9))
-            ws = entities.fill()
+            services = now - last_hot >= BUSY_S or now >= next_services
+            if services:
+                next_services = now + SERVICE_POLL_S
+            else:  # if the stream stops, the services are back in the wait within BUSY_S
+                wait_ns = min(wait_ns, BUSY_NS)
+            ws = entities.fill(services)
             ws.wait(wait_ns)
             run_executor = not ws.is_ready("subscription", 0)
+            if run_executor and not services and not _any_ready(ws):
+                continue  # a wait without the services ran out: they are looked at next
             if not run_executor:
                 for _ in range(DRAIN):
                     taken = take(msg_type, True)
                     if taken is None:
                         break
                     on_raw(taken[0])
+                last_hot = time.monotonic()
                 if entities.guards:
                     ready = ws.get_ready_entities("guard_condition")
                     if ready:
@@ -132,4 +160,4 @@ def spin_hot(node: Node, stop: Stop, hot: Subscription[Any], on_raw: Callable[[b
     return stop.requested
 
 
-__all__ = ["DRAIN", "POLL_S", "spin_hot"]
+__all__ = ["BUSY_S", "DRAIN", "POLL_S", "SERVICE_POLL_S", "spin_hot"]

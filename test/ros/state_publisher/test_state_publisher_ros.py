@@ -520,3 +520,42 @@ def test_composable_in_process(rig: Rig) -> None:
     finally:
         rig.ros.executor.remove_node(node)
         node.destroy_node()
+
+
+def test_services_and_timers_are_answered_while_joint_states_stream(rig: Rig) -> None:
+    # while JointStates keep the node busy its wait leaves the parameter services out and looks at them
+    # every few ms (ros/wait_loop.py): a request is still answered, and the snapshot timer (50 Hz) keeps its rate
+    import threading
+
+    from rcl_interfaces.srv import GetParameters
+
+    snapshots: list[float] = []
+    rig.ros.node.create_subscription(String, "/pose/world_state", lambda _m: snapshots.append(time.monotonic()), 100)
+    stop = threading.Event()
+    t0 = rig.next_stamp()
+
+    def stream() -> None:  # ~1 kHz from another thread: the node stays busy during the calls below
+        k = 0
+        while not stop.is_set():
+            k += 1
+            rig.send("pose", ["joint A"], [0.001 * (k % 1000)], t0 + k * MS)
+            time.sleep(0.001)
+
+    thread = threading.Thread(target=stream, daemon=True)
+    thread.start()
+    try:
+        rig.ros.spin_for(1.0)
+        client = rig.ros.wait_for_service("/pose/state_publisher/get_parameters", GetParameters, timeout=20.0)
+        for _ in range(5):
+            reply = rig.ros.call(client, GetParameters.Request(names=["snapshot_frequency"]), timeout=30.0)
+            assert reply.values[0].double_value == 50.0
+        res = rig.set_params("pose", publish_frequency=25.0)
+        assert res[0].successful
+        start = time.monotonic()
+        rig.ros.spin_for(2.0)
+        got = [t for t in snapshots if t >= start]
+    finally:
+        stop.set()
+        thread.join()
+    assert rig.set_params("pose", publish_frequency=20.0)[0].successful  # the rig's value again
+    assert len(got) >= 50, f"{len(got)} snapshots in 2 s at 50 Hz"  # its timer runs while the node is busy
