@@ -50,6 +50,14 @@ def _due(last_sent: NDArray[np.int64], stamp: int, period: int) -> bool:
     return oldest < 0 or stamp >= oldest + period
 
 
+def _put(pairs: list[tuple[int, int]], values: Sequence[float], has: memoryview[bool],
+         target: memoryview[float]) -> None:
+    """``target[dst] = values[src]`` and ``has[dst] = True`` for each ``(src, dst)``."""
+    for src, dst in pairs:
+        has[dst] = True
+        target[dst] = values[src]
+
+
 class JointStateCache:
     """Holds the current q, v and effort of a compiled tree and decides what TF to publish.
 
@@ -446,16 +454,10 @@ class JointStateCache:
         if lists.v:
             if vel:
                 self.seen_velocity = True
-                has, v = views.has_velocity, views.v
-                for src, dst in lists.v:
-                    has[dst] = True
-                    v[dst] = vel[src]
+                _put(lists.v, vel, views.has_velocity, views.v)
             if eff:
                 self.seen_effort = True
-                has, e = views.has_effort, views.effort
-                for src, dst in lists.v:
-                    has[dst] = True
-                    e[dst] = eff[src]
+                _put(lists.v, eff, views.has_effort, views.effort)
         if stamp > self.stamp_ns:
             self.stamp_ns = stamp
         if self.newest_ns is None or stamp > self.newest_ns:

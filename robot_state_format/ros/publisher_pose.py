@@ -53,23 +53,26 @@ def _signs(quats: FloatArray) -> FloatArray:
 _BASE4 = np.arange(0, 4 * 4096, 4) + 3  # row * 4 + 3 (the w column of row)
 
 
+def kdl_flips(x: float, y: float, z: float, w: float) -> bool:
+    """Whether KDL's sign rule negates the quaternion ``x y z w`` (one row of :func:`_signs`): ``w`` leads when
+    ``w^2`` exceeds :data:`_W2_KDL`, else the first largest square of z, y, x; negated when the lead is negative."""
+    if w * w > _W2_KDL:
+        lead = w
+    else:
+        lead, best = z, z * z
+        if y * y > best:
+            lead, best = y, y * y
+        if x * x > best:
+            lead = x
+    return math.copysign(1.0, lead) < 0
+
+
 def _signs_few(quats: FloatArray, rows: NDArray[np.intp]) -> None:
     """:func:`_signs` on a few ``rows`` of ``quats`` (any strides), in place, decided per row in Python: for a
     handful of rows cheaper than the batched rule's dozen numpy calls. The same decisions: ``w`` leads when
     ``w^2`` exceeds :data:`_W2_KDL`, else the first largest square of z, y, x; its ``copysign`` is the factor."""
     sub = quats[rows]
-    flip = []
-    for i, (x, y, z, w) in enumerate(sub.tolist()):
-        if w * w > _W2_KDL:
-            lead = w
-        else:
-            lead, best = z, z * z
-            if y * y > best:
-                lead, best = y, y * y
-            if x * x > best:
-                lead = x
-        if math.copysign(1.0, lead) < 0:
-            flip.append(i)
+    flip = [i for i, (x, y, z, w) in enumerate(sub.tolist()) if kdl_flips(x, y, z, w)]
     if flip:
         sub[flip] *= -1.0
         quats[rows] = sub
@@ -305,4 +308,4 @@ class TfWriter:
         return not ((v < lo).any() or (v > hi).any())
 
 
-__all__ = ["Pose7", "TfWriter"]
+__all__ = ["Pose7", "TfWriter", "kdl_flips"]

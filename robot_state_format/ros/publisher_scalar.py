@@ -22,29 +22,12 @@ import sys
 from collections.abc import Sequence
 
 from robot_state_format.ros.messages import _W_KDL
-from robot_state_format.ros.publisher_pose import _W2_KDL, TfWriter
+from robot_state_format.ros.publisher_pose import TfWriter, kdl_flips
 
 SCALAR_MAX = 64  # moving rows (revolute and prismatic) of a list taken one float at a time
 _HEAD = struct.Struct("<iI")
 
-Quat = tuple[float, float, float, float]
 Vec3 = tuple[float, float, float]
-
-
-def _kdl_sign(x: float, y: float, z: float, w: float) -> Quat:
-    """KDL's sign of one quaternion (``publisher_pose._signs_few``'s rule): ``w`` leads when ``w^2`` exceeds
-    :data:`_W2_KDL`, else the first largest square of z, y, x; negated when the lead is negative."""
-    if w * w > _W2_KDL:
-        lead = w
-    else:
-        lead, best = z, z * z
-        if y * y > best:
-            lead, best = y, y * y
-        if x * x > best:
-            lead = x
-    if math.copysign(1.0, lead) < 0:
-        return -x, -y, -z, -w
-    return x, y, z, w
 
 
 class ScalarTfWriter:
@@ -121,8 +104,9 @@ class ScalarTfWriter:
                     rows = range(len(self._rev))
                 for k in rows:
                     i0, i1, i2, i3 = self._rev[k][11:]
-                    if f[i3] <= _W_KDL:  # else w leads and is positive: the rule leaves the row as it is
-                        f[i0], f[i1], f[i2], f[i3] = _kdl_sign(f[i0], f[i1], f[i2], f[i3])
+                    x, y, z, w = f[i0], f[i1], f[i2], f[i3]
+                    if w <= _W_KDL and kdl_flips(x, y, z, w):  # w above: it leads and is positive
+                        f[i0], f[i1], f[i2], f[i3] = -x, -y, -z, -w
         for si, m, o, d, t0, (i0, i1, i2) in self._pri:
             x = q[si] * m + o
             f[i0], f[i1], f[i2] = d[0] * x + t0[0], d[1] * x + t0[1], d[2] * x + t0[2]
