@@ -146,6 +146,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             raise StateStoreConfigError(f"joint_states_qos {self._js_qos!r}: expected one of "
                                         f"{', '.join(STORE_JOINT_STATES_QOS)}")
         self._inputs: list[Any] = []
+        self._inputs_held = False  # hold_inputs(): a replay-only node reads nothing
         self._subscribe_inputs()
         # no model given: the robot's own (state_publisher's latched robot_description) is the model
         # saves are checked against (which joints must be measured)
@@ -280,8 +281,15 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
             self._topic_model(*self._expanded.pop(0))
 
     # -- inputs -------------------------------------------------------------------------------
+    def hold_inputs(self) -> None:
+        """Stop reading ``world_state`` and ``joint_states`` for the rest of this node's life (a replay-only node,
+        as ``robot-state-format replay`` runs: its own readers would count as subscribers of what it plays, so
+        ``--wait-for-subscribers`` would wait for nobody, and each message it sends would wake it)."""
+        self._inputs_held = True
+        self._unsubscribe_inputs()
+
     def _subscribe_inputs(self) -> None:
-        if not self._inputs:
+        if not self._inputs and not self._inputs_held:
             self._inputs = [
                 self.create_subscription(String, "world_state", self._on_world_state, LATCHED, raw=True),
                 self.create_subscription(JointState, "joint_states", self._on_joint_state,
@@ -378,7 +386,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         return pub
 
     def subscriber_count(self, topic: str) -> int:
-        """How many subscriptions match this node's publisher on ``topic`` (world_state, joint_states, tf, ...)."""
+        """How many subscriptions match this node's publisher on ``topic`` (world_state, joint_states, tf, ...),
+        this node's own ``world_state`` and ``joint_states`` readers included unless :meth:`hold_inputs` was called."""
         pub = self._publisher(topic) if topic in STATE_TOPICS else self._session_publisher(topic)
         return int(pub.get_subscription_count())
 

@@ -226,6 +226,7 @@ def _run_replay(args: argparse.Namespace) -> int:
             print(replayed.message, file=sys.stderr)
             _spin(node, stop, time.monotonic() + args.hold if args.hold is not None else None)
             return 0
+        node.hold_inputs()  # its own joint_states reader is no subscriber to wait for
         want = args.wait_for_subscribers
         if want > 0:
             try:  # a replay that publishes TF waits for TF listeners (RViz, Foxglove), else for joint_states
