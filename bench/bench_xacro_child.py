@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from figures import Figures  # noqa: E402
 
 from bench.machine import describe_machine  # noqa: E402
-from robot_state_format.model.xacro.bounded_child import Confinement  # noqa: E402
+from robot_state_format.model.xacro.child_control import Confinement  # noqa: E402
 from robot_state_format.model.xacro.expand import expand_in_process, expand_xacro_mapped  # noqa: E402
 
 

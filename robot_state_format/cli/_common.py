@@ -15,7 +15,7 @@ from robot_state_format.errors import (
     Severity,
 )
 from robot_state_format.lazy_modules import MissingDependencyError
-from robot_state_format.model.xacro.expand import parse_xacro_args
+from robot_state_format.model.xacro.args import parse_xacro_args
 from robot_state_format.options import json_object
 
 

@@ -33,7 +33,7 @@ from robot_state_format.model.frames import format_frames_tree, frames_document
 from robot_state_format.model.joint_limits import limit_warnings
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
-from robot_state_format.model.xacro.expand import parse_xacro_args
+from robot_state_format.model.xacro.args import parse_xacro_args
 
 PROG = "robot-state-format fk"
 

@@ -6,7 +6,7 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -24,10 +24,13 @@ from robot_state_format.model.detect import (
 from robot_state_format.model.types import WORLD, Joint, Model, Source
 from robot_state_format.model.urdf import gazebo
 from robot_state_format.model.urdf.reader import read_urdf
-from robot_state_format.model.xacro.bounded_child import Confinement
-from robot_state_format.model.xacro.expand import expand_xacro_mapped
+
+if TYPE_CHECKING:
+    from robot_state_format.model.xacro.child_control import Confinement
 
 _SDF = lazy_module("robot_state_format.model.sdf")  # imported by the first SDFormat document (~45 ms)
+# imported by the first xacro document (~20 ms: subprocess, tempfile, json, minidom), not by every start-up
+_XACRO = lazy_module("robot_state_format.model.xacro.expand")
 _MJCF = lazy_module("robot_state_format.model.mjcf")  # by the first MJCF document
 _DMD = lazy_module("robot_state_format.model.directives")  # by the first Model Directives scene
 
@@ -222,8 +225,8 @@ def load_xacro(
     The tolerance warnings of the xacro sources themselves (``XML_BAD_VERSION``,
     ``XML_TRAILING_NUL``, ...) come first in ``model.warnings`` (and with the errors).
     """
-    expansion = expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
-                                    search_paths=search_paths, confinement=confinement)
+    expansion = _XACRO.expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
+                                          search_paths=search_paths, confinement=confinement)
     try:
         model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text), search_paths=search_paths)
     except DiagnosticError as exc:

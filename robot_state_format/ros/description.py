@@ -33,8 +33,8 @@ from robot_state_format.model import access
 from robot_state_format.model.detect import looks_like_xacro
 from robot_state_format.model.loader import detect_format, load_model, load_xacro
 from robot_state_format.model.types import Model
-from robot_state_format.model.xacro.bounded_child import Confinement
-from robot_state_format.model.xacro.expand import parse_xacro_args as xacro_args_from_words
+from robot_state_format.model.xacro.args import parse_xacro_args as xacro_args_from_words
+from robot_state_format.model.xacro.child_control import Confinement
 from robot_state_format.model.xml import BYTE_ERRORS
 
 T = TypeVar("T")

@@ -35,7 +35,7 @@ from std_srvs.srv import Trigger
 from robot_state_format.errors import ModelError, ModelIOError, RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
-from robot_state_format.model.xacro.expand import parse_xacro_args
+from robot_state_format.model.xacro.args import parse_xacro_args
 from robot_state_format.playback.outcome import Outcome
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.ros import spin

@@ -38,7 +38,7 @@ from rclpy.signals import SignalHandlerOptions
 
 from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.limits import os_error_text, read_input_file, shown_path
-from robot_state_format.model.xacro.bounded_child import add_interrupt
+from robot_state_format.model.xacro.child_control import add_interrupt
 from robot_state_format.ros import log_sites
 from robot_state_format.ros.memory import release_free_memory
 

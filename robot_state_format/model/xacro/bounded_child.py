@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from robot_state_format.model.xacro.child_control import Confinement, add_interrupt, interrupted
 from robot_state_format.model.xacro.confine import confine
 
 __all__ = ["ChildEntry", "ChildFailed", "ChildLimits", "Confinement", "add_interrupt", "run_child", "serve_stdio"]
@@ -60,13 +61,6 @@ class ChildEntry:
     prepare: str
 
 
-@dataclass(frozen=True)
-class Confinement:
-    """Run untrusted code: fresh interpreter, empty environment, read-only access under ``readable``."""
-
-    readable: tuple[str, ...] = ()
-
-
 class ChildFailed(Exception):
     """The child hit a limit (``limit``: ``"cpu"``, ``"memory"``, ``"wall"``, ``"output"``, ``"recursion"``),
     was stopped (``"interrupted"``, see :func:`add_interrupt`) or ended without an answer (``limit`` None;
@@ -87,14 +81,6 @@ def _kill_running() -> None:
     for pid in list(_running):
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
-_interrupts: list[Callable[[], bool]] = []
-
-
-def add_interrupt(check: Callable[[], bool]) -> Callable[[], None]:
-    """While waiting for a child, also stop (kill it: :class:`ChildFailed` ``"interrupted"``) once
-    ``check()`` is true, e.g. a node's SIGTERM flag. Returns the function that removes ``check``."""
-    _interrupts.append(check)
-    return lambda: _interrupts.remove(check) if check in _interrupts else None
 
 
 def _address_space() -> int:
@@ -252,7 +238,7 @@ def _read_reply(pid: int, fd: int, limits: ChildLimits) -> _Ended:
                 why = "wall"
                 break
             ready, _, _ = select.select([fd], [], [], min(remaining, 0.2))
-            if any(check() for check in _interrupts):
+            if interrupted():
                 why = "interrupted"
                 break
             if not ready:
@@ -271,7 +257,7 @@ def _read_reply(pid: int, fd: int, limits: ChildLimits) -> _Ended:
                 status = os.waitstatus_to_exitcode(raw)
             elif time.monotonic() > deadline:
                 why = "wall"
-            elif any(check() for check in _interrupts):
+            elif interrupted():
                 why = "interrupted"
             else:
                 time.sleep(0.002)

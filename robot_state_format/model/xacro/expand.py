@@ -547,12 +547,3 @@ def expand_xacro_file(path: str | os.PathLike[str], *, args: Mapping[str, str] |
     return expand_xacro(data, file=str(p), args=args, search_paths=search_paths)
 
 
-def parse_xacro_args(items: Sequence[str]) -> dict[str, str]:
-    """``["name:=value", ...]`` → ``{"name": "value"}``; raise ``ValueError`` on a malformed item."""
-    out: dict[str, str] = {}
-    for item in items:
-        name, sep, value = item.partition(":=")
-        if not sep or not name:
-            raise ValueError(f"xacro argument {item!r} is not of the form name:=value")
-        out[name] = value
-    return out

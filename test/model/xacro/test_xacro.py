@@ -10,7 +10,8 @@ import pytest
 from robot_state_format.errors import ModelError, ModelIOError
 from robot_state_format.model import packages
 from robot_state_format.model.loader import load_model, load_model_file
-from robot_state_format.model.xacro.expand import expand_xacro, expand_xacro_file, parse_xacro_args
+from robot_state_format.model.xacro.args import parse_xacro_args
+from robot_state_format.model.xacro.expand import expand_xacro, expand_xacro_file
 
 ARM = """<?xml version="1.0"?>
 <robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">

@@ -20,7 +20,7 @@ import pytest
 from robot_state_format.errors import ModelError, Severity
 from robot_state_format.model.loader import load_model, load_model_file
 from robot_state_format.model.xacro import confine
-from robot_state_format.model.xacro.bounded_child import Confinement
+from robot_state_format.model.xacro.child_control import Confinement
 from robot_state_format.model.xacro.expand import expand_xacro_mapped
 
 NS = 'xmlns:xacro="http://www.ros.org/wiki/xacro"'
