@@ -28,6 +28,8 @@ from robot_state_format.recording import JOINT_STATE_TYPE, STRING_TYPE, Recordin
 LATCHED = QoSProfile(depth=1, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
                      durability=DurabilityPolicy.TRANSIENT_LOCAL)
 RELIABLE = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE)
+RELIABLE_LATE_JOINER = QoSProfile(depth=1000, history=HistoryPolicy.KEEP_LAST, reliability=ReliabilityPolicy.RELIABLE,
+                                  durability=DurabilityPolicy.TRANSIENT_LOCAL)
 NODE = "/state_store"
 
 
@@ -197,7 +199,9 @@ def test_playback_from_directory_of_restart_files(ros: RosHarness, tmp_path: Pat
         (d / f"f{i}.usdf").write_text(write_world_state(ws))
     ros.start_node("state_store", {"playback_path": str(d), "model_file": str(model_file)})
     received: list[Any] = []
-    sub = ros.node.create_subscription(JointState, "joint_states", received.append, RELIABLE)
+    # transient_local: this reader's match is seen here before the node's writer may have seen it; the writer's
+    # history (the last 10, docs/state_store.md) still holds all 5 when it does (a volatile reader could miss some)
+    sub = ros.node.create_subscription(JointState, "joint_states", received.append, RELIABLE_LATE_JOINER)
     ros.wait_for_matched(sub)
     assert _trigger(ros, "play").success
     ros.spin_until(lambda: len(received) >= 5, timeout=10, what="5 replayed restart files")
