@@ -157,6 +157,7 @@ def _no_traceback(proc: Any) -> str:
 
 def test_state_store_saves_and_replays_without_optional_packages(ros: Any, blocked_env: dict[str, str],
                                                                  tmp_path: Path) -> None:
+    from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState as JointStateMsg
     from std_srvs.srv import Trigger
 
@@ -219,7 +220,11 @@ def test_state_store_saves_and_replays_without_optional_packages(ros: Any, block
     player = ros.start_node("state_store", {"playback_path": str(d), "model_file": MODEL_FILE}, env=env,
                             name="store-replay")
     received: list[Any] = []
-    sub = ros.node.create_subscription(JointStateMsg, "joint_states", received.append, 10)
+    # transient_local: the node's writer may see this reader after playback started; its history (the last 10)
+    # still holds the 3 states then
+    late_joiner = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
+                             durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    sub = ros.node.create_subscription(JointStateMsg, "joint_states", received.append, late_joiner)
     ros.wait_for_matched(sub)
     play = ros.wait_for_service("/state_store/play", Trigger)
     assert ros.call(play, Trigger.Request()).success
