@@ -221,7 +221,8 @@ def test_state_store_saves_and_replays_without_optional_packages(ros: Any, block
                             name="store-replay")
     received: list[Any] = []
     # transient_local: the node's writer may see this reader after playback started; its history (the last 10)
-    # still holds the 3 states then
+    # still holds the 3 states then (this test's volatile writer goes first: it could not match such a reader)
+    ros.node.destroy_publisher(pub)
     late_joiner = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE,
                              durability=DurabilityPolicy.TRANSIENT_LOCAL)
     sub = ros.node.create_subscription(JointStateMsg, "joint_states", received.append, late_joiner)
