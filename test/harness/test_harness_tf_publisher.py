@@ -11,7 +11,7 @@ from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 from ros_harness import RosHarness
 from tf2_msgs.msg import TFMessage
 
-from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_LISTEN_QOS, TF_STATIC_QOS
 from robot_state_format.ros.tf_publisher import TfPublisher, tf2_ros_available
 
 BACKENDS = [
@@ -96,6 +96,26 @@ def test_replace_static_drops_removed_frames_for_late_joiners(ros: RosHarness, b
     (latched,) = ros.collect("/tf_static", TFMessage, TF_STATIC_QOS, count=1)
     assert latched.transforms == []
     ros.spin_for(0.2)
+
+
+def test_listener_qos_keeps_every_broadcasters_latched_set(ros: RosHarness) -> None:
+    """Two broadcasters (two robots' state_publishers), one late listener that reads after both sets
+    arrived: ``TF_STATIC_LISTEN_QOS`` keeps both. (``/tf_static`` is keyless, so a keep-last-1 reader
+    keeps one message across all writers and loses the other set for good: no broadcaster re-sends.)"""
+    import time
+
+    from rclpy.node import Node
+
+    other = Node("second_broadcaster", context=ros.context)
+    try:
+        TfPublisher(ros.node, backend="native").send_static(tf("r1/a", 1.0))
+        TfPublisher(other, backend="native").send_static(tf("r2/b", 2.0))
+        late = ros.subscribe("/tf_static", TFMessage, TF_STATIC_LISTEN_QOS)
+        time.sleep(1.0)  # both latched sets land in the reader before it is first taken from
+        ros.spin_until(lambda: len(late) >= 2, what="both latched sets")
+        assert sorted(x for m in late.messages for x in xs(m)) == [("r1/a", 1.0), ("r2/b", 2.0)]
+    finally:
+        other.destroy_node()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -34,9 +34,10 @@ def main() -> int:
         rot.x, rot.y, rot.z, rot.w = (float(v) for v in mount["quat"])
         node.tf_publisher = TfPublisher(node)  # type: ignore[attr-defined]  # kept for the life of the node
         node.tf_publisher.send_static([t])  # type: ignore[attr-defined]
-        # and again every second (the same latched set): in the network-namespace lab a reader that matched
-        # this writer late sometimes never got the first sample (seen 1 run in 3); a mount that is re-sent
-        # reaches it within a second, as a robot's static_transform_publisher restarted would
+        # and again every second (the same latched set), as a robot's restarted static_transform_publisher
+        # would. (It was added when the network-namespace lab lost this mount 1 run in 3; the cause was the
+        # lab's probe reading /tf_static keep-last-1, which keeps one latched set across all broadcasters.
+        # Readers here use TF_STATIC_LISTEN_QOS now; test_harness_tf_publisher checks that it keeps both.)
         node.create_timer(1.0, lambda: node.tf_publisher.send_static([t]))  # type: ignore[attr-defined]
 
     def tick() -> None:

@@ -19,7 +19,7 @@ from tf2_msgs.msg import TFMessage
 
 from robot_state_format.ros import spin
 from robot_state_format.ros.messages import transform_msg_to_matrix
-from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS
+from robot_state_format.ros.qos import TF_QOS, TF_STATIC_LISTEN_QOS
 from robot_state_format.world.tf_tree import TfTree
 
 
@@ -34,7 +34,7 @@ def main() -> int:
             tree.set(t.header.frame_id, t.child_frame_id, transform_msg_to_matrix(t.transform))
 
     node.create_subscription(TFMessage, "/tf", on_tf, TF_QOS)
-    node.create_subscription(TFMessage, "/tf_static", on_tf, TF_STATIC_QOS)
+    node.create_subscription(TFMessage, "/tf_static", on_tf, TF_STATIC_LISTEN_QOS)
     deadline = time.monotonic() + float(spec.get("timeout", 30))
     frames = [tuple(f) for f in spec.get("frames", [])]
     out: dict[str, object] = {}

@@ -165,7 +165,7 @@ def test_world_of_two_robots_one_host(ros: Any, tmp_path: Path) -> None:
     from tf2_msgs.msg import TFMessage
 
     from robot_state_format.ros.messages import transform_msg_to_matrix
-    from robot_state_format.ros.qos import TF_QOS, TF_STATIC_QOS
+    from robot_state_format.ros.qos import TF_QOS, TF_STATIC_LISTEN_QOS
     from robot_state_format.world.tf_tree import TfTree
 
     robots = Robots()
@@ -179,7 +179,7 @@ def test_world_of_two_robots_one_host(ros: Any, tmp_path: Path) -> None:
             tree.set(t.header.frame_id, t.child_frame_id, transform_msg_to_matrix(t.transform))
 
     ros.node.create_subscription(TFMessage, "/tf", on_tf, TF_QOS)
-    ros.node.create_subscription(TFMessage, "/tf_static", on_tf, TF_STATIC_QOS)
+    ros.node.create_subscription(TFMessage, "/tf_static", on_tf, TF_STATIC_LISTEN_QOS)
     frames = tf_frames(robots)
     ros.spin_until(lambda: all(tree.lookup(*f) is not None for f in frames), timeout=40, what="TF of both robots")
     check_tf(robots, {f"{t} {s}": tree.lookup(t, s).tolist() for t, s in frames})  # type: ignore[union-attr]
