@@ -19,7 +19,9 @@ run (medians over the rounds):
   divided by the JointStates sent in it, at 100 Hz and at 1 kHz;
 * RSS (``VmRSS``) after the 1 kHz window;
 * start to first /tf: process start to the first /tf carrying a stamp sent after the start (JointStates at
-  100 Hz meanwhile); fastest and median of the rounds;
+  100 Hz meanwhile); fastest and median of the rounds. The same for a bare rclpy node in each round
+  (``bench/anchor_node.py relay``: rclpy and the message packages, a /tf per JointState; ``--no-floor`` skips
+  it): the floor any Python node starts from, so the figures say what is rclpy's and what is this package's;
 * latency: stamp to /tf receipt here (both in this process's wall clock), median and p99;
 * messages lost: JointStates of the window without a /tf of their stamp;
 * TF equality: one more JointState, every /tf transform and every /tf_static one of ours against the C++
@@ -56,8 +58,10 @@ sys.path.insert(0, str(ROOT / "test"))
 FIGS = Figures()
 TICK = os.sysconf("SC_CLK_TCK")
 NS = "/rspbench"
-VARIANTS = ("cpp", "ours", "full")
-LABEL = {"cpp": "C++ robot_state_publisher", "ours": "state_publisher TF only", "full": "state_publisher full job"}
+VARIANTS = ("cpp", "ours", "full", "floor")
+LABEL = {"cpp": "C++ robot_state_publisher", "ours": "state_publisher TF only", "full": "state_publisher full job",
+         "floor": "bare rclpy node (bench/anchor_node.py relay)"}
+FLOOR = ROOT / "bench" / "anchor_node.py"
 
 
 def cpu_s(pid: int) -> float:
@@ -228,6 +232,9 @@ def load(name: str, path: Path) -> Model:
 
 
 def start(ros: Any, anchor: Anchor | None, variant: str, model: Model, workdir: Path, index: int) -> Any:
+    if variant == "floor":
+        return start_node(ros, [sys.executable, str(FLOOR), "relay"], {}, ["-r", f"__ns:={NS}"],
+                          f"{variant}-{model.name}-{index}")
     params: dict[str, Any] = {"robot_description": model.text, "ignore_timestamp": True}
     if variant != "cpp":
         params["snapshot_frequency"] = 0.0 if variant == "ours" else -1.0
@@ -247,6 +254,8 @@ def measure(ros: Any, stream: Stream, anchor: Anchor | None, variant: str, model
         if not stream.run(60.0, 100.0, lambda: stream.first_tf is not None, proc):
             raise RuntimeError(f"{variant}: no /tf in 60 s\n{proc.describe()}")
         out["startup"] = stream.first_tf
+        if variant == "floor":  # start-up only: the least any rclpy node takes to its first /tf
+            return out
         for rate in rates:
             stream.run(0.5, rate, proc=proc)
             stream.settle(0.05)
@@ -348,8 +357,11 @@ def report(model: Model, res: dict[str, list[dict[str, Any]]], rates: tuple[floa
             continue
         runs = res[v]
         ups = [r["startup"] for r in runs]
-        line = f"{m} {LABEL[v]}: start to first /tf {min(ups):.3f} s fastest, {median(ups):.3f} s median; " \
-               f"RSS {median([r['rss'] for r in runs]):.1f} MB"
+        line = f"{m} {LABEL[v]}: start to first /tf {min(ups):.3f} s fastest, {median(ups):.3f} s median"
+        if v == "floor":
+            print(line)
+            continue
+        line += f"; RSS {median([r['rss'] for r in runs]):.1f} MB"
         for rate in rates:
             rr = [r[rate] for r in runs]
             line += (f"; {rate:g} Hz: CPU {median([x['cpu_us'] for x in rr]):.1f} us/JointState "
@@ -388,6 +400,16 @@ def report(model: Model, res: dict[str, list[dict[str, Any]]], rates: tuple[floa
         mo, mc = median([r["startup"] for r in ours]), median([r["startup"] for r in cpp])
         FIGS.add(f"vs rsp {m}: start to first /tf, median", mo, mc, "s", anchor_is=anchor_is + ", medians",
                  goal=f"<= C++ + 0.2 s (here {mo - mc:+.3f} s)")
+        if res.get("floor"):
+            ff = min(r["startup"] for r in res["floor"])
+            FIGS.add(f"vs rsp {m}: start to first /tf, a bare rclpy node, fastest", ff, fc, "s",
+                     anchor_is=anchor_is + ", fastest runs (the floor of any rclpy node: interpreter, rclpy, "
+                                           "discovery)", goal=f"here {ff - fc:+.3f} s")
+    if res.get("floor"):
+        ff, fo = min(r["startup"] for r in res["floor"]), min(r["startup"] for r in ours)
+        FIGS.add(f"vs rsp {m}: start to first /tf, ours vs a bare rclpy node, fastest", fo, ff, "s",
+                 anchor_is="bench/anchor_node.py relay (rclpy and the message packages only), same run",
+                 goal=f"what this package adds: {fo - ff:+.3f} s")
     if res.get("full"):
         full = res["full"]
         for rate in rates:
@@ -506,6 +528,7 @@ def main() -> None:
     ap.add_argument("--models", default="arm7_gripper,romeo", help="arm7_gripper, romeo, or .urdf paths")
     ap.add_argument("--rates", default="100,1000")
     ap.add_argument("--no-full", action="store_true", help="skip our node with snapshot_frequency -1")
+    ap.add_argument("--no-floor", action="store_true", help="skip the bare rclpy node's start-up")
     ap.add_argument("--no-build", action="store_true", help="use the anchor only when already built")
     ap.add_argument("--breakdown", action="store_true", help="only where our node's microseconds go (romeo)")
     ap.add_argument("--json", action="store_true")
@@ -542,7 +565,8 @@ def main() -> None:
     context = init_context()
     workdir = Path(tempfile.mkdtemp(prefix="bench_vs_rsp_"))
     ros = RosHarness(context, workdir)
-    variants = [v for v in VARIANTS if (v != "cpp" or anchor is not None) and (v != "full" or not a.no_full)]
+    variants = [v for v in VARIANTS if (v != "cpp" or anchor is not None) and (v != "full" or not a.no_full)
+                and (v != "floor" or not a.no_floor)]
     try:
         for model in models:
             if model.name != "romeo" and len(models) > 1:
@@ -565,7 +589,7 @@ def main() -> None:
                     order = variants[r % len(variants):] + variants[:r % len(variants)]
                     for v in order:
                         res[v].append(measure(ros, stream, anchor, v, model, workdir, r, rates, window,
-                                              probe=r == 0 and v != "full"))
+                                              probe=r == 0 and v in ("ours", "cpp")))
                 report(model, res, rates, anchor is not None)
                 if anchor is not None:
                     cmp = compare_tf(res["ours"][0]["probe"], res["cpp"][0]["probe"])

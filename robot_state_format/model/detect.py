@@ -10,11 +10,13 @@ from typing import AnyStr
 from robot_state_format.errors import Diagnostic, ModelError
 
 __all__ = ["DIRECTIVES_SUFFIX", "TAG_RE", "blank_comments", "detect_format", "first_xacro_mark",
-           "looks_like_directives", "looks_like_xacro", "prolog_end"]
+           "looks_like_directives", "looks_like_xacro", "prolog_end", "without_xacro_declaration"]
 
 TAG_RE = re.compile(r"<([A-Za-z_][\w:.-]*)")
 DIRECTIVES_SUFFIX = ".dmd.yaml"  # Drake Model Directives
 _XACRO_NS_RE = re.compile(r"""\sxmlns:xacro\s*=""")
+# starts only at the first blank of a run and never backtracks: linear on any input
+_XACRO_DECLARATION_RE = re.compile(r"""(?<!\s)\s+xmlns:xacro\s*=\s*(["'])[^"']*\1""")
 
 
 def looks_like_directives(text: str | bytes, path: str | None = None) -> bool:
@@ -76,6 +78,13 @@ def looks_like_xacro(text: str | bytes) -> bool:
     """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)`` outside
     comments (text in a comment is not expanded by xacro, nor read by URDF readers)."""
     return first_xacro_mark(text) >= 0
+
+
+def without_xacro_declaration(text: str) -> str:
+    """``text`` without its first ``xmlns:xacro="..."`` declaration and the blanks before it, as xacro's
+    output of a document with nothing to expand; line breaks among those blanks stay, so every line stays
+    where it was (the declaration on a line of its own included)."""
+    return _XACRO_DECLARATION_RE.sub(lambda m: "\n" * m.group(0).count("\n"), text, count=1)
 
 
 def _root_declares_xacro(head: str, start: int) -> bool:

@@ -20,10 +20,12 @@ from robot_state_format.model.detect import (
     first_xacro_mark,
     looks_like_xacro,
     prolog_end,
+    without_xacro_declaration,
 )
 from robot_state_format.model.types import WORLD, Joint, Model, Source
 from robot_state_format.model.urdf import gazebo
 from robot_state_format.model.urdf.reader import read_urdf
+from robot_state_format.model.xml import parse_xml
 
 if TYPE_CHECKING:
     from robot_state_format.model.xacro.child_control import Confinement
@@ -225,6 +227,13 @@ def load_xacro(
     The tolerance warnings of the xacro sources themselves (``XML_BAD_VERSION``,
     ``XML_TRAILING_NUL``, ...) come first in ``model.warnings`` (and with the errors).
     """
+    if not looks_like_xacro(text):
+        # nothing to evaluate (e.g. a URDF written by xacro, which keeps xmlns:xacro): what the expansion gives,
+        # the declaration dropped and every line kept, without loading the expansion machinery (~30 ms of a
+        # node's start). The same checks first: the document must be well-formed as given.
+        parse_xml(text, file)
+        plain = without_xacro_declaration(text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
+        return XacroLoad(plain, load_model(plain, file=file, fmt=detect_format(plain), search_paths=search_paths))
     expansion = _XACRO.expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
                                           search_paths=search_paths, confinement=confinement)
     try:
