@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
 from geometry_msgs.msg import TransformStamped
+from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, ReliabilityPolicy
 from ros_harness import RosHarness
 from tf2_msgs.msg import TFMessage
@@ -102,10 +105,6 @@ def test_listener_qos_keeps_every_broadcasters_latched_set(ros: RosHarness) -> N
     """Two broadcasters (two robots' state_publishers), one late listener that reads after both sets
     arrived: ``TF_STATIC_LISTEN_QOS`` keeps both. (``/tf_static`` is keyless, so a keep-last-1 reader
     keeps one message across all writers and loses the other set for good: no broadcaster re-sends.)"""
-    import time
-
-    from rclpy.node import Node
-
     other = Node("second_broadcaster", context=ros.context)
     try:
         TfPublisher(ros.node, backend="native").send_static(tf("r1/a", 1.0))

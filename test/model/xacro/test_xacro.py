@@ -3,15 +3,17 @@ ament index and ROS_PACKAGE_PATH, and every failure as a ModelError."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from robot_state_format.errors import ModelError, ModelIOError
 from robot_state_format.model import packages
-from robot_state_format.model.loader import load_model, load_model_file
+from robot_state_format.model.loader import load_model, load_model_file, load_xacro
 from robot_state_format.model.xacro.args import parse_xacro_args
-from robot_state_format.model.xacro.expand import expand_xacro, expand_xacro_file
+from robot_state_format.model.xacro.expand import expand_in_process, expand_xacro, expand_xacro_file
 
 ARM = """<?xml version="1.0"?>
 <robot name="arm" xmlns:xacro="http://www.ros.org/wiki/xacro">
@@ -181,9 +183,6 @@ GENERATED = """<?xml version="1.0"?>
 def test_a_declared_namespace_with_nothing_to_expand_reads_as_the_expansion_gives(as_bytes: bool) -> None:
     """xacro's output keeps xmlns:xacro: read without loading the expansion, the same text and model as
     the in-process expansion gives (the path every such document took before), sources on the same lines."""
-    from robot_state_format.model.loader import load_xacro
-    from robot_state_format.model.xacro.expand import expand_in_process
-
     doc: str | bytes = GENERATED.encode() if as_bytes else GENERATED
     got = load_xacro(doc, file="gen.urdf")
     expanded = expand_in_process(doc, file="gen.urdf").text
@@ -193,9 +192,6 @@ def test_a_declared_namespace_with_nothing_to_expand_reads_as_the_expansion_give
 
 
 def test_a_declared_namespace_with_nothing_to_expand_never_loads_the_expansion() -> None:
-    import subprocess
-    import sys
-
     code = ("import sys\nfrom robot_state_format.model.loader import load_model\n"
             f"m = load_model({GENERATED!r})\n"
             "print(sorted(m.links), 'robot_state_format.model.xacro.expand' in sys.modules, 'xacro' in sys.modules)")
