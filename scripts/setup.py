@@ -355,6 +355,28 @@ def imports(module: str) -> bool:
     return proc.returncode == 0
 
 
+def check_rclpy_imports(logfile: Path) -> None:
+    """rclpy imports in the venv just installed, or a SetupError naming why (the import's last line).
+
+    Once (CI, 2026-11-29) the check failed right after a successful install and passed when run again, and why
+    was lost: each attempt's output now goes to ``logfile``, and a failure is tried once more after 2 s (the
+    log keeps both) before set-up gives up."""
+    why = ""
+    for attempt in (1, 2):
+        proc = subprocess.run([str(venv_python()), "-c", "import rclpy"], capture_output=True, text=True,
+                              check=False)
+        if proc.returncode == 0:
+            return
+        with logfile.open("a") as out:
+            out.write(f"\n$ {venv_python()} -c 'import rclpy'  (attempt {attempt}: exit {proc.returncode})\n"
+                      f"{proc.stdout}{proc.stderr}")
+        lines = [line for line in (proc.stderr or proc.stdout).splitlines() if line.strip()]
+        why = lines[-1] if lines else f"exit {proc.returncode}"
+        log(f"rclpy does not import in {VENV.name} (attempt {attempt}): {why}")
+        time.sleep(2.0)
+    raise SetupError(f"rclpy does not import in {VENV.name} after installing: {why}; see {logfile}")
+
+
 def fix_wheel_cmake_exports() -> int:
     """Point the wheels' rosidl_generator_py export files at this Python's and numpy's include dirs."""
     probe = subprocess.run(
@@ -547,8 +569,8 @@ def set_up(mode: str, stages: dict[str, str], force: bool) -> None:
         install_requirements(reqs, f"installing requirements/{', '.join(DISTRO.reqs)}", logfile, mode)
     done["reqs"] = stages["reqs"]
     write_stamp(done, mode)
-    if mode != "core" and not imports("rclpy"):
-        raise SetupError(f"rclpy does not import in {VENV.name} after installing; see {logfile}")
+    if mode != "core":
+        check_rclpy_imports(logfile)
     # Kept across a change of this script (the "base" stage) when its own inputs are unchanged and it imports;
     # kept too when the archives went away (e.g. RSF_ROS2_SRC unset) but the tools built from them import.
     marker = VENV / ".rsf-ros2-tools"  # the digest of the last completed tools install (survives partial stamps)

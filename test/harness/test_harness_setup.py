@@ -170,3 +170,39 @@ def test_the_readme_clone_sees_this_checkouts_stages(tmp_path: Path, monkeypatch
     assert clone.resolve() == there.ROOT
     for mode in ("wheels", "distro"):
         assert there.stage_digests(mode) == here.stage_digests(mode)
+
+
+def _fake_venv(tmp_path: Path, script: str) -> Path:
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python"
+    python.write_text("#!/bin/sh\n" + script)
+    python.chmod(0o755)
+    return venv
+
+
+def test_rclpy_import_check_says_why_and_tries_once_more(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _load_setup_script()
+    monkeypatch.setattr(setup.time, "sleep", lambda _s: None)
+    log = tmp_path / "setup.log"
+    # fails on the first call only (a marker file), as the transient failure did
+    marker = tmp_path / "tried"
+    monkeypatch.setattr(setup, "VENV", _fake_venv(tmp_path, f'if [ -e "{marker}" ]; then exit 0; fi\ntouch "{marker}"\n'
+                                                  'echo "ImportError: librcl.so: cannot open shared object" >&2\n'
+                                                  "exit 1\n"))
+    setup.check_rclpy_imports(log)
+    assert "attempt 1: exit 1" in log.read_text() and "librcl.so: cannot open" in log.read_text()
+    assert "attempt 2" not in log.read_text()
+
+
+def test_rclpy_that_never_imports_is_one_error_naming_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    setup = _load_setup_script()
+    monkeypatch.setattr(setup.time, "sleep", lambda _s: None)
+    log = tmp_path / "setup.log"
+    monkeypatch.setattr(setup, "VENV", _fake_venv(tmp_path, 'echo "Traceback ..." >&2\n'
+                                                  'echo "ModuleNotFoundError: No module named \'rclpy\'" >&2\nexit 1\n'))
+    with pytest.raises(setup.SetupError) as info:
+        setup.check_rclpy_imports(log)
+    assert str(info.value) == ("rclpy does not import in venv after installing: ModuleNotFoundError: No module "
+                               f"named 'rclpy'; see {log}")
+    assert log.read_text().count("-c 'import rclpy'") == 2
