@@ -99,6 +99,36 @@ def venv_python() -> Path:
     return VENV / "bin" / "python"
 
 
+BOOTSTRAP_GUARD = "_ROS_WHEELS_BOOTSTRAP_COMPLETE"
+
+
+def _bootstrapper_entry(entry: str) -> bool:
+    """A library folder the bootstrapper adds: a venv's ``lib`` or a ``site-packages/ros_*.libs``."""
+    path = Path(entry)
+    if path.name == "lib" and (path.parent / "pyvenv.cfg").is_file():
+        return True
+    return path.name.startswith("ros_") and path.name.endswith(".libs") and path.parent.name == "site-packages"
+
+
+def without_other_venvs(environ: dict[str, str]) -> dict[str, str]:
+    """``environ`` without what a venv's ros_wheels_bootstrapper leaves for its own children.
+
+    When this script runs on a venv's python (``./run`` takes ``python3`` from PATH, so an activated .venv),
+    that venv's bootstrapper has re-executed it with ``_ROS_WHEELS_BOOTSTRAP_COMPLETE=1`` and its own
+    libraries on ``LD_LIBRARY_PATH``. Another venv's python inheriting both skips its own bootstrap and loads
+    (or fails to find) the wrong distro's libraries: ``import rclpy`` in .venv-jazzy then fails with
+    ``libfastrtps.so.2.14: cannot open shared object file``. The folders a bootstrapper adds are dropped (a
+    sourced distro's are kept); the target venv's bootstrapper puts its own back."""
+    env = {key: value for key, value in environ.items() if key != BOOTSTRAP_GUARD}
+    kept = [entry for entry in env.get("LD_LIBRARY_PATH", "").split(os.pathsep)
+            if entry and not _bootstrapper_entry(entry)]
+    if kept:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(kept)
+    else:
+        env.pop("LD_LIBRARY_PATH", None)
+    return env
+
+
 def base_python() -> str:
     """The interpreter the venv is made with: ``RSF_PYTHON``, else (a distro wanting another Python) the newest
     ``/root/.pyenv/versions/X.Y.*`` or ``pythonX.Y`` on PATH, else the one running this script."""
@@ -355,6 +385,17 @@ def imports(module: str) -> bool:
     return proc.returncode == 0
 
 
+EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception): ")
+
+
+def import_failure(output: str) -> str:
+    """The line of ``output`` that says why an import failed: the last exception line (rpyutils adds a
+    generic paragraph after it), else the last non-empty line."""
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if EXCEPTION_LINE.match(line)]
+    return errors[-1] if errors else (lines[-1] if lines else "")
+
+
 def check_rclpy_imports(logfile: Path) -> None:
     """rclpy imports in the venv just installed, or a SetupError naming why (the import's last line).
 
@@ -370,8 +411,7 @@ def check_rclpy_imports(logfile: Path) -> None:
         with logfile.open("a") as out:
             out.write(f"\n$ {venv_python()} -c 'import rclpy'  (attempt {attempt}: exit {proc.returncode})\n"
                       f"{proc.stdout}{proc.stderr}")
-        lines = [line for line in (proc.stderr or proc.stdout).splitlines() if line.strip()]
-        why = lines[-1] if lines else f"exit {proc.returncode}"
+        why = import_failure(proc.stderr or proc.stdout) or f"exit {proc.returncode}"
         log(f"rclpy does not import in {VENV.name} (attempt {attempt}): {why}")
         time.sleep(2.0)
     raise SetupError(f"rclpy does not import in {VENV.name} after installing: {why}; see {logfile}")
@@ -657,6 +697,9 @@ def main(argv: list[str] | None = None) -> int:
     if DISTRO_NAME not in DISTROS:
         log(f"error: RSF_DISTRO={DISTRO_NAME!r} is not one of {', '.join(DISTROS)} (unset = kilted)")
         return 2
+    clean = without_other_venvs(dict(os.environ))
+    os.environ.clear()  # every process started from here on (the target venv's python, uv, pip, cmake)
+    os.environ.update(clean)
     mode = detect_mode()
     stages = stage_digests(mode)
     if not args.force and stamp_ok(stages):

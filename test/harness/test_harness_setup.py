@@ -206,3 +206,32 @@ def test_rclpy_that_never_imports_is_one_error_naming_why(tmp_path: Path, monkey
     assert str(info.value) == ("rclpy does not import in venv after installing: ModuleNotFoundError: No module "
                                f"named 'rclpy'; see {log}")
     assert log.read_text().count("-c 'import rclpy'") == 2
+
+
+def test_another_venvs_bootstrap_is_not_inherited(tmp_path: Path) -> None:
+    """Set-up run on the kilted .venv's python (an activated venv) must not hand that venv's bootstrap to the
+    jazzy venv's python: the guard would skip its own bootstrap and rclpy would miss libfastrtps.so.2.14."""
+    setup = _load_setup_script()
+    venv = tmp_path / "venv"
+    libs = venv / "lib" / "python3.11" / "site-packages" / "ros_rclpy.libs"
+    libs.mkdir(parents=True)
+    (venv / "pyvenv.cfg").write_text("home = /usr/bin\n")
+    distro_lib = tmp_path / "opt" / "ros" / "jazzy" / "lib"  # a sourced distro's folder stays
+    inherited = {"_ROS_WHEELS_BOOTSTRAP_COMPLETE": "1", "HOME": "/root",
+                 "LD_LIBRARY_PATH": os.pathsep.join([str(libs), str(distro_lib), str(venv / "lib")])}
+    clean = setup.without_other_venvs(inherited)
+    assert clean == {"HOME": "/root", "LD_LIBRARY_PATH": str(distro_lib)}
+    only_venv = dict(inherited, LD_LIBRARY_PATH=os.pathsep.join([str(venv / "lib"), str(libs)]))
+    assert setup.without_other_venvs(only_venv) == {"HOME": "/root"}
+
+
+def test_the_import_failure_named_is_the_exception_line() -> None:
+    setup = _load_setup_script()
+    rpyutils = ("Traceback (most recent call last):\n  File \"x.py\", line 39, in import_c_library\n"
+                "ImportError: libfastrtps.so.2.14: cannot open shared object file: No such file or directory\n"
+                "The C extension '/v/rclpy/_rclpy_pybind11.so' failed to be imported while being present on the "
+                "system. Please refer to 'https://docs.ros.org/...' for possible solutions\n")
+    assert setup.import_failure(rpyutils) == ("ImportError: libfastrtps.so.2.14: cannot open shared object file: "
+                                              "No such file or directory")
+    assert setup.import_failure("Segmentation fault\n\n") == "Segmentation fault"
+    assert setup.import_failure("") == ""
