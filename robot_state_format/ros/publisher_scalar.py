@@ -26,8 +26,15 @@ from robot_state_format.ros.publisher_pose import TfWriter, kdl_flips
 
 SCALAR_MAX = 64  # moving rows (revolute and prismatic) of a list taken one float at a time
 _HEAD = struct.Struct("<iI")
+_QUAT = struct.Struct("<4d")  # a rotation's x y z w (consecutive in the message)
+_VEC = struct.Struct("<3d")  # a translation's x y z
 
 Vec3 = tuple[float, float, float]
+
+
+def _at(doubles: list[int]) -> int:
+    """The byte offset in the message buffer of consecutive doubles whose first is word ``doubles[0]``."""
+    return 4 + 8 * doubles[0]
 
 
 class ScalarTfWriter:
@@ -38,36 +45,40 @@ class ScalarTfWriter:
         tf = writer.tf
         self.buffer = tf.buffer
         words = (len(tf.buffer) - 4) // 8  # the message from byte 4 is whole 8-byte words (PreparedTf)
-        self._f = memoryview(tf.buffer)[4:4 + 8 * words].cast("d")
         self._u = memoryview(tf.buffer)[4:4 + 8 * words].cast("Q")
         self._stamp_words = [int(i) for i in tf.stamp_words]
-        # per revolute row, flat: q index, m/2, o/2, Q (x y z w), P (x y z w), the 4 doubles it is written to
+        # per revolute row, flat: q index, m/2, o/2, Q (x y z w), P (x y z w), the byte offset of its x y z w
+        # (one pack_into, not four stores through the memoryview: fewer calls per message)
         self._rev: list[tuple[int, float, float, float, float, float, float, float, float, float, float,
-                              int, int, int, int]] = []
+                              int]] = []
         if writer._nrev:
             for k in range(writer._nrev):
                 a, b, dst = writer._q0[k].tolist(), writer._p[k].tolist(), writer._qdst[k].tolist()
                 self._rev.append((int(writer._qi[k]), float(writer._ihm[k].imag), float(writer._iho[k].imag),
-                                  a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], dst[0], dst[1], dst[2], dst[3]))
+                                  a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3], _at(dst)))
             self._folded = bool(writer._folded)
             if self._folded:
                 self._open = [int(i) for i in writer._open]
                 idx, lo, hi = writer._guard
                 self._guard = list(zip(idx.tolist(), lo.tolist(), hi.tolist(), strict=True))
                 self._by_caller = writer._by_caller
-        self._pri: list[tuple[int, float, float, Vec3, Vec3, tuple[int, int, int]]] = []
+        self._pri: list[tuple[int, float, float, Vec3, Vec3, int]] = []
         if writer._npri:
             src, mult, off, d, t0 = writer._pq
             for k in range(writer._npri):
                 dk, tk, dst = d[k].tolist(), t0[k].tolist(), writer._tdst[k].tolist()
                 self._pri.append((int(src[k]), float(mult[k]), float(off[k]), (dk[0], dk[1], dk[2]),
-                                  (tk[0], tk[1], tk[2]), (dst[0], dst[1], dst[2])))
+                                  (tk[0], tk[1], tk[2]), _at(dst)))
 
     @staticmethod
     def fits(writer: TfWriter) -> bool:
         """Whether ``writer``'s rows are few enough for this class (and the machine stores doubles little end
         first, as the message does)."""
-        return writer._nrev + writer._npri <= SCALAR_MAX and sys.byteorder == "little"
+        rows = writer._qdst.tolist() if writer._nrev else []
+        if writer._npri:
+            rows += writer._tdst.tolist()
+        consecutive = all(row == list(range(row[0], row[0] + len(row))) for row in rows)  # as the message has them
+        return writer._nrev + writer._npri <= SCALAR_MAX and sys.byteorder == "little" and consecutive
 
     def _in_range(self, q: Sequence[float]) -> bool:
         for i, lo, hi in self._guard:
@@ -86,15 +97,15 @@ class ScalarTfWriter:
             word = (nsec << 32) | (sec & 0xFFFFFFFF)
             for i in self._stamp_words:
                 u[i] = word
-        f = self._f
+        buf = self.buffer
         if self._rev:
-            cos, sin = math.cos, math.sin
+            cos, sin, pack = math.cos, math.sin, _QUAT.pack_into
             low = False
-            for qi, hm, ho, a0, a1, a2, a3, b0, b1, b2, b3, i0, i1, i2, i3 in self._rev:
+            for qi, hm, ho, a0, a1, a2, a3, b0, b1, b2, b3, at in self._rev:
                 h = q[qi] * hm + ho
                 c, s = cos(h), sin(h)
                 w = a3 * c + b3 * s
-                f[i0], f[i1], f[i2], f[i3] = a0 * c + b0 * s, a1 * c + b1 * s, a2 * c + b2 * s, w
+                pack(buf, at, a0 * c + b0 * s, a1 * c + b1 * s, a2 * c + b2 * s, w)
                 if w <= _W_KDL:
                     low = True
             if low:  # as TfWriter: the folded rows keep their signs while their joints are within range
@@ -103,14 +114,14 @@ class ScalarTfWriter:
                 else:
                     rows = range(len(self._rev))
                 for k in rows:
-                    i0, i1, i2, i3 = self._rev[k][11:]
-                    x, y, z, w = f[i0], f[i1], f[i2], f[i3]
+                    at = self._rev[k][11]
+                    x, y, z, w = _QUAT.unpack_from(buf, at)
                     if w <= _W_KDL and kdl_flips(x, y, z, w):  # w above: it leads and is positive
-                        f[i0], f[i1], f[i2], f[i3] = -x, -y, -z, -w
-        for si, m, o, d, t0, (i0, i1, i2) in self._pri:
+                        _QUAT.pack_into(buf, at, -x, -y, -z, -w)
+        for si, m, o, d, t0, at in self._pri:
             x = q[si] * m + o
-            f[i0], f[i1], f[i2] = d[0] * x + t0[0], d[1] * x + t0[1], d[2] * x + t0[2]
-        return self.buffer
+            _VEC.pack_into(buf, at, d[0] * x + t0[0], d[1] * x + t0[1], d[2] * x + t0[2])
+        return buf
 
 
 __all__ = ["SCALAR_MAX", "ScalarTfWriter"]

@@ -81,7 +81,7 @@ def _doubles(k: int) -> struct.Struct:
 class _NameList:
     """One name list: its bytes under a mask of the alignment bytes, as 32-bit words."""
 
-    __slots__ = ("blob", "key", "mask", "names", "ref", "size", "tmp")
+    __slots__ = ("blob", "key", "mask", "names", "ref", "size", "tail", "tmp")
 
     def __init__(self, blob: bytes, mask: bytes, names: tuple[str, ...], size: int, key: int) -> None:
         self.blob = blob  # the bytes as first seen, alignment bytes included (most writers repeat them)
@@ -91,6 +91,10 @@ class _NameList:
         self.names = names
         self.size = size  # bytes of the list (count and strings, without the padding after the last one)
         self.key = key
+        # the layout after the names in the last message read with this list: (its offset, the message's
+        # length, a Struct of the three counts, the counts, the spans); the next message of the same length
+        # and counts at the same offset has the same spans
+        self.tail: tuple[int, int, struct.Struct, tuple[int, int, int], tuple[tuple[int, int], ...]] | None = None
 
 
 class JointStateReader:
@@ -127,13 +131,20 @@ class JointStateReader:
                 return None
         off += hit.size
         names = hit.names
+        tail = hit.tail
+        if tail is not None and tail[0] == off and tail[1] == n and tail[2].unpack_from(data, off) == tail[3]:
+            # the counts of the last message of this list, at the same places in as many bytes: its spans
+            return Decoded(names, data, tail[4], sec * 1_000_000_000 + nsec, hit.key)
+        start = off
         count = len(names)
         spans = []
+        places = []
         for field in range(3):
             off += (-off) % 4
             if off + 4 > n:
                 return None
             k = _U32.unpack_from(data, off)[0]
+            places.append(off)
             off += 4
             if not k and not field:  # positions are required: the general path says they are missing
                 return None
@@ -148,7 +159,9 @@ class JointStateReader:
                 spans.append((off, 0))
         if not count:  # no names: the slow path says so
             return None
-        return Decoded(names, data, tuple(spans), sec * 1_000_000_000 + nsec, hit.key)
+        counts = struct.Struct(f"<{places[0] - start}xI{places[1] - places[0] - 4}xI{places[2] - places[1] - 4}xI")
+        hit.tail = (start, n, counts, (spans[0][1], spans[1][1], spans[2][1]), tuple(spans))
+        return Decoded(names, data, hit.tail[4], sec * 1_000_000_000 + nsec, hit.key)
 
     def _names(self, data: bytes, start: int) -> _NameList | None:
         n = len(data)

@@ -52,6 +52,7 @@ from robot_state_format.ros.description import (
 )
 from robot_state_format.ros.messages import joint_state_arrays, transforms_to_msgs
 from robot_state_format.ros.model_pose import TfListener
+from robot_state_format.ros.node_now import NodeNow
 from robot_state_format.ros.publisher_hot import MISS
 from robot_state_format.ros.publisher_params import (
     EVERY_JOINT_STATE,
@@ -96,7 +97,7 @@ class StatePublisher(Node):
         self._send_tf = self._tf.send_serialized
         self._send_tf_raw = self._tf.raw_sender()  # the hot path's buffer, copied by publish_raw
         self._reader = JointStateReader()  # JointState CDR -> arrays, name lists cached
-        self._clock_handle = self.get_clock().handle  # now() without a Time object (~15 us less per message)
+        self._now = NodeNow(self.get_clock())  # now() without a Time object (system time: time.time_ns)
         self._world_pub = self.create_publisher(String, "world_state", LATCHED)
         self._description_pub = None
         if not p.use_robot_description_topic:
@@ -274,7 +275,7 @@ class StatePublisher(Node):
                 return
             self._handle_joint_state(msg)
             return
-        now = self._clock_handle.get_now().nanoseconds
+        now = self._now.now_ns()
         try:
             tf = rt.hot.apply(d, now)
             if isinstance(tf, bytearray):
@@ -300,7 +301,7 @@ class StatePublisher(Node):
         except (TypeError, ValueError) as exc:
             self._warn(Problem("decode", f"JointState unreadable: {exc}"))
             return
-        self._apply(rt, names, pos, vel, eff, stamp, self._clock_handle.get_now().nanoseconds)
+        self._apply(rt, names, pos, vel, eff, stamp, self._now.now_ns())
 
     def _apply(self, rt: Runtime, names: list[str], pos: NDArray[np.float64], vel: NDArray[np.float64],
                eff: NDArray[np.float64], stamp: int, now: int) -> None:
@@ -333,6 +334,7 @@ class StatePublisher(Node):
 
     def destroy_node(self) -> None:
         self._drop_tf_listener()
+        self._now.destroy()
         super().destroy_node()
 
     @property

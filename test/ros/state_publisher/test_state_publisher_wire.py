@@ -74,3 +74,32 @@ def test_what_the_reader_does_not_take_goes_back_to_rclpy() -> None:
         m = deserialize_message(raw, JointState)
         assert list(d.names) == list(m.name) and d.position.tolist() == list(m.position)
         assert d.velocity.tolist() == list(m.velocity) and d.effort.tolist() == list(m.effort)
+
+
+def test_one_list_whose_other_fields_change_between_messages() -> None:
+    # the layout after the names is remembered per list: every change of frame_id length (the offset),
+    # of which arrays are present (same length, other counts) and of a count that no longer matches the
+    # names must be read again, as rclpy reads it
+    rng = np.random.default_rng(7)
+    reader = JointStateReader()
+    names = ["shoulder", "elbow"]
+    shapes = [(2, 0, 2), (2, 2, 0), (2, 2, 2), (2, 0, 0), (2, 1, 1), (2, 0, 1)]
+    seen_bad = 0
+    for _ in range(300):
+        frame = "f" * int(rng.integers(0, 3))
+        npos, nvel, neff = shapes[int(rng.integers(0, len(shapes)))]
+        m = JointState(name=names, position=rng.normal(size=npos).tolist(), velocity=rng.normal(size=nvel).tolist(),
+                       effort=rng.normal(size=neff).tolist())
+        m.header.frame_id = frame
+        m.header.stamp.sec = int(rng.integers(0, 1000))
+        d = reader.read(serialize_message(m))
+        if nvel not in (0, 2) or neff not in (0, 2):
+            assert d is None  # a length that differs from the names
+            seen_bad += 1
+            continue
+        assert d is not None
+        assert d.names == tuple(names) and d.stamp_ns == m.header.stamp.sec * 1_000_000_000
+        assert d.position.tolist() == list(m.position) and list(d.values(0)) == list(m.position)
+        assert d.velocity.tolist() == list(m.velocity) and list(d.values(1)) == list(m.velocity)
+        assert d.effort.tolist() == list(m.effort) and list(d.values(2)) == list(m.effort)
+    assert seen_bad > 50
