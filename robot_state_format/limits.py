@@ -12,7 +12,7 @@ attribute                      environment variable                default
 ``MAX_DOCUMENT_BYTES``         ``RSF_MAX_DOCUMENT_BYTES``          32 MiB per document/file
 ``MAX_XML_ELEMENTS``           ``RSF_MAX_XML_ELEMENTS``            100 000 elements
 ``MAX_NUMBERS_PER_LIST``       ``RSF_MAX_NUMBERS_PER_LIST``        10 000 numbers per value
-``MAX_XACRO_ELEMENTS``         ``RSF_MAX_XACRO_ELEMENTS``          15 000 elements expanded
+``MAX_XACRO_ELEMENTS``         ``RSF_MAX_XACRO_ELEMENTS``          10 000 elements expanded
 ``MAX_NUMBERS_PER_DOCUMENT``   ``RSF_MAX_NUMBERS_PER_DOCUMENT``    1 000 000 numbers (USDF)
 ``MAX_SDF_INCLUDES``           ``RSF_MAX_SDF_INCLUDES``            1 000 files included
 ``MAX_EXPANDED_BYTES``         ``RSF_MAX_EXPANDED_BYTES``          64 MiB, all included files together
@@ -64,9 +64,10 @@ MAX_EXPANDED_ELEMENTS: int = _env_int("RSF_MAX_EXPANDED_ELEMENTS", 200_000)
 MAX_LINKS: int = _env_int("RSF_MAX_LINKS", 30_000)  # <link> and <body> elements
 # directories a package:// lookup visits below ROS_PACKAGE_PATH (each real directory once)
 MAX_PACKAGE_SCAN_DIRECTORIES: int = _env_int("RSF_MAX_PACKAGE_SCAN_DIRECTORIES", 10_000)
-# xacro (minidom) grows lists of siblings one insertion at a time: its cost is quadratic in the
-# expansion, so its bound is lower (a macro bomb is refused in under a second).
-MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 15_000)
+# xacro processes an element in 30-90 us (minidom, its expression lexer, a scope look-up per name):
+# the bound is lower than MAX_XML_ELEMENTS so that a macro bomb is refused well under a second of CPU
+# on a busy 2-core machine (the largest real robot description seen, tiago's, has 4 083 elements).
+MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 10_000)
 # xacro runs code (``${...}`` is Python's eval): each expansion runs in a child process with these
 # bounds (model/xacro/bounded_child.py); its output is bounded by MAX_DOCUMENT_BYTES
 MAX_XACRO_CPU_SECONDS: int = _env_int("RSF_MAX_XACRO_CPU_SECONDS", 10)

@@ -48,7 +48,7 @@ from robot_state_format.model.xacro.bounded_child import (
     Confinement,
     run_child,
 )
-from robot_state_format.model.xacro.dom import replace_node
+from robot_state_format.model.xacro.dom import POSITIONS, remove_previous_comments, replace_node
 from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
 
 # xacro and yaml cost ~60 ms to import: their code runs when a xacro document is first expanded
@@ -74,6 +74,7 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     saved_eval_find, saved_find_fn = sa._eval_find, sa._eval_dict.get("find")
     saved_spec, saved_parse = xacro.abs_filename_spec, xacro.parse
     saved_eval_all, saved_replace = xacro.eval_all, xacro.replace_node
+    saved_remove_comments = xacro.remove_previous_comments
     budget = [limits.MAX_XACRO_ELEMENTS]  # elements xacro may process (a macro bomb stops here)
 
     def eval_all(node: Any, macros: Any, symbols: Any) -> Any:
@@ -126,12 +127,15 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     xacro.parse = parse
     xacro.eval_all = eval_all
     xacro.replace_node = replace_node
+    xacro.remove_previous_comments = lambda node: remove_previous_comments(node, xacro._empty_text_node)
     try:
         with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stderr):
             yield
     finally:
         sa._eval_find, xacro.abs_filename_spec, xacro.parse = saved_eval_find, saved_spec, saved_parse
         xacro.eval_all, xacro.replace_node = saved_eval_all, saved_replace
+        xacro.remove_previous_comments = saved_remove_comments
+        POSITIONS.clear()
         if saved_find_fn is not None:
             sa._eval_dict["find"] = saved_find_fn
 
