@@ -397,7 +397,8 @@ def import_failure(output: str) -> str:
 
 
 def check_rclpy_imports(logfile: Path) -> None:
-    """rclpy imports in the venv just installed, or a SetupError naming why (the import's last line).
+    """rclpy imports in the venv just installed, or a SetupError naming why (the exception's line, see
+    :func:`import_failure`).
 
     Once (CI, 2026-11-29) the check failed right after a successful install and passed when run again, and why
     was lost: each attempt's output now goes to ``logfile``, and a failure is tried once more after 2 s (the
@@ -413,7 +414,8 @@ def check_rclpy_imports(logfile: Path) -> None:
                       f"{proc.stdout}{proc.stderr}")
         why = import_failure(proc.stderr or proc.stdout) or f"exit {proc.returncode}"
         log(f"rclpy does not import in {VENV.name} (attempt {attempt}): {why}")
-        time.sleep(2.0)
+        if attempt == 1:
+            time.sleep(2.0)
     raise SetupError(f"rclpy does not import in {VENV.name} after installing: {why}; see {logfile}")
 
 

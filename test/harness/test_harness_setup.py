@@ -197,7 +197,8 @@ def test_rclpy_import_check_says_why_and_tries_once_more(tmp_path: Path, monkeyp
 
 def test_rclpy_that_never_imports_is_one_error_naming_why(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     setup = _load_setup_script()
-    monkeypatch.setattr(setup.time, "sleep", lambda _s: None)
+    slept: list[float] = []
+    monkeypatch.setattr(setup.time, "sleep", slept.append)
     log = tmp_path / "setup.log"
     monkeypatch.setattr(setup, "VENV", _fake_venv(tmp_path, 'echo "Traceback ..." >&2\n'
                                                   'echo "ModuleNotFoundError: No module named \'rclpy\'" >&2\nexit 1\n'))
@@ -206,6 +207,7 @@ def test_rclpy_that_never_imports_is_one_error_naming_why(tmp_path: Path, monkey
     assert str(info.value) == ("rclpy does not import in venv after installing: ModuleNotFoundError: No module "
                                f"named 'rclpy'; see {log}")
     assert log.read_text().count("-c 'import rclpy'") == 2
+    assert slept == [2.0]  # between the attempts, not after the last one
 
 
 def test_another_venvs_bootstrap_is_not_inherited(tmp_path: Path) -> None:
