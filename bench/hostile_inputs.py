@@ -37,10 +37,17 @@ def _links(prefix: bytes, element: bytes, suffix: bytes, n: int) -> bytes:
     return prefix + element * n + suffix
 
 
-def _bomb() -> str:
-    levels = "".join(f'<xacro:macro name="m{i}"><xacro:m{i + 1}/><xacro:m{i + 1}/></xacro:macro>' for i in range(30))
-    return (f'<robot name="r" {XACRO_NS}>{levels}<xacro:macro name="m30"><link name="l"/></xacro:macro>'
-            "<xacro:m0/></robot>")
+def _bomb(depth: int = 30, single: int = 0) -> str:
+    """Macros calling the next twice, ``depth`` levels (2^depth links), after ``single`` levels calling it once."""
+    levels = "".join(f'<xacro:macro name="m{i}"><xacro:m{i + 1}/>{"" if i < single else f"<xacro:m{i + 1}/>"}'
+                     "</xacro:macro>" for i in range(single + depth))
+    return (f'<robot name="r" {XACRO_NS}>{levels}<xacro:macro name="m{single + depth}"><link name="l"/>'
+            "</xacro:macro><xacro:m0/></robot>")
+
+
+def _calls_in_a_row(n: int) -> str:
+    return (f'<robot name="r" {XACRO_NS}><xacro:macro name="m" params="i"><link name="l${{i}}"/></xacro:macro>'
+            + "".join(f'<xacro:m i="{i}"/>' for i in range(n)) + "</robot>")
 
 
 def _fifo() -> str:
@@ -88,6 +95,9 @@ CASES: dict[str, tuple[Callable[[object], object], Callable[[], object], str]] =
         read_urdf, lambda: b'<!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">'
         b'<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><robot name="&c;"><link name="l"/></robot>', "XML_ENTITY"),
     "xacro macro bomb (2^30 links)": (load_xacro, _bomb, "XACRO_TOO_LARGE"),
+    "xacro macro bomb 170 calls deep (2^30 links)": (load_xacro, lambda: _bomb(30, 140), "XACRO_TOO_LARGE"),
+    "xacro 20k macro calls in a row": (load_xacro, lambda: _calls_in_a_row(20_000), "XACRO_TOO_LARGE"),
+    "xacro 9k macro calls in a row": (load_xacro, lambda: _calls_in_a_row(9_000), "XACRO_TOO_LARGE"),
     "32 MiB of blanks (URDF)": (read_urdf, lambda: b'<robot name="r"><link name="l"/>' + b" " * (32 << 20)
                                 + b"</robot>", "XML_TOO_LARGE"),
     "deep nesting 100k (URDF)": (read_urdf, lambda: b"<robot>" + b"<a>" * 100_000 + b"</a>" * 100_000 + b"</robot>",

@@ -56,6 +56,8 @@ from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, to
 xacro: Any = optional_module("xacro")  # xacro is untyped; its module globals are patched below
 _substitution_args: Any = optional_module("xacro.substitution_args")
 yaml: Any = lazy_module("yaml")
+DEPTH_SHARE = 200  # see _patched: an element this many macro calls deep costs about twice one at the top
+CALL_COST = 2  # a macro call's own work, in elements (besides its arguments' and its body's: 4 in all)
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
 _log = logging.getLogger("robot_state_format.model.xacro")  # the package's name, as docs/models.md says
 
@@ -66,24 +68,52 @@ class _PackageNotFound(Exception):
         self.name = name
 
 
+def _refuse_past_budget(every: list[tuple[str, int]], before: int) -> int:
+    """The elements of the documents read so far (``before``) and of one more (``every``: file and line
+    of each): each element outside a macro is processed at least once, so documents holding more than
+    an expansion may process are refused before xacro's slow parse (minidom, 30-40 us an element)."""
+    held = before + len(every)
+    if held > limits.MAX_XACRO_ELEMENTS:
+        past = every[max(0, limits.MAX_XACRO_ELEMENTS - before)]
+        raise ModelError(Diagnostic("XACRO_TOO_LARGE", f"the xacro documents hold more than "
+                                    f"{limits.MAX_XACRO_ELEMENTS} elements, more than one expansion processes "
+                                    "(RSF_MAX_XACRO_ELEMENTS)", past[0], past[1] or None))
+    return held
+
+
 @contextlib.contextmanager
 def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
-             table: list[tuple[str, int]], warnings: list[Diagnostic]) -> Iterator[None]:
-    """Route xacro's package look-ups and file parsing through this package."""
+             table: list[tuple[str, int]], warnings: list[Diagnostic], main: int = 0) -> Iterator[None]:
+    """Route xacro's package look-ups and file parsing through this package (``main``: the elements of
+    the main document, to which those of each included file are added)."""
     sa = _substitution_args
     saved_eval_find, saved_find_fn = sa._eval_find, sa._eval_dict.get("find")
     saved_spec, saved_parse = xacro.abs_filename_spec, xacro.parse
     saved_eval_all, saved_replace = xacro.eval_all, xacro.replace_node
-    saved_remove_comments = xacro.remove_previous_comments
-    budget = [limits.MAX_XACRO_ELEMENTS]  # elements xacro may process (a macro bomb stops here)
+    saved_remove_comments, saved_call = xacro.remove_previous_comments, xacro.handle_macro_call
+    # elements xacro may process (a macro bomb stops here), in 1/DEPTH_SHARE of an element: a name look-up walks
+    # one scope per macro call the element is nested in, so an element DEPTH_SHARE calls deep counts twice; a
+    # call (its body cloned, two scopes made, its arguments read) costs as much as CALL_COST elements
+    budget = [limits.MAX_XACRO_ELEMENTS * DEPTH_SHARE]
+    held = [main]  # elements of the documents read
 
-    def eval_all(node: Any, macros: Any, symbols: Any) -> Any:
-        budget[0] -= 1
+    def spend(cost: int) -> None:
+        budget[0] -= cost
         if budget[0] < 0:
             raise ModelError(Diagnostic("XACRO_TOO_LARGE", f"the expansion processes more than "
-                                        f"{limits.MAX_XACRO_ELEMENTS} elements (RSF_MAX_XACRO_ELEMENTS); "
-                                        "a macro calling itself more than once per level?", file, None))
+                                        f"{limits.MAX_XACRO_ELEMENTS} elements (RSF_MAX_XACRO_ELEMENTS; a macro "
+                                        f"call counts {CALL_COST + 2}, an element nested in N calls 1 + "
+                                        f"N/{DEPTH_SHARE}); a macro calling itself more than once per level?",
+                                        file, None))
+
+    def eval_all(node: Any, macros: Any, symbols: Any) -> Any:
+        spend(DEPTH_SHARE + getattr(macros, "depth", 0))
         return saved_eval_all(node, macros, symbols)
+
+    def handle_macro_call(node: Any, macros: Any, symbols: Any) -> Any:
+        if node.tagName.startswith("xacro:"):
+            spend(CALL_COST * DEPTH_SHARE)
+        return saved_call(node, macros, symbols)
 
     def eval_find(pkg: str) -> str:
         share = find_package(pkg, extra)
@@ -116,7 +146,9 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
                                             f"{exc.strerror or exc}", file, None)) from None
             warnings.extend(parse_xml(data, path).warnings)
             every: list[tuple[str, int]] = []
-            doc = saved_parse(_annotate(_cleaned(data, path), path, table, every), filename)
+            annotated = _annotate(_cleaned(data, path), path, table, every)
+            held[0] = _refuse_past_budget(every, held[0])
+            doc = saved_parse(annotated, filename)
             _tag_lines(doc, every)
             return doc
         return saved_parse(inp, filename)
@@ -126,6 +158,7 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     xacro.abs_filename_spec = abs_filename_spec
     xacro.parse = parse
     xacro.eval_all = eval_all
+    xacro.handle_macro_call = handle_macro_call
     xacro.replace_node = replace_node
     xacro.remove_previous_comments = lambda node: remove_previous_comments(node, xacro._empty_text_node)
     try:
@@ -134,7 +167,7 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
     finally:
         sa._eval_find, xacro.abs_filename_spec, xacro.parse = saved_eval_find, saved_spec, saved_parse
         xacro.eval_all, xacro.replace_node = saved_eval_all, saved_replace
-        xacro.remove_previous_comments = saved_remove_comments
+        xacro.remove_previous_comments, xacro.handle_macro_call = saved_remove_comments, saved_call
         POSITIONS.clear()
         if saved_find_fn is not None:
             sa._eval_dict["find"] = saved_find_fn
@@ -343,10 +376,11 @@ def expand_in_process(text: str | bytes, *, file: str = "<string>", args: Mappin
     every: list[tuple[str, int]] = []
     plain = source
     source = _annotate(source, file, table, every)  # the cleaning above kept every line where it was
+    _refuse_past_budget(every, 0)
     with _LOCK:
         saved_root = xacro.root_dir
         try:
-            with _patched(xacro, search_paths, file, stderr, table, warnings):
+            with _patched(xacro, search_paths, file, stderr, table, warnings, len(every)):
                 xacro.init_stacks(None if file == "<string>" else os.path.abspath(file))
                 xacro.root_dir = os.curdir
                 doc = xacro.parse(source)

@@ -60,7 +60,8 @@ def test_the_escape_payload_runs_code_in_plain_xacro(tmp_path: Path) -> None:
      "output-size limit of 100000 bytes (RSF_MAX_DOCUMENT_BYTES)"),
     ('<xacro:macro name="b" params="n"><link name="l${n}"/><xacro:if value="${n &lt; 40}">'
      '<xacro:b n="${n+1}"/><xacro:b n="${n+1}"/></xacro:if></xacro:macro><xacro:b n="0"/>', {},
-     "more than 10000 elements (RSF_MAX_XACRO_ELEMENTS)"),
+     "more than 10000 elements (RSF_MAX_XACRO_ELEMENTS; a macro call counts 4, an element nested in N calls "
+     "1 + N/200)"),
     ('<xacro:macro name="b"><xacro:b/><xacro:b/></xacro:macro><xacro:b/>', {}, "recursion limit"),
 ])
 def test_hostile_xacro_files_end_with_the_limit_named(tmp_path: Path, body: str, env: dict[str, str],
@@ -71,6 +72,67 @@ def test_hostile_xacro_files_end_with_the_limit_named(tmp_path: Path, body: str,
     assert done.returncode == 1, done.stdout + done.stderr
     assert done.stderr.startswith(str(path)) and ": error: [XACRO_" in done.stderr and named in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _links_inside_nested_calls(depth: int, links: int) -> str:
+    """``links`` links made inside ``depth`` nested macro calls (each macro calls the next once)."""
+    levels = "".join(f'<xacro:macro name="m{i}"><xacro:m{i + 1}/></xacro:macro>' for i in range(depth))
+    bottom = "".join(f'<link name="l{j}"/>' for j in range(links))
+    return f'<robot {NS} name="r">{levels}<xacro:macro name="m{depth}">{bottom}</xacro:macro><xacro:m0/></robot>'
+
+
+@pytest.mark.parametrize(("depth", "refused"), [(1, False), (100, False), (150, True)])
+def test_elements_deep_in_macro_calls_count_more(monkeypatch: pytest.MonkeyPatch, depth: int,
+                                                 refused: bool) -> None:
+    """Each name look-up walks one scope per enclosing macro call: an element N calls deep counts
+    1 + N/200 of RSF_MAX_XACRO_ELEMENTS (1 200 here), a call 2 more. 400 links 100 calls deep count
+    about 1.5 each, the expansion 1 058 in all (with each call, its arguments and body); 150 calls deep,
+    1 421: refused."""
+    monkeypatch.setattr("robot_state_format.limits.MAX_XACRO_ELEMENTS", 1200)
+    text = _links_inside_nested_calls(depth, 400)
+    if refused:
+        with pytest.raises(ModelError, match=r"more than 1200 elements .*nested in N calls 1 \+ N/200"):
+            expand_xacro_mapped(text)
+    else:
+        assert expand_xacro_mapped(text).text.count("<link ") == 400
+
+
+@pytest.mark.parametrize(("calls", "refused"), [(190, False), (210, True)])
+def test_a_macro_call_counts_as_its_work(monkeypatch: pytest.MonkeyPatch, calls: int, refused: bool) -> None:
+    """A call of a one-link macro costs 5 (the call 2, its arguments 1, its body 1, the link 1): 190
+    calls in a row are 951 with the root, 210 are 1 051, past 1 000 (as elements alone, 631)."""
+    monkeypatch.setattr("robot_state_format.limits.MAX_XACRO_ELEMENTS", 1000)
+    text = (f'<robot {NS} name="r"><xacro:macro name="m" params="i"><link name="l${{i}}"/></xacro:macro>'
+            + "".join(f'<xacro:m i="{i}"/>' for i in range(calls)) + "</robot>")
+    if refused:
+        with pytest.raises(ModelError, match=r"more than 1000 elements .*a macro call counts 4"):
+            expand_xacro_mapped(text)
+    else:
+        assert expand_xacro_mapped(text).text.count("<link ") == calls
+
+
+def test_documents_holding_more_than_an_expansion_processes_are_refused_first(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The main document and its includes hold more elements than an expansion may process: refused
+    before xacro parses them, at the first element past the bound (file and line)."""
+    monkeypatch.setattr("robot_state_format.limits.MAX_XACRO_ELEMENTS", 100)
+    links = "\n".join(f'<link name="i{j}"/>' for j in range(60))
+    (tmp_path / "inc.xacro").write_text(f'<robot {NS}>\n{links}\n</robot>\n')
+    main = tmp_path / "main.urdf.xacro"
+    main.write_text(f'<robot {NS} name="r">\n<xacro:include filename="inc.xacro"/>\n'
+                    + "\n".join(f'<link name="m{j}"/>' for j in range(50)) + "\n</robot>\n")
+    with pytest.raises(ModelError) as info:
+        load_model_file(main)
+    d = info.value.diagnostics[0]
+    assert d.code == "XACRO_TOO_LARGE" and "hold more than 100 elements" in d.message
+    # main: 52 elements (root, include, 50 links); the include's root and its 48th link make 101
+    assert (d.file, d.line) == (str(tmp_path / "inc.xacro"), 49)
+    main.write_text(f'<robot {NS} name="r">\n<xacro:property name="p" value="1"/>\n'
+                    + "\n".join(f'<link name="m{j}"/>' for j in range(120)) + "\n</robot>\n")
+    with pytest.raises(ModelError) as info:
+        load_model_file(main)
+    d = info.value.diagnostics[0]
+    assert d.code == "XACRO_TOO_LARGE" and (d.file, d.line) == (str(main), 101)  # the 101st element's line
 
 
 def test_the_wall_time_limit_ends_a_blocked_expansion(tmp_path: Path) -> None:
