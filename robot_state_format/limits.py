@@ -67,7 +67,7 @@ MAX_PACKAGE_SCAN_DIRECTORIES: int = _env_int("RSF_MAX_PACKAGE_SCAN_DIRECTORIES",
 # xacro processes an element in 30-90 us (minidom, its expression lexer, a scope look-up per name):
 # the bound is lower than MAX_XML_ELEMENTS so that a macro bomb is refused well under a second of CPU
 # on a busy 2-core machine (the largest real robot description seen, tiago's, has 4 083 elements); a macro
-# call counts 4 and an element nested in N calls 1 + N/200 (model/xacro/expand.py: what xacro does for them).
+# call counts 10 and an element nested in N calls 1 + N/200 (model/xacro/expand.py: what xacro does for them).
 MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 10_000)
 # xacro runs code (``${...}`` is Python's eval): each expansion runs in a child process with these
 # bounds (model/xacro/bounded_child.py); its output is bounded by MAX_DOCUMENT_BYTES

@@ -57,7 +57,7 @@ xacro: Any = optional_module("xacro")  # xacro is untyped; its module globals ar
 _substitution_args: Any = optional_module("xacro.substitution_args")
 yaml: Any = lazy_module("yaml")
 DEPTH_SHARE = 200  # see _patched: an element this many macro calls deep costs about twice one at the top
-CALL_COST = 2  # a macro call's own work, in elements (besides its arguments' and its body's: 4 in all)
+CALL_COST = 8  # a macro call's own work, in elements (besides its arguments' and its body's: 10 in all)
 _LOCK = threading.Lock()  # xacro keeps its state in module globals
 _log = logging.getLogger("robot_state_format.model.xacro")  # the package's name, as docs/models.md says
 

@@ -60,7 +60,7 @@ def test_the_escape_payload_runs_code_in_plain_xacro(tmp_path: Path) -> None:
      "output-size limit of 100000 bytes (RSF_MAX_DOCUMENT_BYTES)"),
     ('<xacro:macro name="b" params="n"><link name="l${n}"/><xacro:if value="${n &lt; 40}">'
      '<xacro:b n="${n+1}"/><xacro:b n="${n+1}"/></xacro:if></xacro:macro><xacro:b n="0"/>', {},
-     "more than 10000 elements (RSF_MAX_XACRO_ELEMENTS; a macro call counts 4, an element nested in N calls "
+     "more than 10000 elements (RSF_MAX_XACRO_ELEMENTS; a macro call counts 10, an element nested in N calls "
      "1 + N/200)"),
     ('<xacro:macro name="b"><xacro:b/><xacro:b/></xacro:macro><xacro:b/>', {}, "recursion limit"),
 ])
@@ -85,27 +85,27 @@ def _links_inside_nested_calls(depth: int, links: int) -> str:
 def test_elements_deep_in_macro_calls_count_more(monkeypatch: pytest.MonkeyPatch, depth: int,
                                                  refused: bool) -> None:
     """Each name look-up walks one scope per enclosing macro call: an element N calls deep counts
-    1 + N/200 of RSF_MAX_XACRO_ELEMENTS (1 200 here), a call 2 more. 400 links 100 calls deep count
-    about 1.5 each, the expansion 1 058 in all (with each call, its arguments and body); 150 calls deep,
-    1 421: refused."""
-    monkeypatch.setattr("robot_state_format.limits.MAX_XACRO_ELEMENTS", 1200)
+    1 + N/200 of RSF_MAX_XACRO_ELEMENTS (2 000 here), a call 8 more. 400 links 100 calls deep count
+    about 1.5 each, the expansion 1 664 in all (with each call, its arguments and body); 150 calls deep,
+    2 327: refused."""
+    monkeypatch.setattr("robot_state_format.limits.MAX_XACRO_ELEMENTS", 2000)
     text = _links_inside_nested_calls(depth, 400)
     if refused:
-        with pytest.raises(ModelError, match=r"more than 1200 elements .*nested in N calls 1 \+ N/200"):
+        with pytest.raises(ModelError, match=r"more than 2000 elements .*nested in N calls 1 \+ N/200"):
             expand_xacro_mapped(text)
     else:
         assert expand_xacro_mapped(text).text.count("<link ") == 400
 
 
-@pytest.mark.parametrize(("calls", "refused"), [(190, False), (210, True)])
+@pytest.mark.parametrize(("calls", "refused"), [(85, False), (95, True)])
 def test_a_macro_call_counts_as_its_work(monkeypatch: pytest.MonkeyPatch, calls: int, refused: bool) -> None:
-    """A call of a one-link macro costs 5 (the call 2, its arguments 1, its body 1, the link 1): 190
-    calls in a row are 951 with the root, 210 are 1 051, past 1 000 (as elements alone, 631)."""
+    """A call of a one-link macro costs 11 (the call 8, its arguments 1, its body 1, the link 1): 85
+    calls in a row are 937 with the root, 95 are 1 047, past 1 000 (as elements alone, 286)."""
     monkeypatch.setattr("robot_state_format.limits.MAX_XACRO_ELEMENTS", 1000)
     text = (f'<robot {NS} name="r"><xacro:macro name="m" params="i"><link name="l${{i}}"/></xacro:macro>'
             + "".join(f'<xacro:m i="{i}"/>' for i in range(calls)) + "</robot>")
     if refused:
-        with pytest.raises(ModelError, match=r"more than 1000 elements .*a macro call counts 4"):
+        with pytest.raises(ModelError, match=r"more than 1000 elements .*a macro call counts 10"):
             expand_xacro_mapped(text)
     else:
         assert expand_xacro_mapped(text).text.count("<link ") == calls
