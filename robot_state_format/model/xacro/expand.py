@@ -70,13 +70,14 @@ class _PackageNotFound(Exception):
 
 def _refuse_past_budget(every: list[tuple[str, int]], before: int) -> int:
     """The elements of the documents read so far (``before``) and of one more (``every``: file and line
-    of each): each element outside a macro is processed at least once, so documents holding more than
-    an expansion may process are refused before xacro's slow parse (minidom, 30-40 us an element)."""
+    of each). Documents holding more elements than an expansion may process are refused before xacro
+    parses them: every element outside a macro body or a false condition is processed, and xacro's parse
+    alone (minidom, 20-30 us an element) would spend the time the bound is there to save."""
     held = before + len(every)
     if held > limits.MAX_XACRO_ELEMENTS:
         past = every[max(0, limits.MAX_XACRO_ELEMENTS - before)]
         raise ModelError(Diagnostic("XACRO_TOO_LARGE", f"the xacro documents hold more than "
-                                    f"{limits.MAX_XACRO_ELEMENTS} elements, more than one expansion processes "
+                                    f"{limits.MAX_XACRO_ELEMENTS} elements, more than an expansion may process "
                                     "(RSF_MAX_XACRO_ELEMENTS)", past[0], past[1] or None))
     return held
 
