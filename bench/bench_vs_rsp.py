@@ -18,8 +18,8 @@ run (medians over the rounds):
 * CPU per JointState: utime + stime of the node process (``/proc/PID/stat``) over a window of the stream,
   divided by the JointStates sent in it, at 100 Hz and at 1 kHz;
 * RSS (``VmRSS``) after the 1 kHz window;
-* start to first /tf: process start to the first /tf carrying a stamp sent after the start (JointStates at
-  100 Hz meanwhile); fastest and median of the rounds. The same for a bare rclpy node in each round
+* start to first /tf: process start (its spawn, after the harness wrote its params file) to the first /tf
+  carrying a stamp sent after the start (JointStates at 100 Hz meanwhile); fastest and median of the rounds. The same for a bare rclpy node in each round
   (``bench/anchor_node.py relay``: rclpy and the message packages, a /tf per JointState; ``--no-floor`` skips
   it): the floor any Python node starts from, so the figures say what is rclpy's and what is this package's;
 * latency: stamp to /tf receipt here (both in this process's wall clock), median and p99;
@@ -231,25 +231,26 @@ def load(name: str, path: Path) -> Model:
     return Model(name, path, path.read_text(), names, np.array(lo), np.array(hi), fixed, parents)
 
 
-def start(ros: Any, anchor: Anchor | None, variant: str, model: Model, workdir: Path, index: int) -> Any:
+def start(ros: Any, anchor: Anchor | None, variant: str, model: Model, workdir: Path, index: int,
+          spawning: Callable[[], None] | None = None) -> Any:
     if variant == "floor":
         return start_node(ros, [sys.executable, str(FLOOR), "relay"], {}, ["-r", f"__ns:={NS}"],
-                          f"{variant}-{model.name}-{index}")
+                          f"{variant}-{model.name}-{index}", spawning=spawning)
     params: dict[str, Any] = {"robot_description": model.text, "ignore_timestamp": True}
     if variant != "cpp":
         params["snapshot_frequency"] = 0.0 if variant == "ours" else -1.0
     if variant == "cpp":
         assert anchor is not None
         return start_node(ros, anchor.command(), params, ["-r", f"__ns:={NS}"], f"{variant}-{model.name}-{index}",
-                          anchor.env)
-    return start_node(ros, our_command(), params, ["-r", f"__ns:={NS}"], f"{variant}-{model.name}-{index}")
+                          anchor.env, spawning)
+    return start_node(ros, our_command(), params, ["-r", f"__ns:={NS}"], f"{variant}-{model.name}-{index}",
+                      spawning=spawning)
 
 
 def measure(ros: Any, stream: Stream, anchor: Anchor | None, variant: str, model: Model, workdir: Path, index: int,
             rates: tuple[float, ...], window: float, probe: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    stream.arm()
-    proc = start(ros, anchor, variant, model, workdir, index)
+    proc = start(ros, anchor, variant, model, workdir, index, stream.arm)  # the clock starts at the spawn
     try:
         if not stream.run(60.0, 100.0, lambda: stream.first_tf is not None, proc):
             raise RuntimeError(f"{variant}: no /tf in 60 s\n{proc.describe()}")

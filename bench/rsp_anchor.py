@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,9 +94,11 @@ def build_anchor(venv: Path | None = None, log: Path | None = None) -> tuple[Anc
 
 
 def start(ros: Any, command: list[str], params: dict[str, Any], ros_args: list[str], label: str,
-          env: dict[str, str] | None = None) -> Any:
+          env: dict[str, str] | None = None, spawning: Callable[[], None] | None = None) -> Any:
     """Start ``command`` as a node process of the harness ``ros`` (test/ros_harness.py; stopped with the
-    harness's others): its params file, ``ros_args``, the harness's DDS environment plus ``env``."""
+    harness's others): its params file, ``ros_args``, the harness's DDS environment plus ``env``.
+    ``spawning`` is called just before the process is spawned, after its params file is written (a start-up
+    clock starts there: writing romeo's description as YAML takes the harness 60-80 ms)."""
     import subprocess
 
     from ros_harness import NodeProcess, configure_ros_environment, write_params_file
@@ -107,6 +110,8 @@ def start(ros: Any, command: list[str], params: dict[str, Any], ros_args: list[s
     cmd = [*command, "--ros-args", "--params-file", str(params_path), *ros_args]
     log = ros.workdir / f"{label}.log"
     with log.open("wb") as f:
+        if spawning is not None:
+            spawning()
         proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=child_env)
     node = NodeProcess(label, cmd, log, proc, params_path)
     ros.processes.append(node)
