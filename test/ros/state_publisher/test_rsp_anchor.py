@@ -8,7 +8,10 @@ namespace with its own ``frame_prefix``; the same JointStates go to both.
   limits) and every /tf_static transform of ours equals the C++ node's to 1e-9, component by component
   (quaternion signs included), on arm7_gripper, romeo and a model with mimic chains and turned origins;
 * ``publish_frequency``: the hand-derived sequence of test_state_publisher_throttle.py gives the same
-  transforms from both nodes (default 20 Hz).
+  transforms from both nodes (default 20 Hz);
+* axes that are not unit vectors give the same transforms; planar and floating joints differ as
+  docs/state_publisher.md says (the C++ node sends a planar joint's child at the joint origin on /tf_static
+  and nothing for a floating joint; ours sends both on /tf once JointStates name their sub-joints).
 """
 
 from __future__ import annotations
@@ -174,3 +177,80 @@ def test_publish_frequency_rule_as_the_cpp_node(harness: RosHarness) -> None:
         for ms in sorted({ms for ms, _, _ in SEQUENCE_20HZ}):
             want.append(sorted({c for m, _, children in SEQUENCE_20HZ if m == ms for c in children}))
         assert got == want, side
+
+
+MULTI_DOF = """<robot name="multi_dof">
+  <link name="world"/><link name="body"/><link name="cart"/><link name="arm"/><link name="tip"/><link name="slide"/>
+  <joint name="float_j" type="floating"><parent link="world"/><child link="body"/>
+    <origin xyz="1 2 3" rpy="0.1 0.2 0.3"/></joint>
+  <joint name="planar_j" type="planar"><parent link="body"/><child link="cart"/>
+    <origin xyz="0 0 0.5"/><axis xyz="0 0 1"/></joint>
+  <joint name="rev" type="revolute"><parent link="cart"/><child link="arm"/><origin xyz="0 0 0.1"/>
+    <axis xyz="0 0 2"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <joint name="cont" type="continuous"><parent link="arm"/><child link="tip"/><origin xyz="0.1 0 0"/>
+    <axis xyz="1 1 0"/></joint>
+  <joint name="pri" type="prismatic"><parent link="arm"/><child link="slide"/><origin xyz="0.1 0 0"/>
+    <axis xyz="0 3 4"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+</robot>"""
+
+
+@pytest.mark.timeout(300)
+def test_axes_and_multi_dof_joints_against_the_cpp_node(harness: RosHarness) -> None:
+    pair = Pair(harness, "mdof", MULTI_DOF, {"ignore_timestamp": True})
+    base = (int(time.time()) - 300) * S
+    names = ["rev", "cont", "pri"]
+    harness.spin_until(lambda: all(pair.at(s, base) for s in pair.pubs), 60.0, "a first /tf from both",
+                       every=lambda: pair.send(names, [0.5, 0.7, 0.3], base), every_period=0.5)
+    harness.spin_for(0.3)
+    cpp, ours = pair.at("cpp", base), pair.at("ours", base)
+    assert set(cpp) == set(ours) == {"arm", "tip", "slide"}
+    # by hand: a half-angle h about the unit axis; a prismatic joint moves 0.3 along (0, 0.6, 0.8)
+    h = 0.25
+    want = {"arm": [0, 0, 0.1, 0, 0, np.sin(h), np.cos(h)],
+            "tip": [0.1, 0, 0, np.sin(0.35) / np.sqrt(2), np.sin(0.35) / np.sqrt(2), 0, np.cos(0.35)],
+            "slide": [0.1, 0.18, 0.24, 0, 0, 0, 1]}
+    for child, numbers in want.items():
+        np.testing.assert_allclose(_numbers(cpp[child]), numbers, rtol=0, atol=1e-12, err_msg=child)
+        np.testing.assert_allclose(_numbers(ours[child]), _numbers(cpp[child]), rtol=0, atol=1e-12, err_msg=child)
+    statics = {side: {c[len(pair.prefix[side]):]: t for c, t in pair.static.items() if c.startswith(pair.prefix[side])}
+               for side in pair.pubs}
+    # the C++ node (kdl_parser) turns the planar joint into a fixed one at its origin, skips the floating one
+    assert set(statics["cpp"]) == {"cart"}
+    np.testing.assert_allclose(_numbers(statics["cpp"]["cart"]), [0, 0, 0.5, 0, 0, 0, 1], rtol=0, atol=1e-12)
+    assert statics["ours"] == {}  # ours: moving joints without a value yet, so nothing is sent for them
+    # ours moves them from their sub-joints (MoveIt's names); the C++ node ignores those names
+    sub = ["planar_j/x", "planar_j/y", "planar_j/theta", "float_j/trans_x", "float_j/trans_y", "float_j/trans_z",
+           "float_j/rot_x", "float_j/rot_y", "float_j/rot_z", "float_j/rot_w"]
+    c, s_ = np.cos(0.3), np.sin(0.3)
+    quat = [0.0, s_, 0.0, c]  # 0.6 rad about y
+    stamp = base + MS
+    pair.send(sub, [0.4, -0.2, 0.6, 0.5, 0.6, 0.7, *quat], stamp)
+    harness.spin_until(lambda: len(pair.at("ours", stamp)) >= 2, 30.0, "the multi-DOF joints' /tf from ours")
+    harness.spin_for(0.3)
+    got = pair.at("ours", stamp)
+    assert set(got) == {"body", "cart"}
+    # the planar joint: x, y in the plane normal to its axis (z), theta about it, after its origin
+    np.testing.assert_allclose(_numbers(got["cart"]), [0.4, -0.2, 0.5, 0, 0, np.sin(0.3), np.cos(0.3)], rtol=0,
+                               atol=1e-12)
+    # the floating joint: its origin, then its translation, then its rotation (4x4 matrices, by hand)
+    def rot(axis: int, a: float) -> np.ndarray:
+        m = np.eye(3)
+        i, j = [(1, 2), (2, 0), (0, 1)][axis]
+        m[i, i], m[i, j], m[j, i], m[j, j] = np.cos(a), -np.sin(a), np.sin(a), np.cos(a)
+        return m
+
+    def pose(r: np.ndarray, t: Any) -> np.ndarray:
+        m = np.eye(4)
+        m[:3, :3], m[:3, 3] = r, t
+        return m
+
+    def of_quaternion(x: float, y: float, z: float, w: float) -> np.ndarray:
+        return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                         [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+    expect = (pose(rot(2, 0.3) @ rot(1, 0.2) @ rot(0, 0.1), (1, 2, 3)) @ pose(np.eye(3), (0.5, 0.6, 0.7))
+              @ pose(rot(1, 0.6), (0, 0, 0)))
+    v = _numbers(got["body"])
+    np.testing.assert_allclose(pose(of_quaternion(*v[3:]), v[:3]), expect, rtol=0, atol=1e-12)
+    assert not pair.at("cpp", stamp)  # none of the names is a joint of the C++ node's model
