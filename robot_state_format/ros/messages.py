@@ -14,7 +14,7 @@ Importing this module imports the message packages, not rclpy.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -210,12 +210,15 @@ def kdl_quaternion_signs(quats: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def transforms_to_msgs(frames: Sequence[tuple[str, str]], transforms: NDArray[np.float64],
-                       stamp_ns: int) -> list[TransformStamped]:
+                       stamp_ns: int, signs: Callable[[NDArray[np.float64]], None] | None = None
+                       ) -> list[TransformStamped]:
     """``geometry_msgs/TransformStamped`` objects for ``frames[k]`` at ``transforms[k]`` (quaternion
-    signs as :func:`kdl_quaternion_signs`)."""
+    signs as :func:`kdl_quaternion_signs`, then ``signs(quats)``, which may change them in place)."""
     stamp = ns_to_stamp(stamp_ns)
     quats = kdl_quaternion_signs(matrices_to_quaternions(transforms[:, :3, :3])) if len(transforms) \
         else np.empty((0, 4))
+    if signs is not None and len(quats):
+        signs(quats)
     out = []
     for (parent, child), t, q in zip(frames, transforms, quats):
         msg = TransformStamped()

@@ -24,6 +24,7 @@ from numpy.typing import NDArray
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics import joint_quaternions as jq
 from robot_state_format.kinematics.compiled_tree import CompiledTree
+from robot_state_format.ros.kdl_ties import KdlRows, near_tie, near_ties, tie_prone
 from robot_state_format.ros.messages import _W_KDL, PreparedTf, kdl_quaternion_signs
 
 FloatArray = NDArray[np.float64]
@@ -37,7 +38,8 @@ def _signs(quats: FloatArray) -> FloatArray:
     one pass over all rows: ``w`` positive when ``w^2`` exceeds a quarter, else the component of the largest
     diagonal element (the largest of ``x^2, y^2, z^2``: ``m00 - m11 = 2 (x^2 - y^2)``, ...). Exact ties go as
     in KDL's comparisons (z before y before x); which of two equal elements KDL's own matrix makes larger
-    depends on its rounding (a joint turned a quarter about x and rotating about z: y^2 = z^2 always)."""
+    depends on its rounding (a joint turned a quarter about x and rotating about z: y^2 = z^2 always), which
+    :class:`Ties` redoes for a URDF's rows (:mod:`~robot_state_format.ros.kdl_ties`)."""
     rev = quats[:, ::-1]
     sq = rev * rev  # columns w z y x: argmax takes the first of equal squares, z before y before x, as KDL
     w2 = sq[:, 0]
@@ -106,20 +108,77 @@ def _constant_signs(z: NDArray[np.complex128], lo: FloatArray, hi: FloatArray) -
     return out
 
 
+class Ties:
+    """The revolute rows of a :class:`Pose7` (or a writer's subset of them) that KDL's arithmetic can decide:
+    position ``k`` in the rows' quaternion array, tree row, and the angle KDL gets, ``q[qi] * mult + off``
+    (robot_state_publisher's mimic formula; 1 and 0 for a joint of its own)."""
+
+    def __init__(self, kdl: KdlRows, k: list[int], rows: list[int], qi: list[int], mult: list[float],
+                 off: list[float]) -> None:
+        self.kdl = kdl
+        self.k = k
+        self.rows = rows
+        self.qi = qi
+        self.mult = mult
+        self.off = off
+        self._k = np.array(k, dtype=np.intp)
+
+    @classmethod
+    def of(cls, kdl: KdlRows, rows: list[int], qi: NDArray[np.intp], mult: FloatArray, off: FloatArray) -> Ties | None:
+        """The rows of ``rows`` (tree rows, in the quaternion array's order) that are KDL's rotary rows."""
+        ks = [k for k, row in enumerate(rows) if row in kdl.rotary]
+        if not ks:
+            return None
+        return cls(kdl, ks, [rows[k] for k in ks], [int(qi[k]) for k in ks], [float(mult[k]) for k in ks],
+                   [float(off[k]) for k in ks])
+
+    def subset(self, ks: list[int]) -> Ties | None:
+        """The ties among Pose7 rows ``ks`` (a writer's rows, in its order), positions renumbered."""
+        at = {k: i for i, k in enumerate(self.k)}
+        mine = [(j, at[k]) for j, k in enumerate(ks) if k in at]
+        if not mine:
+            return None
+        return Ties(self.kdl, [j for j, _ in mine], [self.rows[i] for _, i in mine], [self.qi[i] for _, i in mine],
+                    [self.mult[i] for _, i in mine], [self.off[i] for _, i in mine])
+
+    def fix(self, quat: FloatArray, q: FloatArray) -> None:
+        """KDL's sign on the rows of ``quat`` (signed by the rule) whose decision was a near tie, in place."""
+        sub = quat[self._k]
+        for i in near_ties(sub).tolist():
+            angle = float(q[self.qi[i]]) * self.mult[i] + self.off[i]
+            if self.kdl.sign(self.rows[i], angle, sub[i].tolist()) < 0:
+                quat[self.k[i]] *= -1.0
+
+    def fix_one(self, i: int, x: float, y: float, z: float, w: float, q: object) -> bool:
+        """Whether tie ``i`` (quaternion ``x y z w``, signed by the rule) flips to KDL's sign (plain floats)."""
+        if not near_tie(x, y, z, w):
+            return False
+        angle = float(q[self.qi[i]]) * self.mult[i] + self.off[i]  # type: ignore[index]
+        return self.kdl.sign(self.rows[i], angle, (x, y, z, w)) < 0
+
+
 class Pose7:
     """``pose7(q)`` -> ``(njoints, 7)`` for one compiled tree; the array returned is rewritten by the next call.
 
     ``limits[k]``: ``(lower, upper)`` of q coordinate ``k`` when it has both (its joint's limits): over those
     ranges the KDL sign of most rows is constant, folded into the constants; the others (and every row while
-    a coordinate is outside its range, as a JointState may put it) get the rule per message."""
+    a coordinate is outside its range, as a JointState may put it) get the rule per message.
 
-    def __init__(self, tree: CompiledTree, limits: dict[int, tuple[float, float]] | None = None) -> None:
+    ``kdl``: KDL's own arithmetic for a URDF's rows (:class:`~robot_state_format.ros.kdl_ties.KdlRows`): the
+    constant rows' signs, and a revolute row's where the rule decided on a near tie."""
+
+    def __init__(self, tree: CompiledTree, limits: dict[int, tuple[float, float]] | None = None,
+                 kdl: KdlRows | None = None) -> None:
         self.tree = tree
         c = jq._constants(tree)
         tc = fk._tf_constants(tree)
         self.fast = not c.gen.size and all(moving is None for _, _, moving, _, _ in c.rot)
         self._out = c.template.copy()
         kdl_quaternion_signs(self._out[:, 3:])  # fixed and prismatic rows: constant quaternions
+        self.kdl = kdl if kdl else None
+        self._constant_rows = sorted(kdl.constant) if kdl else []
+        self._fix_constant(self._out)
+        self.ties: Ties | None = None
         if not self.fast:
             return
         joints = [j for j, *_ in c.rot]
@@ -153,6 +212,10 @@ class Pose7:
                 qidx = np.array(sorted(set(self._qi[known].tolist())), dtype=np.intp)
                 self._guard = (qidx, np.array([limits[int(i)][0] for i in qidx]),
                                np.array([limits[int(i)][1] for i in qidx]))
+        if self.kdl is not None and self.kdl.rotary and tc.affine is not None:
+            prone = tie_prone(self._z).tolist()
+            rows = [row if prone[k] else -1 for k, row in enumerate(self._rows.tolist())]  # -1: never a tie
+            self.ties = Ties.of(self.kdl, rows, self._qi, 2.0 * self._hm, 2.0 * self._ho)
         self._q0 = np.ascontiguousarray(self._z.real)  # Q and P, signs folded
         self._p = np.ascontiguousarray(-self._z.imag)
         self._pri = c.pri
@@ -170,10 +233,18 @@ class Pose7:
     def _rule(quat: FloatArray) -> FloatArray:
         return _signs(quat)
 
+    def _fix_constant(self, rows7: FloatArray) -> None:
+        """KDL's signs on the constant rows of ``rows7`` (every tree row, ``x y z qx qy qz qw``)."""
+        if self.kdl is not None and self._constant_rows:
+            sub = rows7[self._constant_rows, 3:]
+            self.kdl.fix_constant(self._constant_rows, sub)
+            rows7[self._constant_rows, 3:] = sub
+
     def __call__(self, q: FloatArray) -> FloatArray:
         if not self.fast:
             rows = jq.joint_pose7(self.tree, q)
             kdl_quaternion_signs(rows[:, 3:])
+            self._fix_constant(rows)
             return rows
         out = self._out
         h = self._half
@@ -195,6 +266,8 @@ class Pose7:
                     quat[self._open] = self._rule(quat[self._open])
             elif float(quat[:, 3].min()) <= _W_KDL:  # some w negative or past 120 degrees
                 quat = self._rule(np.ascontiguousarray(quat))
+            if self.ties is not None and float(quat[:, 3].min()) <= _W_KDL:
+                self.ties.fix(quat, q)
             out[self._rows, 3:] = quat
         if self._pri is not None:
             pj, pcol, d, t0 = self._pri
@@ -237,6 +310,7 @@ class TfWriter:
     def __init__(self, pose7: Pose7, tf: PreparedTf, rev: list[tuple[int, int]], pri: list[tuple[int, int]],
                  checked: dict[int, tuple[float, float]]) -> None:
         self.tf = tf
+        self.ties: Ties | None = None  # the rows KDL's arithmetic may decide (Pose7.ties)
         self._f = np.frombuffer(tf.buffer, dtype="<f8", offset=4)
         dbl = tf.dbl_words.reshape(-1, 7)
         ks = np.array([k for _, k in rev], dtype=np.intp)
@@ -254,6 +328,7 @@ class TfWriter:
             self._h = np.empty(len(ks))
             self._ih = np.empty(len(ks), dtype=np.complex128)
             self._cos, self._sin = self._ih[:, None].real, self._ih[:, None].imag  # views: exp(ih) in place
+            self.ties = pose7.ties.subset(ks.tolist()) if pose7.ties is not None else None
             self._folded = pose7._folded
             if pose7._folded:
                 open_rows = set(pose7._open.tolist())
@@ -297,6 +372,8 @@ class TfWriter:
                         _signs_few(quat, self._open)
                 else:
                     quat = _signs(np.ascontiguousarray(quat))
+                if self.ties is not None:
+                    self.ties.fix(quat, q)
             self._f[self._qdst] = quat
         if self._npri:
             src, mult, off, d, t0 = self._pq
@@ -310,4 +387,4 @@ class TfWriter:
         return not ((v < lo).any() or (v > hi).any())
 
 
-__all__ = ["Pose7", "TfWriter", "kdl_flips"]
+__all__ = ["Pose7", "TfWriter", "Ties", "kdl_flips"]

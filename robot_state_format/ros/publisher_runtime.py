@@ -26,6 +26,7 @@ from robot_state_format.live.joint_cache import JointStateCache
 from robot_state_format.model.joint_limits import position_ranges
 from robot_state_format.model.types import WORLD, JointType
 from robot_state_format.ros.description import LoadedDescription
+from robot_state_format.ros.kdl_ties import KdlRows
 from robot_state_format.ros.messages import PreparedTf, TfEncoder, kdl_quaternion_signs
 from robot_state_format.ros.publisher_hot import HotPath
 from robot_state_format.ros.publisher_pose import Pose7, TfWriter
@@ -89,7 +90,9 @@ class Runtime:
             for k, bounds in enumerate(position_ranges(model.joints[name])):
                 if bounds is not None and math.isfinite(bounds[0]) and math.isfinite(bounds[1]):
                     limits[start + k] = bounds
-        self._pose7 = Pose7(tree, limits)
+        # robot_state_publisher's quaternion signs where its rule meets a tie: KDL's arithmetic (URDF only)
+        self.kdl = KdlRows.of(loaded.text, tree.joint_names)
+        self._pose7 = Pose7(tree, limits, self.kdl)
         # the common JointState (1 kHz path); its /tf written by a TfWriter unless a joint hangs from the world
         self.hot = HotPath(self.cache, self.encoder, self.joint_pose7, self._writer)
 
@@ -143,6 +146,12 @@ class Runtime:
         """The frames and transforms of the fixed joints (for /tf_static)."""
         x = self.joint_transforms()
         return [self.frames[i] for i in self.fixed.tolist()], x[self.fixed]
+
+    def fix_static(self, quats: NDArray[np.float64]) -> None:
+        """The quaternions (rows ``x y z w``) of :meth:`static_transforms` given KDL's own signs, in place (a
+        URDF's fixed joints: :class:`~robot_state_format.ros.kdl_ties.KdlRows`)."""
+        if self.kdl.constant:
+            self.kdl.fix_constant(self.fixed.tolist(), quats)
 
     def pose_in(self, x_parent_root: NDArray[np.float64]) -> NDArray[np.float64]:
         """X_parent_model from the pose of the root link's frame in a parent frame."""

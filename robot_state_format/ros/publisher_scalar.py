@@ -62,6 +62,8 @@ class ScalarTfWriter:
                 idx, lo, hi = writer._guard
                 self._guard = list(zip(idx.tolist(), lo.tolist(), hi.tolist(), strict=True))
                 self._by_caller = writer._by_caller
+        self._ties = writer.ties  # revolute rows whose sign KDL's arithmetic decides on a near tie
+        self._tie_at: dict[int, int] = {k: i for i, k in enumerate(writer.ties.k)} if writer.ties is not None else {}
         self._pri: list[tuple[int, float, float, Vec3, Vec3, int]] = []
         if writer._npri:
             src, mult, off, d, t0 = writer._pq
@@ -113,11 +115,19 @@ class ScalarTfWriter:
                     rows: Sequence[int] = self._open
                 else:
                     rows = range(len(self._rev))
+                ties, tie_at = self._ties, self._tie_at
                 for k in rows:
                     at = self._rev[k][11]
                     x, y, z, w = _QUAT.unpack_from(buf, at)
-                    if w <= _W_KDL and kdl_flips(x, y, z, w):  # w above: it leads and is positive
-                        _QUAT.pack_into(buf, at, -x, -y, -z, -w)
+                    if w <= _W_KDL:  # w above: it leads and is positive
+                        flip = kdl_flips(x, y, z, w)
+                        ti = tie_at.get(k) if tie_at else None
+                        if ti is not None and ties is not None:  # as TfWriter: on a near tie, KDL's own sign
+                            f = -1.0 if flip else 1.0
+                            if ties.fix_one(ti, f * x, f * y, f * z, f * w, q):
+                                flip = not flip
+                        if flip:
+                            _QUAT.pack_into(buf, at, -x, -y, -z, -w)
         for si, m, o, d, t0, at in self._pri:
             x = q[si] * m + o
             _VEC.pack_into(buf, at, d[0] * x + t0[0], d[1] * x + t0[1], d[2] * x + t0[2])

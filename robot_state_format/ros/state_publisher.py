@@ -216,7 +216,7 @@ class StatePublisher(Node):
         self._rt = rt
         frames, x = rt.static_transforms()
         stamp = self.get_clock().now().nanoseconds
-        self._tf.replace_static(transforms_to_msgs(frames, x, stamp))
+        self._tf.replace_static(transforms_to_msgs(frames, x, stamp, rt.fix_static))
         if self._description_pub is not None:
             self._description_pub.publish(String(data=rt.loaded.text))
         self._last_model_pose = None

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from real_robots import romeo_urdf
 from repo_paths import REPO_ROOT
+from tie_models import TIES
 
 pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests through ./run test)")
 
@@ -62,6 +63,15 @@ def test_pose7_equals_joint_pose7_with_kdl_signs(name: str, text: str) -> None:
 
 @pytest.mark.parametrize("name,text", _models(), ids=[n for n, _ in _models()])
 def test_hot_path_tf_writer_gives_the_general_paths_bytes(name: str, text: str) -> None:
+    _hot_path_gives_the_general_paths_bytes(name, text)
+
+
+def test_hot_path_gives_the_general_paths_bytes_where_kdl_rounds_ties() -> None:
+    # every path redoes KDL's arithmetic on the same rows (ros/kdl_ties.py): the same bytes again
+    _hot_path_gives_the_general_paths_bytes("ties", TIES)
+
+
+def _hot_path_gives_the_general_paths_bytes(name: str, text: str) -> None:
     # the 1 kHz path writes only the moving numbers of the joints a message names into its prepared buffer
     # (ros/publisher_pose.TfWriter); the general path encodes every number from joint_pose7 afresh
     rclpy_serialization = pytest.importorskip("rclpy.serialization")

@@ -14,6 +14,7 @@ pytest.importorskip("rclpy", reason="rclpy is not installed (run the tests throu
 from rclpy.serialization import serialize_message
 from sensor_msgs.msg import JointState
 from test_state_publisher_pose import CHAIN
+from tie_models import TIES
 
 from robot_state_format.model.loader import load_model
 from robot_state_format.ros.description import LoadedDescription
@@ -27,7 +28,7 @@ SAMPLES = REPO_ROOT / "robot_state_format" / "samples"
 def _small_models() -> list[tuple[str, str, list[str] | None]]:
     out: list[tuple[str, str, list[str] | None]] = [
         ("mimic", CHAIN.replace('<mimic joint="jc" multiplier="0.5"/>', '<mimic joint="jb" multiplier="0.5"/>'), None),
-        ("arm7_gripper", (SAMPLES / "arm7_gripper.urdf").read_text(), None)]
+        ("arm7_gripper", (SAMPLES / "arm7_gripper.urdf").read_text(), None), ("ties", TIES, None)]
     p = romeo_urdf()
     if p is not None:  # a short list of a large robot: its head and left arm
         text = p.read_text()
