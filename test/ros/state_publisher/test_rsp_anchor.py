@@ -17,6 +17,7 @@ namespace with its own ``frame_prefix``; the same JointStates go to both.
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Iterator
@@ -256,3 +257,35 @@ def test_axes_and_multi_dof_joints_against_the_cpp_node(harness: RosHarness) -> 
     v = _numbers(got["body"])
     np.testing.assert_allclose(pose(of_quaternion(*v[3:]), v[:3]), expect, rtol=0, atol=1e-12)
     assert not pair.at("cpp", stamp)  # none of the names is a joint of the C++ node's model
+
+
+@pytest.mark.timeout(300)
+def test_mimic_followers_named_in_a_message_as_documented(harness: RosHarness) -> None:
+    pair = Pair(harness, "mim", CHAIN, {"ignore_timestamp": True})  # jc = -2 jb + 0.4, jd = 0.5 jc
+    base = (int(time.time()) - 400) * S
+    harness.spin_until(lambda: all(pair.at(s, base) for s in pair.pubs), 60.0, "a first /tf from both",
+                       every=lambda: pair.send(pair.names, [0.3] * len(pair.names), base), every_period=0.5)
+
+    def angle_about_y(t: Any) -> float:  # jd turns about y from an origin without rotation
+        r = t.transform.rotation
+        return 2.0 * math.atan2(r.y, r.w)
+
+    # followers named at the values their leaders imply (joint_state_publisher's): the same transforms
+    consistent = base + MS
+    pair.send(["jb", "jc", "jd"], [0.1, -2 * 0.1 + 0.4, 0.5 * (-2 * 0.1 + 0.4)], consistent)
+    pair.wait(consistent, 3)
+    harness.spin_for(0.2)
+    cpp, ours = pair.at("cpp", consistent), pair.at("ours", consistent)
+    assert set(cpp) == set(ours) == {"b", "c", "d"}
+    for child in cpp:
+        np.testing.assert_allclose(_numbers(ours[child]), _numbers(cpp[child]), rtol=0, atol=1e-12, err_msg=child)
+    # a follower named with a value of its own: the C++ node sends it (and its follower) from that value, ours
+    # from the leader (0.1 above): jd at 0.5 * 0.7 there, at 0.5 * (-2 * 0.1 + 0.4) here
+    own = base + 2 * MS
+    pair.send(["jc"], [0.7], own)
+    pair.wait(own, 2)
+    harness.spin_for(0.2)
+    cpp, ours = pair.at("cpp", own), pair.at("ours", own)
+    assert set(cpp) == set(ours) == {"c", "d"}
+    assert abs(angle_about_y(cpp["d"]) - 0.35) < 1e-12
+    assert abs(angle_about_y(ours["d"]) - 0.1) < 1e-12
