@@ -19,6 +19,7 @@ more; shorter runs only print it).  Figures in docs/robustness.md.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import math
 import sys
 import tempfile
@@ -182,6 +183,7 @@ def main() -> int:
     ap.add_argument("--good-period", type=float, default=0.05, help="seconds between good messages")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
+    faulthandler.enable()  # a crash in native code (rclpy, Fast DDS) prints where it happened
     print(f"machine: {describe_machine()}")
     r = run(args.seconds, args.rate, args.good_period)
     growth = r["rss1_mb"] - r["rss0_mb"]

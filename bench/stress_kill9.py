@@ -15,6 +15,7 @@ Figures in docs/robustness.md.
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import os
 import random
 import signal
@@ -156,6 +157,7 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="directory (default: a new temporary one)")
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args()
+    faulthandler.enable()  # a crash in native code (rclpy, Fast DDS) prints where it happened
     out = args.out or Path(tempfile.mkdtemp(prefix="kill9_out_"))
     out.mkdir(parents=True, exist_ok=True)
     print(f"machine: {describe_machine()}")
