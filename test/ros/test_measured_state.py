@@ -117,6 +117,26 @@ class Rig:
         req = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
         return self.ros.call(client, req, timeout=30.0).results[0]
 
+    def save_until_stamp(self, want_ns: int, timeout: float = 20.0) -> Any:
+        """~/save until the file holds the world_state stamped ``want_ns``, and that state.
+
+        The store is a second subscriber of world_state: seeing a snapshot here does not mean the store holds it
+        yet (CI's colcon route once saved the one before). Every file saved meanwhile must hold a world_state the
+        publisher really sent (one this rig received), never one made up; it is removed."""
+        deadline = time.monotonic() + timeout
+        while True:
+            r = self.trigger("/m/state_store", "save")
+            assert r.success, r.message
+            state = read_world_state_file(r.message).state
+            assert state.stamp is not None
+            got = state.stamp.sec * S + state.stamp.nanosec
+            if got == want_ns:
+                return state
+            assert got in {_stamp_ns(w) for w in self.world}, f"saved a stamp nobody published: {got}"
+            Path(r.message).unlink()
+            assert time.monotonic() < deadline, f"the store still holds {got}, not {want_ns}, after {timeout} s"
+            self.ros.spin_for(0.2)
+
     def files(self) -> list[Path]:
         return sorted(self.out.glob("*.usdf"))
 
@@ -220,11 +240,8 @@ def test_warning_then_stamp_jump_keeps_the_node_and_save_holds_the_last_values(r
     out = ros.processes[0].output()
     assert "jumped backwards" in out and "not in the model ignored: nope" in out
     assert "Traceback" not in out and ros.processes[0].alive()
-    r = rig.trigger("/m/state_store", "save")
-    assert r.success, r.message
-    state = read_world_state_file(r.message).state
+    state = rig.save_until_stamp(later)
     ms = state.model("measured_bot")
-    assert state.stamp is not None and state.stamp.sec * S + state.stamp.nanosec == later
     assert ms is not None
     assert [ms.joint(n).positions for n in ("j1", "j2", "j3")] == [(-0.6,), (0.9,), (0.06,)]  # type: ignore[union-attr]
 
