@@ -33,6 +33,7 @@ from std_srvs.srv import Trigger
 from tf2_msgs.msg import TFMessage
 
 from robot_state_format.usdf.reader import read_world_state, read_world_state_file
+from robot_state_format.usdf.types import WorldState
 
 S = 1_000_000_000
 MS = 1_000_000
@@ -92,6 +93,7 @@ class Rig:
         ros.node.create_subscription(String, "/m/world_state", lambda m: self.world.append(m.data), LATCHED)
         self.pub = ros.node.create_publisher(JointState, "/m/joint_states", RELIABLE)
         self.base = (int(time.time()) - 5000) * S
+        self.sent: list[int] = []  # the stamps of the JointStates sent
 
     def send(self, names: list[str], pos: list[float], t_ns: int, vel: list[float] | None = None) -> None:
         msg = JointState()
@@ -100,6 +102,7 @@ class Rig:
         msg.position = [float(x) for x in pos]
         msg.velocity = [float(x) for x in vel or []]
         self.pub.publish(msg)
+        self.sent.append(t_ns)
 
     def find(self, child: str, t_ns: int) -> list[Any]:
         return [t for t in self.tf if t.child_frame_id == f"m/{child}" and ns_of(t.header.stamp) == t_ns]
@@ -117,24 +120,29 @@ class Rig:
         req = SetParameters.Request(parameters=[Parameter(name, value=value).to_parameter_msg()])
         return self.ros.call(client, req, timeout=30.0).results[0]
 
-    def save_until_stamp(self, want_ns: int, timeout: float = 20.0) -> Any:
-        """~/save until the file holds the world_state stamped ``want_ns``, and that state.
+    def save_until_stamp(self, want_ns: int, timeout: float = 20.0) -> WorldState:
+        """~/save until the file holds the state stamped ``want_ns``, and that state.
 
         The store is a second subscriber of world_state: seeing a snapshot here does not mean the store holds it
-        yet (CI's colcon route once saved the one before). Every file saved meanwhile must hold a world_state the
-        publisher really sent (one this rig received), never one made up; it is removed."""
+        yet (CI's colcon route once saved the one before). Meanwhile a save may say it has nothing yet, or write
+        a state measured earlier: a world_state this rig received or a JointState it sent, never a stamp nobody
+        measured. Those files are removed."""
         deadline = time.monotonic() + timeout
         while True:
             r = self.trigger("/m/state_store", "save")
-            assert r.success, r.message
-            state = read_world_state_file(r.message).state
-            assert state.stamp is not None
-            got = state.stamp.sec * S + state.stamp.nanosec
-            if got == want_ns:
-                return state
-            assert got in {_stamp_ns(w) for w in self.world}, f"saved a stamp nobody published: {got}"
-            Path(r.message).unlink()
-            assert time.monotonic() < deadline, f"the store still holds {got}, not {want_ns}, after {timeout} s"
+            if r.success:
+                state = read_world_state_file(r.message).state
+                assert state.stamp is not None
+                got: int | str = state.stamp.sec * S + state.stamp.nanosec
+                if got == want_ns:
+                    return state
+                earlier = {_stamp_ns(w) for w in self.world} | set(self.sent)
+                assert got in earlier, f"saved a stamp nobody measured: {got}"
+                Path(r.message).unlink()
+            else:
+                assert "no snapshot yet" in r.message, r.message
+                got = r.message
+            assert time.monotonic() < deadline, f"after {timeout} s the store still answers {got}, not {want_ns}"
             self.ros.spin_for(0.2)
 
     def files(self) -> list[Path]:
