@@ -9,7 +9,7 @@ changed takes under a second). Where:
 * ``RSF_RSP_BUILD``: the build script (default ``../shared/anchors/robot_state_publisher_cpp/build.sh``).
 
 :func:`find_anchor` only looks (the test suite never builds); :func:`build_anchor` runs the script when the
-executable is missing or stale (the bench).
+executable is missing or stale (the bench, and ``.ci/run`` through ``python bench/rsp_anchor.py build``).
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def find_anchor() -> tuple[Anchor | None, str]:
     prefix = work_dir() / "install"
     exe = prefix / EXE
     if not exe.is_file():
-        return None, f"the C++ robot_state_publisher is not built ({exe} missing; bench/bench_vs_rsp.py builds it)"
+        return None, (f"the C++ robot_state_publisher is not built ({exe} missing;"
+                      " `python bench/rsp_anchor.py build` builds it)")
     env = _env_of(prefix)
     if env is None:
         return None, f"{prefix / 'rsp_env.sh'} missing or failing"
@@ -124,4 +125,22 @@ def our_command() -> list[str]:
     return [str(exe)] if exe.exists() else [sys.executable, "-m", "robot_state_format.ros.state_publisher"]
 
 
-__all__ = ["Anchor", "build_anchor", "build_script", "find_anchor", "our_command", "start", "work_dir"]
+def main(argv: list[str]) -> int:
+    """``python bench/rsp_anchor.py build [VENV]``: build (or find cached) the anchor against VENV (default: this
+    Python's venv); one line says where it is, or why not (exit 1). ``.ci/run`` calls it so that the tests against
+    the C++ node run in CI."""
+    if len(argv) not in (1, 2) or argv[0] != "build":
+        print("usage: python bench/rsp_anchor.py build [VENV]", file=sys.stderr)
+        return 2
+    anchor, why = build_anchor(Path(argv[1]).resolve() if len(argv) == 2 else None)
+    if anchor is None:
+        print(f"rsp_anchor: the C++ robot_state_publisher is not built: {why}", file=sys.stderr)
+        return 1
+    print(f"rsp_anchor: the C++ robot_state_publisher is built: {anchor.exe}")
+    return 0
+
+
+__all__ = ["Anchor", "build_anchor", "build_script", "find_anchor", "main", "our_command", "start", "work_dir"]
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

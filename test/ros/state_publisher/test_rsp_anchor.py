@@ -1,8 +1,8 @@
 """The state_publisher against the real C++ robot_state_publisher, when it is built (never built here).
 
-bench/bench_vs_rsp.py builds it with the shared script into ``../rsp_cpp`` beside the clone (or
-``RSF_RSP_CPP``); without it these tests skip and say so. Both nodes run at once, each in its own
-namespace with its own ``frame_prefix``; the same JointStates go to both.
+``.ci/run`` (``python bench/rsp_anchor.py build``) and bench/bench_vs_rsp.py build it with the shared script
+into ``../rsp_cpp`` beside the clone (or ``RSF_RSP_CPP``); without it these tests skip and say so. Both nodes
+run at once, each in its own namespace with its own ``frame_prefix``; the same JointStates go to both.
 
 * TF: every /tf transform of several configurations (inside the limits, past 120 degrees, outside the
   limits) and every /tf_static transform of ours equals the C++ node's to 1e-9, component by component
