@@ -36,6 +36,7 @@ URDF_T = ('<robot name="{n}"><link name="{n}_base"/><link name="{n}_arm"/><joint
           '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>')
 MJCF_T = '<mujoco model="{n}"><worldbody><body name="{n}_body"><geom size="0.1"/></body></worldbody></mujoco>'
 SDF_T = '<sdf version="1.9"><model name="{n}"><link name="{n}_link"/></model></sdf>'
+TETRA_OBJ = "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n"  # 4 points, 4 triangles
 
 
 class Files:
@@ -52,6 +53,7 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Files]:
     (f.outside / "shadow").write_text(f"root:{MARKER}:19000:0:99999:7:::\n")
     (f.outside / "robot.urdf").write_text(URDF_T.format(n=MARKER))
     (f.outside / "robot.xml").write_text(MJCF_T.format(n=MARKER))
+    (f.outside / "mesh.obj").write_text(TETRA_OBJ)
     (f.outside / "m").mkdir()
     (f.outside / "m" / "model.sdf").write_text(SDF_T.format(n=MARKER))
     (f.outside / "m" / "model.config").write_text("<model><sdf version='1.9'>model.sdf</sdf></model>")
@@ -62,6 +64,9 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Files]:
     (f.pkg / "parts.xml").write_text(MJCF_T.format(n="pkgpart"))
     (f.pkg / "scene.xml").write_text('<mujoco model="scene"><include file="parts.xml"/></mujoco>')
     (f.pkg / "escape.xml").write_text('<mujoco model="esc"><include file="../../outside/robot.xml"/></mujoco>')
+    (f.pkg / "tetra.obj").write_text(TETRA_OBJ)
+    (f.pkg / "flex.xml").write_text(flexcomp("tetra.obj"))
+    (f.pkg / "flexesc.xml").write_text(flexcomp("../../outside/mesh.obj"))
     (f.pkg / "leak.urdf").symlink_to(f.outside / "robot.urdf")
     (f.pkg / "leakdir").symlink_to(f.outside)
     # a package file that is broken and quotes names: its errors must not reach the network
@@ -93,6 +98,12 @@ def mjcf_attach(name: str) -> str:
             f'<attach model="other" body="{MARKER}_body" prefix="p_"/></body></worldbody></mujoco>')
 
 
+def flexcomp(file: str, compiler: str = "") -> str:
+    """A ``<flexcomp type="mesh">``: MuJoCo reads its points from ``file`` (one body per point, dim 2)."""
+    return (f'<mujoco model="flex">{compiler}<worldbody><flexcomp name="f" type="mesh" file="{file}" dim="2"/>'
+            '</worldbody></mujoco>')
+
+
 def hostile(f: Files) -> dict[str, str]:
     out = f.outside
     return {
@@ -108,6 +119,9 @@ def hostile(f: Files) -> dict[str, str]:
         "mjcf include package (MuJoCo has no package://)": mjcf_include("package://goodpkg/parts.xml"),
         "mjcf attach absolute": mjcf_attach(f"{out}/robot.xml"),
         "mjcf attach relative": mjcf_attach("outside/robot.xml"),
+        "mjcf flexcomp mesh absolute": flexcomp(f"{out}/mesh.obj"),
+        "mjcf flexcomp mesh relative": flexcomp("outside/mesh.obj"),
+        "mjcf flexcomp mesh under meshdir": flexcomp("mesh.obj", f'<compiler meshdir="{out}"/>'),
         "sdf include file://": sdf_include(f"file://{out}/m"),
         "sdf include absolute": sdf_include(f"{out}/m"),
         "sdf include relative": sdf_include("outside/m"),
@@ -121,6 +135,7 @@ CASES = ["dmd add_directives file://", "dmd add_model file://", "dmd add_model p
          "dmd add_model package symlink", "dmd add_model package symlinked dir", "dmd add_model model://",
          "dmd add_model unknown package", "mjcf include absolute", "mjcf include relative",
          "mjcf include package (MuJoCo has no package://)", "mjcf attach absolute", "mjcf attach relative",
+         "mjcf flexcomp mesh absolute", "mjcf flexcomp mesh relative", "mjcf flexcomp mesh under meshdir",
          "sdf include file://", "sdf include absolute",
          "sdf include relative", "sdf include model://", "sdf include package ..", "sdf include package symlink"]
 
@@ -169,6 +184,42 @@ def test_a_package_file_cannot_include_its_way_out(files: Files) -> None:
     exc = network(dmd("add_model", "package://goodpkg/escape.xml"))
     assert any(d.code == "MODEL_FILE_REFUSED" for d in exc.errors), error_text(exc)
     assert MARKER not in str(exc)
+
+
+def test_a_flexcomp_mesh_opens_as_an_included_file_does(files: Files) -> None:
+    """A <flexcomp type="mesh"> reads its points from a file, and each point becomes a body whose pose goes
+    out on TF: from the network, only inside the package of the file that names it."""
+    model = read_description_text(dmd("add_model", "package://goodpkg/flex.xml"), "", XacroPolicy()).model
+    assert {f"m::f_{i}" for i in range(4)} <= set(model.links)  # the package's mesh: 4 points, 4 bodies
+    exc = network(dmd("add_model", "package://goodpkg/flexesc.xml"))
+    assert any(d.code == "MODEL_FILE_REFUSED" for d in exc.errors), error_text(exc)
+    # the same files named by the user open as before
+    assert "f_3" in load_model_file(files.pkg / "flexesc.xml").links
+
+
+def test_a_network_description_looks_up_no_asset_file(files: Files, monkeypatch: pytest.MonkeyPatch) -> None:
+    """MuJoCo refuses a model whose asset file is missing; a text has no folder, so its assets are not looked
+    up: one answer whether the file exists or not, and no lookup a peer could learn from."""
+    looked: list[str] = []
+
+    def recording(real):  # type: ignore[no-untyped-def]
+        def call(*args, **kwargs):  # type: ignore[no-untyped-def]
+            looked.extend(str(a) for a in args[:1])
+            return real(*args, **kwargs)
+        return call
+
+    for owner, name in ((Path, "is_file"), (Path, "exists"), (Path, "stat"), (os.path, "isfile"),
+                        (os.path, "exists"), (os, "stat")):
+        monkeypatch.setattr(owner, name, recording(getattr(owner, name)))
+    out = files.outside
+    answers = []
+    for file in (f"{out}/shadow", f"{out}/missing.png", "outside/shadow", "outside/missing.png"):
+        for asset in (f'<mesh name="a" file="{file}"/>', f'<hfield name="a" file="{file}"/>',
+                      f'<texture name="a" type="2d" file="{file}"/>', f'<skin name="a" file="{file}"/>'):
+            text = f'<mujoco model="x"><asset>{asset}</asset><worldbody><body name="b"/></worldbody></mujoco>'
+            answers.append(sorted(read_description_text(text, "", XacroPolicy()).model.links))
+    assert answers == [["b"]] * 16
+    assert not [p for p in looked if "outside" in p or "missing" in p], looked
 
 
 def test_errors_of_a_package_file_quote_nothing_of_it(files: Files) -> None:

@@ -42,6 +42,7 @@ def disk(tmp: Path) -> dict[str, Any]:
     (out / "robot.urdf").write_text(URDF_T.format(n=MARKER))
     (out / "robot.xml").write_text(f'<mujoco><worldbody><body name="{MARKER}"><geom size="1"/></body></worldbody>'
                                    "</mujoco>")
+    (out / "mesh.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
     (out / "m").mkdir()
     (out / "m" / "model.sdf").write_text(f'<sdf version="1.9"><model name="{MARKER}"><link name="{MARKER}_l"/>'
                                          "</model></sdf>")
@@ -69,6 +70,7 @@ def hostile(out: Path) -> list[str]:
             dmd("m", "package://goodpkg/../../outside/robot.urdf"), dmd("m", "package://goodpkg/leak.urdf"),
             dmd("m", "model://goodpkg/../../outside/robot.urdf"),
             f'<mujoco><include file="{out}/robot.xml"/></mujoco>', '<mujoco><include file="outside/robot.xml"/></mujoco>',
+            f'<mujoco><worldbody><flexcomp name="f" type="mesh" file="{out}/mesh.obj" dim="2"/></worldbody></mujoco>',
             sdf(f"file://{out}/m"), sdf(str(out / "m")), sdf("outside/m"), sdf("model://m"),
             sdf("package://goodpkg/../../outside/m")]
 

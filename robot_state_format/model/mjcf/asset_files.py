@@ -6,8 +6,10 @@ a ``<mesh>``, ``<hfield>`` or ``<skin>`` under ``<compiler meshdir>`` (else ``as
 ``<texture>`` (``file`` and the six cube-face files) under ``texturedir`` (else ``assetdir``), those
 directories relative to the main file's folder; without them, beside the file that holds the asset (an
 included file's folder), else beside the main file (Meta-World's included dependency files name textures
-relative to the main file). Only a document read from a file is checked (a model given as text has no folder:
-its assets are not looked up). The reader reads no asset file, it only checks that each is there.
+relative to the main file). Only a document read from a file is checked: a model given as text (a string,
+or a description received over the network) has no folder, and its assets are not looked up, so a peer
+cannot learn which files exist on the node's machine. The reader reads no asset file, it only checks that
+each is there.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ def _dirs(doc: Document, base: Path) -> tuple[Path | None, Path | None]:
 
 def check_asset_files(doc: Document) -> None:
     """Report every asset file that is not there (``MJCF_MISSING_FILE``, at the asset element)."""
-    if doc.file == "<string>":
+    if doc.is_text:
         return
     meshdir, texturedir = _dirs(doc, Path(doc.file).parent)
     for assets in doc.root.iterchildren("asset"):

@@ -49,6 +49,11 @@ class Document:
     files: dict[etree._Element, str] = field(default_factory=dict)  # included elements -> their file
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
+    @property
+    def is_text(self) -> bool:
+        """Read from a text, not a file (``<string>``, ``<robot_description>``...): it has no folder."""
+        return self.file.startswith("<")
+
     def file_of(self, el: etree._Element) -> str:
         node: etree._Element | None = el
         while node is not None:

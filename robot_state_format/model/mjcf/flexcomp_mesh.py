@@ -1,7 +1,9 @@
 """The points and elements of a ``<flexcomp type="mesh">`` (measured against MuJoCo 4.0).
 
 The ``file`` is looked up under ``<compiler meshdir>`` (else ``assetdir``), relative to the main file's
-folder, else beside the main file; a model given as text has no folder and its mesh file is refused.
+folder, else beside the main file; a model given as text has no folder and its mesh file is refused. A
+description received over the network opens it only as it opens an included file (``model.access``: refused
+before any lookup when the text itself names it; from a package file, only inside that package).
 Read are Wavefront OBJ (``v`` lines in order, each as the float32 MuJoCo stores; ``f`` polygons fanned
 into triangles from their first vertex, negative indices counted from the end) and binary STL (vertices
 merged where their float32 coordinates are equal, in order of first use); an ASCII STL is refused, as
@@ -19,7 +21,7 @@ from pathlib import Path
 import numpy as np
 from lxml import etree
 
-from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.mjcf.document import Document
 
 __all__ = ["mesh_points"]
@@ -71,7 +73,7 @@ def _path(doc: Document, file: str) -> Path | None:
     p = Path(file)
     if p.is_absolute():
         return p
-    if doc.file == "<string>":
+    if doc.is_text:
         return None
     return (doc.meshdir if doc.meshdir is not None else Path(doc.file).parent) / p
 
@@ -83,16 +85,19 @@ def mesh_points(doc: Document, el: etree._Element, dim: int, origin: tuple[float
     if not file:
         fail("MJCF_BAD_FLEXCOMP", "File is required")
         return None
-    path = _path(doc, file)
     suffix = Path(file).suffix.lower()
     if suffix not in (".obj", ".stl"):
         fail("MJCF_UNSUPPORTED", f"<flexcomp type='mesh'> file {file!r}: only OBJ and STL meshes are read")
         return None
+    referrer = doc.file_of(el)
+    access.check_reference(file, referrer, el.sourceline)  # a network description: refused before any lookup
+    path = _path(doc, file)
     if path is None:
         fail("MJCF_MISSING_FILE", f"<flexcomp> mesh file {file!r}: a model given as text has no folder")
         return None
     try:
-        data = read_input_file(path)
+        with access.uncounted():  # mesh bytes are not XML: bounded by read_input_file, not the document budget
+            data = access.read_included(path, uri=file, referrer=referrer, line=el.sourceline)
     except OSError as exc:
         fail("MJCF_MISSING_FILE", f"cannot open flexcomp mesh file {file!r} ({path}): {exc.strerror or exc}")
         return None
