@@ -38,7 +38,7 @@ from robot_state_format.limits import read_input_file
 from robot_state_format.model.packages import find_package
 
 __all__ = ["ExpansionTooLarge", "FileRefused", "check_path", "check_reference", "count_bytes", "count_tree",
-           "expanded_document", "network_description", "read_included", "uncounted", "withhold"]
+           "expanded_document", "network_description", "package_file", "read_included", "uncounted", "withhold"]
 
 PACKAGE = "package://"
 REFUSED = "MODEL_FILE_REFUSED"
@@ -187,6 +187,18 @@ def _package_root(uri: str) -> _PackageFile | None:
 
 def _inside(real: str, root: str) -> bool:
     return real == root or real.startswith(os.path.join(root, ""))
+
+
+def package_file(uri: str) -> str | None:
+    """The real path of a ``package://`` URI whose package is on the node's package path and which stays
+    inside that package's directory (symbolic links and ``..`` resolved); None for any other reference.
+    What a description received over the network may name for a file read after it was read (the live
+    view's meshes)."""
+    uri = uri.strip()
+    if not uri.startswith(PACKAGE):
+        return None
+    found = _package_root(uri)
+    return found.real if found is not None and _inside(found.real, found.root) else None
 
 
 def check_reference(uri: str, referrer: str, line: int | None = None) -> None:

@@ -5,7 +5,9 @@ A node ``view`` subscribes, per namespace (as ``state_store``'s ``sources`` take
 ``/tf`` and ``/tf_static``; :class:`~robot_state_format.world.aggregate.WorldAggregator` makes one world of
 them (each robot named after its namespace, posed by TF when TF reaches its root, else by its own
 snapshot), and ten times a second the browser view is moved to it. A description holding xacro is never
-evaluated (received data): that robot is shown without visuals.
+evaluated (received data): that robot is shown without visuals. Its meshes are opened only as
+``package://`` files inside their package (as any file a description from the network names); any other
+mesh is a placeholder, never looked up.
 """
 
 from __future__ import annotations
@@ -124,7 +126,7 @@ def serve(host: str, port: int, namespaces: list[str], duration: float | None, p
     stop = init([])
     node: LiveView | None = None
     try:
-        view = SceneView(server)
+        view = SceneView(server, network=True)  # the models are descriptions received over the network
         node = LiveView(view, namespaces)
         shown = f"[{host}]" if ":" in host else host
         print(f"{prog}: serving the live state of {', '.join(node.agg.sources)} on "

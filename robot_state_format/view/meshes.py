@@ -92,9 +92,13 @@ def _read_mesh(path: Path, scale: tuple[float, float, float] | None) -> Triangle
     return t
 
 
-def triangles(shape: Shape, mesh_path: Path | None, warnings: list[str], where: str) -> Triangles:
+def triangles(shape: Shape, mesh_path: Path | None, warnings: list[str], where: str, *,
+              network: bool = False) -> Triangles:
     """The triangles of a visual in its own frame; a placeholder (and a warning naming ``where`` and the
-    file) for a mesh that cannot be shown, or a geometry without a shape (``other``, missing sizes)."""
+    file) for a mesh that cannot be shown, or a geometry without a shape (``other``, missing sizes).
+    ``network``: the model came over the network; a mesh without a path was not looked up (not a
+    ``package://`` file inside its package), and why a mesh was not read is said without the loader's
+    words (they may quote the file)."""
     geo = shape.geometry
     if geo.kind != "mesh":
         try:
@@ -103,11 +107,14 @@ def triangles(shape: Shape, mesh_path: Path | None, warnings: list[str], where: 
             warnings.append(f"{where}: {exc}: shown as a placeholder")
             return placeholder()
     if mesh_path is None:
-        warnings.append(f"{where}: mesh {geo.filename!r} not found: shown as a placeholder")
+        why = ("not opened: a description received over the network opens only package:// meshes inside their "
+               "package" if network else "not found")
+        warnings.append(f"{where}: mesh {geo.filename!r} {why}: shown as a placeholder")
         return placeholder()
     try:
         return _read_mesh(mesh_path, geo.scale)
     except Exception as exc:  # noqa: BLE001 any mesh the loaders cannot read is shown as a placeholder
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc) or type(exc).__name__
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else (
+            type(exc).__name__ if network else str(exc) or type(exc).__name__)
         warnings.append(f"{where}: mesh {str(mesh_path)!r} not read ({why}): shown as a placeholder")
         return placeholder()

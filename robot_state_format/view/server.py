@@ -8,7 +8,9 @@ are nodes without axes (they mostly coincide with their child link).
 
 What the viser server serves over HTTP is its own client build (``viser/client/build``: one
 ``index.html``) and nothing else; the scene travels over its websocket. No file of the user's is
-served by path.
+served by path. The live view's models come from the network: their meshes are opened only as
+``package://`` files inside their package (``SceneView(network=True)``), any other name is shown as a
+placeholder without being looked up.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from robot_state_format.lazy_modules import optional_module
+from robot_state_format.model.access import package_file
 from robot_state_format.spatial import matrix_to_quaternion
 from robot_state_format.view.meshes import resolve_mesh, triangles
 from robot_state_format.view.scene import Node, Scene, Visual
@@ -79,9 +82,12 @@ def _same_visuals(shown: Sequence[Visual], wanted: Sequence[Visual]) -> bool:
 class SceneView:
     """The nodes of one viser server (or serializer recording) kept equal to the scene last given."""
 
-    def __init__(self, server: Any, search_paths: Sequence[str] = ()) -> None:
+    def __init__(self, server: Any, search_paths: Sequence[str] = (), *, network: bool = False) -> None:
+        """``network``: the models come from descriptions received over the network (the live view), whose
+        meshes are opened only as ``package://`` files inside their package (``model.access.package_file``)."""
         self.server = server
         self.search_paths = tuple(search_paths)
+        self.network = network
         self.handles: dict[str, Any] = {}
         self.visuals: dict[str, tuple[list[Visual], list[Any]]] = {}  # node -> (visuals shown, their handles)
         self.warnings: list[str] = []
@@ -142,8 +148,8 @@ class SceneView:
             where = f"{shape.source.file}:{shape.source.line}" if shape.source.line else name
             mesh_path = visual.mesh_path
             if shape.geometry.kind == "mesh" and mesh_path is None and shape.geometry.filename:
-                mesh_path = resolve_mesh(shape.geometry.filename, shape.source.file, self.search_paths)
-            tri = triangles(shape, mesh_path, self.warnings, where)
+                mesh_path = self._mesh_path(shape.geometry.filename, shape.source.file)
+            tri = triangles(shape, mesh_path, self.warnings, where, network=self.network)
             q = matrix_to_quaternion(shape.origin[:3, :3])
             rgb = PLACEHOLDER_RGB if tri.placeholder else tuple(int(round(255 * c)) for c in visual.rgba[:3])
             handles.append(self.server.scene.add_mesh_simple(
@@ -151,6 +157,13 @@ class SceneView:
                 opacity=None if visual.rgba[3] >= 1.0 else float(visual.rgba[3]),
                 position=tuple(float(v) for v in shape.origin[:3, 3]), wxyz=(q[3], q[0], q[1], q[2])))
         self.visuals[name] = (list(visuals), handles)
+
+
+    def _mesh_path(self, filename: str, declared_in: str) -> Path | None:
+        if not self.network:
+            return resolve_mesh(filename, declared_in, self.search_paths)
+        real = package_file(filename)  # nothing else is looked up: a peer learns nothing of the files
+        return Path(real) if real is not None else None
 
 
 class Timeline:

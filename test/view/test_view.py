@@ -357,3 +357,67 @@ def test_visuals_of_a_model_that_arrives_after_the_first_poses() -> None:
         assert visual_names(served_messages(server.get_port())) == {}
     finally:
         stop_server(server)
+
+
+@needs_viser
+def test_the_live_view_opens_only_package_meshes_of_a_network_description(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``view --live`` shows robots whose descriptions came over the network: a mesh is read only as a
+    ``package://`` file inside its package; a file://, absolute, relative or escaping name is a placeholder,
+    and nothing it names is looked up or read (the same name from a user's file is read)."""
+    trimesh = pytest.importorskip("trimesh")
+    from robot_state_format.model.packages import clear_cache
+    from robot_state_format.ros.description import XacroPolicy, read_description_text
+    from robot_state_format.view import meshes
+    from robot_state_format.view import server as server_module
+    from robot_state_format.view.scene import scene_from_model
+    from robot_state_format.view.server import SceneView, start_server, stop_server
+
+    outside, pkg = tmp_path / "outside", tmp_path / "ws" / "meshpkg"
+    outside.mkdir()
+    (pkg / "meshes").mkdir(parents=True)
+    (pkg / "package.xml").write_text('<package format="3"><name>meshpkg</name></package>')
+    box = trimesh.creation.box(extents=[0.2, 0.4, 0.6])
+    box.export(outside / "secret.stl")
+    box.export(pkg / "meshes" / "part.stl")
+    monkeypatch.setenv("ROS_PACKAGE_PATH", str(tmp_path / "ws"))
+    monkeypatch.setenv("AMENT_PREFIX_PATH", "")
+    monkeypatch.chdir(tmp_path)
+    clear_cache()
+    names = {"a": "package://meshpkg/meshes/part.stl", "b": f"file://{outside}/secret.stl",
+             "c": f"{outside}/secret.stl", "d": "outside/secret.stl",
+             "e": "package://meshpkg/../../outside/secret.stl", "f": "model://outside/secret.stl"}
+    links = "".join(f'<link name="{k}"><visual><geometry><mesh filename="{v}"/></geometry></visual></link>'
+                    for k, v in names.items())
+    joints = "".join(f'<joint name="j{k}" type="fixed"><parent link="a"/><child link="{k}"/></joint>' for k in "bcdef")
+    text = f'<robot name="m">{links}{joints}</robot>'
+    model = read_description_text(text, "", XacroPolicy()).model
+    read: list[str] = []
+    real_read = meshes.read_input_file
+    monkeypatch.setattr(meshes, "read_input_file", lambda p, *a, **k: read.append(str(p)) or real_read(p, *a, **k))
+    looked: list[str] = []
+    real_resolve = server_module.resolve_mesh
+    monkeypatch.setattr(server_module, "resolve_mesh", lambda f, *a: looked.append(f) or real_resolve(f, *a))
+    server = start_server("127.0.0.1", 0)
+    try:
+        view = SceneView(server, network=True)
+        view.show(scene_from_model(model))
+        shown = visual_names(served_messages(server.get_port()))
+    finally:
+        stop_server(server)
+    assert {k: shown[f"/m::{k}/visual_0"]["wireframe"] for k in names} == {
+        "a": False, "b": True, "c": True, "d": True, "e": True, "f": True}  # solid: read; wireframe: placeholder
+    assert read == [str((pkg / "meshes" / "part.stl").resolve())]
+    assert looked == []  # no search by the readers' rules (search paths, existence) for a network model
+    assert len([w for w in view.warnings if "not opened" in w]) == 5, view.warnings
+    # the user's own view of the same text reads what it names
+    server = start_server("127.0.0.1", 0)
+    try:
+        view = SceneView(server)
+        view.show(scene_from_model(model))
+        shown = visual_names(served_messages(server.get_port()))
+    finally:
+        stop_server(server)
+        clear_cache()
+    assert shown["/m::b/visual_0"]["wireframe"] is False and shown["/m::c/visual_0"]["wireframe"] is False
+    assert len(looked) == 6
