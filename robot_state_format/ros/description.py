@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from robot_state_format import limits
-from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError
+from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
 from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model import access
 from robot_state_format.model.detect import looks_like_xacro
@@ -36,6 +36,7 @@ from robot_state_format.model.types import Model
 from robot_state_format.model.xacro.args import parse_xacro_args as xacro_args_from_words
 from robot_state_format.model.xacro.child_control import Confinement
 from robot_state_format.model.xml import BYTE_ERRORS
+from robot_state_format.recording.writer import RecordingError, RecordingFormatError
 
 T = TypeVar("T")
 
@@ -181,7 +182,7 @@ def _read_text(text: str, xacro_args: str, policy: XacroPolicy, source: str, fil
 _OWN_MESSAGES = frozenset({"XACRO_LIMIT", "XACRO_TOO_LARGE"})
 
 
-def _without_content(exc: BaseException) -> str:
+def without_content(exc: BaseException) -> str:
     """What went wrong reading a peer's model file, without a word of the file (or of a file it reads):
     ``FILE:LINE: [CODE]`` of the first errors, or the exception's type."""
     if isinstance(exc, DescriptionRefused | DescriptionConfigError):
@@ -192,6 +193,28 @@ def _without_content(exc: BaseException) -> str:
     lines = [(f"{d.file}:{d.line}" if d.line is not None else d.file) + f": [{d.code}]"
              + (f" {d.message}" if d.code in _OWN_MESSAGES else "") for d in found[:3]]
     return "; ".join(lines) + (f" (+{len(found) - 3} more)" if len(found) > 3 else "")
+
+
+def file_error_text(exc: BaseException, *, peer: bool) -> str:
+    """What went wrong reading a file a parameter names: the reader's whole error for the user's own path
+    (the value the node started with), only ``FILE:LINE: [CODE]`` (:func:`without_content`) for a path set
+    on the running node, which a stranger may have chosen to learn what a file of the node's disk holds."""
+    if not peer:
+        return error_text(exc)
+    if isinstance(exc, RecordingFormatError):  # its message quotes what the MCAP reader found instead
+        return "not an MCAP recording (RecordingFormatError: details withheld)"
+    if isinstance(exc, RecordingError):  # the project's words and the OS's reason, nothing read from the file
+        return str(exc)
+    if isinstance(exc, DiagnosticError) and all(d.code == "USDF_IO" for d in exc.diagnostics):
+        return error_text(exc)  # "cannot read: is a FIFO (named pipe)...": the OS's reason, before any read
+    return without_content(exc)
+
+
+def withheld(path: str | os.PathLike[str], parameter: str) -> str:
+    """The answer about a file a stranger may have named that does not fit: its path, and where the details are."""
+    return (f"{shown_path(path)} does not fit (details withheld: {parameter} was set on the running node and "
+            "may name any file; the command line shows them: `robot-state-format state validate` for a restart "
+            "file, `robot-state-format replay` for a recording)")
 
 
 def load_peer_model_file(model_file: str, xacro_args: str, policy: XacroPolicy) -> LoadedDescription:
@@ -226,7 +249,7 @@ def load_peer_model_file(model_file: str, xacro_args: str, policy: XacroPolicy) 
     except DescriptionRefused:
         raise
     except Exception as exc:  # noqa: BLE001 the readers' errors, the child's: reported without the file's text
-        raise DescriptionRefused("error", f"{where}: not read: {_without_content(exc)}") from None
+        raise DescriptionRefused("error", f"{where}: not read: {without_content(exc)}") from None
 
 
 def load_description(description: str, model_file: str, xacro_args: str,
@@ -266,5 +289,19 @@ def load_description(description: str, model_file: str, xacro_args: str,
     return read_description_text(description, xacro_args, policy or XacroPolicy())
 
 
-__all__ = ["DESCRIPTION_FILES", "DescriptionConfigError", "DescriptionRefused", "InBackground", "LoadedDescription", "XacroPolicy", "load_description",
-           "load_peer_model_file", "read_description_text", "refusal_kind", "xacro_args_from_text"]
+__all__ = [
+    "DESCRIPTION_FILES",
+    "DescriptionConfigError",
+    "DescriptionRefused",
+    "InBackground",
+    "LoadedDescription",
+    "XacroPolicy",
+    "file_error_text",
+    "load_description",
+    "load_peer_model_file",
+    "read_description_text",
+    "refusal_kind",
+    "withheld",
+    "without_content",
+    "xacro_args_from_text",
+]

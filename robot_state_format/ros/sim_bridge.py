@@ -39,6 +39,7 @@ from robot_state_format.model.xacro.args import parse_xacro_args
 from robot_state_format.playback.outcome import Outcome
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.ros import spin
+from robot_state_format.ros.description import file_error_text
 from robot_state_format.ros.messages import ns_to_stamp
 from robot_state_format.ros.qos import CLOCK_QOS, LATCHED
 from robot_state_format.sim.adapter import Simulation
@@ -87,6 +88,7 @@ class SimBridge(Node):
         self.create_service(Trigger, "~/restart", self._srv_restart)
         self.paused = bool(p("paused"))
         self.last_restart: Outcome | None = None
+        self._own_restart_file = str(p("restart_file"))  # the user's; one set later may be a stranger's
         if str(p("restart_file")) and not self.paused:
             restarted = self.restart()
             if not restarted.ok:
@@ -184,13 +186,17 @@ class SimBridge(Node):
         path = str(self._p("restart_file"))
         if not path:
             return Outcome(False, "the restart_file parameter is empty")
+        peer = path != self._own_restart_file  # set on the running node: its errors quote nothing of the file
         try:
             state = read_world_state_file(path).state
             if self._crash is not None:  # a new engine process for the same model
                 self.sim = self._make_sim(self.sim.model)
                 self._crash = None
             warnings = self.sim.restore(state, file=path)
-            for w in warnings:
+            if peer and warnings:
+                self.get_logger().warning(f"{path}: {len(warnings)} warning(s) (withheld: restart_file was set on "
+                                          "the running node and may name any file)")
+            for w in [] if peer else warnings:
                 self.get_logger().warning(f"{path}: {w}")
             self.paused = False
             self._sync_clock()
@@ -200,7 +206,7 @@ class SimBridge(Node):
             self._engine_lost(exc)
             return Outcome(False, str(exc))
         except RobotStateFormatError as exc:
-            return Outcome(False, f"{path}: {exc}")
+            return Outcome(False, f"{path}: {file_error_text(exc, peer=True) if peer else exc}")
         return Outcome(True, f"restored {path}: step {self.sim.step_count}, time {self.sim.time!r} s")
 
     def _srv_restart(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:

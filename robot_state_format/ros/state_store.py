@@ -58,6 +58,7 @@ from robot_state_format.playback.source import is_restart_directory, open_source
 from robot_state_format.playback.tf_source import TfPlan, plan_tf, recording_topic_kinds
 from robot_state_format.playback.timeline import STATE_TOPICS
 from robot_state_format.recording.cdr import cdr_string_text
+from robot_state_format.ros import description as desc
 from robot_state_format.ros import kernel_param, spin, store_params, world_sources
 from robot_state_format.ros import session_playback as sp
 from robot_state_format.ros.description import InBackground, XacroPolicy, load_description, refusal_kind
@@ -119,6 +120,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         self._model_error: str | None = None
         self._log_throttle = LogThrottle()
         self._own_model_file = str(self._p("model_file"))  # the user's; one set later is a peer's (read as data)
+        # the user's replay and playback paths; a path set later may be a stranger's: its errors quote nothing of it
+        self._own_paths = {name: str(self._p(name)).strip() for name in ("replay_file", "playback_path")}
         self._load_model()
         self._snapshot_rx = 0.0  # time.monotonic() when the newest world_state / joint_states arrived
         self._js_rx = 0.0
@@ -421,14 +424,15 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         return self._tf
 
     # -- replay of one restart file ---------------------------------------------------------------
-    def replay(self, path: str) -> Outcome:
-        """Check ``path`` against the model and publish it (ok, or why not)."""
+    def replay(self, path: str, *, peer: bool = False) -> Outcome:
+        """Check ``path`` against the model and publish it (ok, or why not); ``peer``: the path was set on the
+        running node (anyone may have chosen it), so no answer quotes what the file holds."""
         if not str(path).strip():
             return Outcome(False, "replay_file is not set")
         try:  # the size-checked gate: a FIFO, a device or a directory is refused before any read
             state = read_world_state_file(path).state
         except Exception as exc:  # noqa: BLE001 any reader error is the service's answer, never fatal
-            return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
+            return Outcome(False, f"cannot read {shown_path(path)}: {desc.file_error_text(exc, peer=peer)}")
         link_tf = bool(self._p("publish_link_tf"))
         world = self._world.replay(state, str(path), link_tf) if self._world else None
         if world is not None:  # a world of the sources: each robot under its own namespace
@@ -436,14 +440,14 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
                 self._replayed = Replayed(world.text, None, world.transforms)
                 self._publisher("world_state").publish(String(data=world.text))
                 self._tf_publisher().replace_static(world.transforms)
-            return Outcome(world.ok, world.message)
+            return Outcome(world.ok, world.message if world.ok or not peer else desc.withheld(path, "replay_file"))
         model = self._model
         if model is None:
             return Outcome(False, "no model loaded: set robot_description or model_file, the restart file is "
                            "checked against it" + (f" ({self._model_error})" if self._model_error else ""))
         replay = replay_restart(state, model, file=str(path), link_tf=link_tf)
         if not replay.ok:
-            return Outcome(False, replay.message)
+            return Outcome(False, desc.withheld(path, "replay_file") if peer else replay.message)
         if self._player is not None and self._player.running:
             self._player.stop()
         stamp = self.get_clock().now().nanoseconds
@@ -455,7 +459,8 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         return Outcome(True, replay.message)
 
     def _srv_replay(self, request: Trigger.Request, response: Trigger.Response) -> Trigger.Response:
-        self.replay(str(self._p("replay_file"))).answer(response)
+        path = str(self._p("replay_file"))
+        self.replay(path, peer=path.strip() != self._own_paths["replay_file"]).answer(response)
         if not response.success:
             self.get_logger().warning(f"replay: {response.message}")
         return response
@@ -468,6 +473,7 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         long until every matched reliable subscriber acknowledged it (so each has matched this writer
         too and misses nothing after) before the timeline runs on.
         """
+        peer = path is None and str(self._p("playback_path")).strip() != self._own_paths["playback_path"]
         path = str(path if path is not None else self._p("playback_path")).strip()
         if not path:
             return Outcome(False, "playback_path is not set")
@@ -480,16 +486,19 @@ class StateStore(SnapshotSaving, StoreRecording, Node):
         try:
             plan = self.playback_plan(p)
         except ValueError as exc:
-            return Outcome(False, str(exc))
+            return Outcome(False, desc.withheld(path, "playback_path") if peer else str(exc))
         except Exception as exc:  # noqa: BLE001 any reader error is the service's answer, never fatal
-            return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
+            return Outcome(False, f"cannot read {shown_path(path)}: {desc.file_error_text(exc, peer=peer)}")
         try:
             source = open_source(p, plan.kinds, self._model, encode_joint_state, full_names=self._world is not None)
         except Exception as exc:  # noqa: BLE001 any reader error is the service answer, never fatal
-            return Outcome(False, f"cannot read {shown_path(path)}: {error_text(exc)}")
-        for note in source.notes[:MAX_NOTES]:
+            return Outcome(False, f"cannot read {shown_path(path)}: {desc.file_error_text(exc, peer=peer)}")
+        if peer and source.notes:
+            self.get_logger().warning(f"play: {len(source.notes)} file(s) or message(s) skipped "
+                                      f"({desc.withheld(path, 'playback_path')})")
+        for note in [] if peer else source.notes[:MAX_NOTES]:
             self.get_logger().warning(f"play: {note}")
-        if len(source.notes) > MAX_NOTES:
+        if not peer and len(source.notes) > MAX_NOTES:
             self.get_logger().warning(f"play: ... and {len(source.notes) - MAX_NOTES} more files like these")
         if source.empty:
             return Outcome(False, f"{path} holds no world_state or joint_states messages")

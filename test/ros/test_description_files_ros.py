@@ -175,3 +175,71 @@ def test_a_5000_link_chain_loads_in_the_node(ros: RosHarness, tmp_path: Path) ->
                    timeout=60.0, what="the last link of the chain on /tf_static")
     assert "Recursion" not in node.output()
     stops_on_sigterm(node)
+
+
+def _trigger(ros: RosHarness, service: str) -> Any:
+    from std_srvs.srv import Trigger
+
+    return ros.call(ros.wait_for_service(service, Trigger, timeout=30.0), Trigger.Request(), timeout=30.0)
+
+
+def secret_files(out: Path) -> dict[str, Path]:
+    """Files of the node's disk a stranger names in a file parameter: each holds MARKER where a reader's
+    error would quote it (a root tag, a joint name, an MCAP file's first bytes)."""
+    files = {"xml": out / "config.xml", "usdf": out / "state.usdf", "text": out / "notes.txt"}
+    files["xml"].write_text(f"<{MARKER}><password>x</password></{MARKER}>\n")
+    files["usdf"].write_text(f'<world_state name="w" version="1.0"><model_state name="arm"><joint_state name="{MARKER}">'
+                             "<positions>0.5</positions></joint_state></model_state></world_state>\n")
+    files["text"].write_text(f"{MARKER} and more text\n")
+    return files
+
+
+@pytest.mark.timeout(300)
+def test_file_parameters_set_on_the_running_store_quote_nothing_of_the_file(ros: RosHarness, tmp_path: Path) -> None:
+    """replay_file and playback_path set by a peer name files of the node's disk: the answers say the path and
+    the error's code, never the file's words; the same files given at start get the whole error."""
+    d = disk(tmp_path)
+    files = secret_files(d["out"])
+    rosout = ros.subscribe("/rosout", Log, ALL)
+    store = ros.start_node("state_store", {"robot_description": ROBOT, "output_dir": str(tmp_path / "o")},
+                           ros_args=["-r", "__ns:=/pf"], name="peer-files")
+    answers = []
+    for name, service in (("replay_file", "replay"), ("playback_path", "play")):
+        for f in files.values():
+            assert set_param(ros, "/pf/state_store", name, str(f)).successful
+            r = _trigger(ros, f"/pf/state_store/{service}")
+            assert not r.success and str(f) in r.message, r.message
+            answers.append(r.message)
+    assert not [a for a in answers if MARKER in a], answers
+    assert any("[USDF_ROOT]" in a for a in answers) and any("details withheld" in a for a in answers), answers
+    assert store.alive()
+    stops_on_sigterm(store)
+    no_marker(store, rosout)
+    # the user's own paths (given at start): the whole error, which names what the file holds
+    own = ros.start_node("state_store", {"robot_description": ROBOT, "output_dir": str(tmp_path / "o"),
+                                         "replay_file": str(files["usdf"])},
+                         ros_args=["-r", "__ns:=/own"], name="own-files")
+    r = _trigger(ros, "/own/state_store/replay")
+    assert not r.success and MARKER in r.message, r.message
+    stops_on_sigterm(own)
+
+
+@pytest.mark.timeout(300)
+def test_a_restart_file_set_on_the_running_sim_bridge_quotes_nothing_of_the_file(ros: RosHarness,
+                                                                                 tmp_path: Path) -> None:
+    pytest.importorskip("mujoco", reason="the mujoco package is not installed")
+    model = tmp_path / "arm.urdf"
+    model.write_text(ROBOT)
+    files = secret_files(tmp_path)
+    bridge = ros.start_node("sim_bridge", {"model_file": str(model), "paused": True, "world_state_frequency": 0.0},
+                            ros_args=["-r", "__ns:=/sb"], name="bridge")
+    answers = []
+    for f in files.values():
+        assert set_param(ros, "/sb/sim_bridge", "restart_file", str(f)).successful
+        r = _trigger(ros, "/sb/sim_bridge/restart")
+        assert not r.success and str(f) in r.message, r.message
+        answers.append(r.message)
+    assert not [a for a in answers if MARKER in a], answers
+    assert any("[USDF_ROOT]" in a for a in answers), answers
+    assert bridge.alive() and MARKER not in bridge.output()
+    stops_on_sigterm(bridge)
