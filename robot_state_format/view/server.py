@@ -8,8 +8,9 @@ are nodes without axes (they mostly coincide with their child link).
 
 What the viser server serves over HTTP is its own client build (``viser/client/build``: one
 ``index.html``) and nothing else; the scene travels over its websocket. No file of the user's is
-served by path. The live view's models come from the network: their meshes are opened only as
-``package://`` files inside their package (``SceneView(network=True)``), any other name is shown as a
+served by path. The live view's models come from the network, as do the descriptions of a recording
+(declared in a text, ``<robot_description>``): their meshes are opened only as ``package://`` files inside
+their package (``SceneView(network=True)``; a shape declared in a text), any other name is shown as a
 placeholder without being looked up.
 """
 
@@ -149,7 +150,8 @@ class SceneView:
             mesh_path = visual.mesh_path
             if shape.geometry.kind == "mesh" and mesh_path is None and shape.geometry.filename:
                 mesh_path = self._mesh_path(shape.geometry.filename, shape.source.file)
-            tri = triangles(shape, mesh_path, self.warnings, where, network=self.network)
+            tri = triangles(shape, mesh_path, self.warnings, where,
+                            network=self.network or shape.source.file.startswith("<"))
             q = matrix_to_quaternion(shape.origin[:3, :3])
             rgb = PLACEHOLDER_RGB if tri.placeholder else tuple(int(round(255 * c)) for c in visual.rgba[:3])
             handles.append(self.server.scene.add_mesh_simple(
@@ -160,8 +162,9 @@ class SceneView:
 
 
     def _mesh_path(self, filename: str, declared_in: str) -> Path | None:
-        if not self.network:
+        if not self.network and not declared_in.startswith("<"):  # a model file the user named
             return resolve_mesh(filename, declared_in, self.search_paths)
+        # the network's: a live description, or one recorded from a topic (declared in "<robot_description>")
         real = package_file(filename)  # nothing else is looked up: a peer learns nothing of the files
         return Path(real) if real is not None else None
 

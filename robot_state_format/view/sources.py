@@ -9,7 +9,8 @@
 * a recording (an MCAP file or its rosbag2 directory): one scene per ``world_state`` / ``joint_states``
   message (at most :data:`MAX_FRAMES`, evenly spread), built as ``state_store`` builds its world
   (:class:`~robot_state_format.world.aggregate.WorldAggregator`, each namespace one robot), with the
-  models of the recorded ``robot_description`` (xacro in a recorded description is never evaluated).
+  models of the recorded ``robot_description`` (data from the network: xacro in it is never evaluated, and
+  it opens files, meshes included, only as ``package://`` files inside their package).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.limits import read_input_file
+from robot_state_format.model import access
 from robot_state_format.model.detect import TAG_RE, prolog_end
 from robot_state_format.model.loader import detect_format, load_model
 from robot_state_format.model.types import Model
@@ -105,12 +107,18 @@ def state_scene(state: WorldState, models: Sequence[Model]) -> Frames:
 
 
 def description_model(text: str, topic: str) -> Model:
-    """A recorded robot description; xacro in it is refused (data is never evaluated)."""
+    """A recorded robot description: it came over the network, so xacro in it is refused (data is never
+    evaluated) and the files it names open only as from a live topic (``model.access``: ``package://`` files
+    inside their package; errors about them quote nothing of them)."""
     kind = detect_format(text)
     if kind == "xacro":
         raise RobotStateFormatError(f"{topic}: the recorded description holds xacro, which is never evaluated: "
                                     "its robot is shown without visuals")
-    return load_model(text, file=f"<{topic}>", fmt=kind)
+    file = f"<{topic}>"
+    with access.network_description(text, file):
+        model = load_model(text, file=file, fmt=kind)
+        model.warnings[:] = access.withhold(model.warnings)
+        return model
 
 
 def _namespace(topic: str) -> tuple[str, str]:

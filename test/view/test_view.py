@@ -366,6 +366,7 @@ def test_the_live_view_opens_only_package_meshes_of_a_network_description(
     ``package://`` file inside its package; a file://, absolute, relative or escaping name is a placeholder,
     and nothing it names is looked up or read (the same name from a user's file is read)."""
     trimesh = pytest.importorskip("trimesh")
+    from robot_state_format.model.loader import load_model_file
     from robot_state_format.model.packages import clear_cache
     from robot_state_format.ros.description import XacroPolicy, read_description_text
     from robot_state_format.view import meshes
@@ -410,14 +411,71 @@ def test_the_live_view_opens_only_package_meshes_of_a_network_description(
     assert read == [str((pkg / "meshes" / "part.stl").resolve())]
     assert looked == []  # no search by the readers' rules (search paths, existence) for a network model
     assert len([w for w in view.warnings if "not opened" in w]) == 5, view.warnings
-    # the user's own view of the same text reads what it names
+    # the same text as the user's own file, in the user's own view: what it names is read
+    (tmp_path / "own.urdf").write_text(text)
     server = start_server("127.0.0.1", 0)
     try:
         view = SceneView(server)
-        view.show(scene_from_model(model))
+        view.show(scene_from_model(load_model_file(tmp_path / "own.urdf")))
         shown = visual_names(served_messages(server.get_port()))
     finally:
         stop_server(server)
         clear_cache()
     assert shown["/m::b/visual_0"]["wireframe"] is False and shown["/m::c/visual_0"]["wireframe"] is False
     assert len(looked) == 6
+
+
+@needs_viser
+def test_a_recorded_description_opens_files_as_a_live_one(tmp_path: Path) -> None:
+    """A recording's robot_description came from a topic: viewing the recording opens only package:// meshes
+    inside their package (a file:// or absolute mesh is a placeholder, never read), and an MJCF include of
+    a file outside any package refuses that robot without quoting the file."""
+    trimesh = pytest.importorskip("trimesh")
+    from robot_state_format.recording import STRING_TYPE, RecordingWriter
+
+    marker = "SECRETMARKER3391"
+    outside, pkg = tmp_path / "outside", tmp_path / "ws" / "meshpkg"
+    outside.mkdir()
+    (pkg / "meshes").mkdir(parents=True)
+    (pkg / "package.xml").write_text('<package format="3"><name>meshpkg</name></package>')
+    box = trimesh.creation.box(extents=[0.2, 0.4, 0.6])
+    box.export(outside / "secret.stl")
+    box.export(pkg / "meshes" / "part.stl")
+    (outside / "secret.xml").write_text(f'<mujoco><worldbody><body name="{marker}"><geom size="1"/></body>'
+                                        "</worldbody></mujoco>")
+    urdf = ('<robot name="m">'
+            '<link name="a"><visual><geometry><mesh filename="package://meshpkg/meshes/part.stl"/></geometry>'
+            '</visual></link>'
+            f'<link name="b"><visual><geometry><mesh filename="file://{outside}/secret.stl"/></geometry></visual></link>'
+            f'<link name="c"><visual><geometry><mesh filename="{outside}/secret.stl"/></geometry></visual></link>'
+            '<joint name="jb" type="fixed"><parent link="a"/><child link="b"/></joint>'
+            '<joint name="jc" type="fixed"><parent link="a"/><child link="c"/></joint></robot>')
+    mjcf = f'<mujoco model="x"><include file="{outside}/secret.xml"/></mujoco>'
+    bag = tmp_path / "bag"
+    w = RecordingWriter(bag)
+    for ns in ("/r1", "/r2"):
+        w.add_topic(f"{ns}/robot_description", STRING_TYPE)
+        w.add_topic(f"{ns}/world_state", STRING_TYPE)
+    w.write_message("/r1/robot_description", {"data": urdf}, 1_000_000_000)
+    w.write_message("/r2/robot_description", {"data": mjcf}, 1_000_000_001)
+    w.write_message("/r1/world_state", {"data": '<world_state name="w" version="1.0"><stamp sec="1" nanosec="0"/>'
+                                                '<model_state name="m"><pose>0 0 0 0 0 0</pose>'
+                                                + "".join(f'<link_state name="{k}"><pose>0 0 0 0 0 0</pose></link_state>'
+                                                          for k in "abc")
+                                                + "</model_state></world_state>"}, 1_000_000_002)
+    w.close()
+    env = {**os.environ, "ROS_PACKAGE_PATH": str(tmp_path / "ws"), "AMENT_PREFIX_PATH": ""}
+    out = tmp_path / "out"
+    r = cli("view", str(bag), "--export", str(out), env=env)
+    assert r.returncode == 0, r.stderr
+    meshes = visual_names([m for _, m in embedded_scene(out / "index.html")["messages"]])
+    wire = {k.split("::")[1].split("/")[0]: v["wireframe"] for k, v in meshes.items()}
+    assert wire == {"a": False, "b": True, "c": True}, meshes
+    assert r.stderr.count("not opened: a description received over the network") == 2, r.stderr
+    assert "MODEL_FILE_REFUSED" in r.stderr and marker not in r.stderr + r.stdout, r.stderr
+    # the same URDF as the user's own file reads every mesh it names
+    (tmp_path / "own.urdf").write_text(urdf)
+    r = cli("view", str(tmp_path / "own.urdf"), "--export", str(tmp_path / "own"), env=env)
+    assert r.returncode == 0, r.stderr
+    own = visual_names([m for _, m in embedded_scene(tmp_path / "own" / "index.html")["messages"]])
+    assert [v["wireframe"] for v in own.values()] == [False, False, False], own
