@@ -21,6 +21,8 @@ attribute                      environment variable                default
 ``MAX_XACRO_CPU_SECONDS``      ``RSF_MAX_XACRO_CPU_SECONDS``       10 s of CPU per xacro expansion
 ``MAX_XACRO_MEMORY_BYTES``     ``RSF_MAX_XACRO_MEMORY_BYTES``      512 MiB per xacro expansion
 ``MAX_XACRO_SECONDS``          ``RSF_MAX_XACRO_SECONDS``           30 s (wall clock) per expansion
+``MAX_XACRO_ARGS_CHARS``       ``RSF_MAX_XACRO_ARGS_CHARS``        65 536 characters of xacro_args
+``MAX_FRAME_ID_CHARS``         ``RSF_MAX_FRAME_ID_CHARS``          4 096 characters of a frame id
 =============================  ==================================  =========================
 
 ``MAX_PACKAGE_SCAN_DIRECTORIES`` (``RSF_MAX_PACKAGE_SCAN_DIRECTORIES``, default 10 000) bounds the
@@ -74,6 +76,12 @@ MAX_XACRO_ELEMENTS: int = _env_int("RSF_MAX_XACRO_ELEMENTS", 10_000)
 MAX_XACRO_CPU_SECONDS: int = _env_int("RSF_MAX_XACRO_CPU_SECONDS", 10)
 MAX_XACRO_MEMORY_BYTES: int = _env_int("RSF_MAX_XACRO_MEMORY_BYTES", 512 * 1024 * 1024)
 MAX_XACRO_SECONDS: int = _env_int("RSF_MAX_XACRO_SECONDS", 30)
+# the xacro_args text a peer may set on a running node: it is split as a shell would (shlex, whose time
+# grows with the square of the length: 64 Ki characters 0.05 s, 2 Mi characters 38 s on this machine)
+MAX_XACRO_ARGS_CHARS: int = _env_int("RSF_MAX_XACRO_ARGS_CHARS", 65_536)
+# frame_prefix and model_parent_frame set on a running node: every TF message carries them once per
+# transform, so a 2 MB prefix would make each /tf message of a 50-link robot 100 MB
+MAX_FRAME_ID_CHARS: int = _env_int("RSF_MAX_FRAME_ID_CHARS", 4096)
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),

@@ -93,7 +93,11 @@ class LoadedDescription:
 
 
 def xacro_args_from_text(text: str) -> dict[str, str]:
-    """``"a:=1 b:=two"`` → ``{"a": "1", "b": "two"}`` (shell quoting allowed)."""
+    """``"a:=1 b:=two"`` → ``{"a": "1", "b": "two"}`` (shell quoting allowed); at most
+    ``RSF_MAX_XACRO_ARGS_CHARS`` characters (a peer may set it: shell splitting takes quadratic time)."""
+    if len(text) > limits.MAX_XACRO_ARGS_CHARS:
+        raise DescriptionConfigError(f"xacro_args: {len(text)} characters, over the {limits.MAX_XACRO_ARGS_CHARS}-"
+                                     "character limit (RSF_MAX_XACRO_ARGS_CHARS); not read")
     try:
         return xacro_args_from_words(shlex.split(text))
     except ValueError as exc:

@@ -16,6 +16,7 @@ from typing import Any
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
 from rclpy.node import Node
 
+from robot_state_format import limits
 from robot_state_format.errors import RobotStateFormatError
 from robot_state_format.ros.description import DESCRIPTION_FILES, XacroPolicy
 from robot_state_format.ros.qos import JOINT_STATES_QOS
@@ -202,6 +203,10 @@ def plan_change(changes: dict[str, Any], current: PublisherParams, has_model: bo
     prefix = changes.get("frame_prefix", current.frame_prefix)
     if "frame_prefix" in changes and (not isinstance(prefix, str) or prefix != prefix.strip()):
         return ChangePlan(refused="frame_prefix must not have surrounding white space"), None
+    for key in ("frame_prefix", "model_parent_frame"):
+        if key in changes and len(changes[key]) > limits.MAX_FRAME_ID_CHARS:  # every transform carries it
+            return ChangePlan(refused=f"{key}: {len(changes[key])} characters, over the {limits.MAX_FRAME_ID_CHARS}-"
+                              "character limit (RSF_MAX_FRAME_ID_CHARS)"), None
     merged = {n: getattr(current, n) for n in NAMES}
     merged.update(changes)
     after = _typed(merged)

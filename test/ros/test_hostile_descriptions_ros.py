@@ -259,3 +259,26 @@ def test_a_model_file_set_at_runtime_is_read_as_data(ros: RosHarness, tmp_path: 
     for proc in (refusing, allowing, store):
         stops_on_sigterm(proc)
         assert SECRET not in proc.output()
+
+
+@pytest.mark.timeout(300)
+def test_long_text_parameters_are_refused_at_once(ros: RosHarness) -> None:
+    """xacro_args is split as a shell would, in time that grows with the square of its length (2 MB once held
+    the node's executor 38 s); frame_prefix and model_parent_frame go out with every transform. Past their
+    bounds a peer's value is refused at once, in a line that does not repeat it, and TF flows on."""
+    node = ros.start_node("state_publisher", {"robot_description": ROBOT, "frame_prefix": "lt/"},
+                          ros_args=["-r", "__ns:=/lt"], name="long-text")
+    huge = "x" * 2_000_000
+    for name, bound in (("xacro_args", "RSF_MAX_XACRO_ARGS_CHARS"), ("frame_prefix", "RSF_MAX_FRAME_ID_CHARS"),
+                        ("model_parent_frame", "RSF_MAX_FRAME_ID_CHARS")):
+        start = time.monotonic()
+        result = set_param(ros, "/lt/state_publisher", name, huge)
+        assert time.monotonic() - start < 5.0, name
+        assert not result.successful and bound in result.reason and len(result.reason) < 300, result.reason[:300]
+    # a long malformed argument under the bound: refused, quoted only in part
+    result = set_param(ros, "/lt/state_publisher", "xacro_args", "y" * 60_000)
+    assert not result.successful and "60000 characters" in result.reason and len(result.reason) < 400, \
+        result.reason[:400]
+    tf_flows(ros, "lt", "lt/arm")
+    assert huge[:1000] not in node.output() and "y" * 1000 not in node.output()
+    stops_on_sigterm(node)

@@ -13,6 +13,7 @@ def parse_xacro_args(items: Sequence[str]) -> dict[str, str]:
     for item in items:
         name, sep, value = item.partition(":=")
         if not sep or not name:
-            raise ValueError(f"xacro argument {item!r} is not of the form name:=value")
+            shown = item if len(item) <= 100 else f"{item[:80]}...({len(item)} characters)"
+            raise ValueError(f"xacro argument {shown!r} is not of the form name:=value")
         out[name] = value
     return out
