@@ -359,6 +359,19 @@ def test_visuals_of_a_model_that_arrives_after_the_first_poses() -> None:
         stop_server(server)
 
 
+def _mesh_disk(tmp_path: Path, trimesh: Any) -> tuple[Path, Path]:
+    """A mesh outside any package (``outside/secret.stl``) and one in the package ``meshpkg`` of the package
+    path ``tmp_path/ws`` (``meshes/part.stl``)."""
+    outside, pkg = tmp_path / "outside", tmp_path / "ws" / "meshpkg"
+    outside.mkdir()
+    (pkg / "meshes").mkdir(parents=True)
+    (pkg / "package.xml").write_text('<package format="3"><name>meshpkg</name></package>')
+    box = trimesh.creation.box(extents=[0.2, 0.4, 0.6])
+    box.export(outside / "secret.stl")
+    box.export(pkg / "meshes" / "part.stl")
+    return outside, pkg
+
+
 @needs_viser
 def test_the_live_view_opens_only_package_meshes_of_a_network_description(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -374,13 +387,7 @@ def test_the_live_view_opens_only_package_meshes_of_a_network_description(
     from robot_state_format.view.scene import scene_from_model
     from robot_state_format.view.server import SceneView, start_server, stop_server
 
-    outside, pkg = tmp_path / "outside", tmp_path / "ws" / "meshpkg"
-    outside.mkdir()
-    (pkg / "meshes").mkdir(parents=True)
-    (pkg / "package.xml").write_text('<package format="3"><name>meshpkg</name></package>')
-    box = trimesh.creation.box(extents=[0.2, 0.4, 0.6])
-    box.export(outside / "secret.stl")
-    box.export(pkg / "meshes" / "part.stl")
+    outside, pkg = _mesh_disk(tmp_path, trimesh)
     monkeypatch.setenv("ROS_PACKAGE_PATH", str(tmp_path / "ws"))
     monkeypatch.setenv("AMENT_PREFIX_PATH", "")
     monkeypatch.chdir(tmp_path)
@@ -434,13 +441,7 @@ def test_a_recorded_description_opens_files_as_a_live_one(tmp_path: Path) -> Non
     from robot_state_format.recording import STRING_TYPE, RecordingWriter
 
     marker = "SECRETMARKER3391"
-    outside, pkg = tmp_path / "outside", tmp_path / "ws" / "meshpkg"
-    outside.mkdir()
-    (pkg / "meshes").mkdir(parents=True)
-    (pkg / "package.xml").write_text('<package format="3"><name>meshpkg</name></package>')
-    box = trimesh.creation.box(extents=[0.2, 0.4, 0.6])
-    box.export(outside / "secret.stl")
-    box.export(pkg / "meshes" / "part.stl")
+    outside, _pkg = _mesh_disk(tmp_path, trimesh)
     (outside / "secret.xml").write_text(f'<mujoco><worldbody><body name="{marker}"><geom size="1"/></body>'
                                         "</worldbody></mujoco>")
     urdf = ('<robot name="m">'
