@@ -28,6 +28,7 @@ from typing import Generic, TypeVar
 
 from robot_state_format import limits
 from robot_state_format.errors import DiagnosticError, ModelIOError, RobotStateFormatError, error_text
+from robot_state_format.lazy_modules import MissingDependencyError
 from robot_state_format.limits import read_input_file, shown_path
 from robot_state_format.model import access
 from robot_state_format.model.detect import looks_like_xacro
@@ -207,8 +208,8 @@ def file_error_text(exc: BaseException, *, peer: bool) -> str:
         return error_text(exc)
     if isinstance(exc, RecordingFormatError):  # its message quotes what the MCAP reader found instead
         return "not an MCAP recording (RecordingFormatError: details withheld)"
-    if isinstance(exc, RecordingError):  # the project's words and the OS's reason, nothing read from the file
-        return str(exc)
+    if isinstance(exc, RecordingError | MissingDependencyError):
+        return str(exc)  # the project's words (what to install) and the OS's reason, nothing read from the file
     if isinstance(exc, DiagnosticError) and all(d.code == "USDF_IO" for d in exc.diagnostics):
         return error_text(exc)  # "cannot read: is a FIFO (named pipe)...": the OS's reason, before any read
     return without_content(exc)

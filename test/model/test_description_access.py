@@ -450,3 +450,24 @@ def test_mesh_references_are_never_opened(files: Files, monkeypatch: pytest.Monk
         model = read_description_text(text, "", XacroPolicy()).model
         assert model.links
     assert not [p for p in opened if "outside" in p], opened
+
+
+def test_answers_about_a_peers_file_keep_the_projects_words_only() -> None:
+    """What a node answers about a file a peer named (replay_file, playback_path, restart_file set at runtime):
+    the reader's words may quote the file and are withheld; what to install and the OS's reason are not."""
+    from robot_state_format.errors import Diagnostic, UsdfError
+    from robot_state_format.lazy_modules import MissingDependencyError
+    from robot_state_format.recording.writer import RecordingError, RecordingFormatError
+    from robot_state_format.ros.description import file_error_text
+
+    missing = MissingDependencyError.of("mcap")
+    assert file_error_text(missing, peer=True) == str(missing) and "pip install mcap" in str(missing)
+    io = RecordingError("/r: cannot read recording: is a FIFO (named pipe), not a regular file")
+    assert file_error_text(io, peer=True) == str(io)
+    fmt = RecordingFormatError(f"/r/a.mcap: not an MCAP file: invalid magic b'{MARKER[:8]}'")
+    assert MARKER[:8] not in file_error_text(fmt, peer=True) and MARKER[:8] in file_error_text(fmt, peer=False)
+    usdf_io = UsdfError(Diagnostic("USDF_IO", "cannot read: No such file or directory", "/x.usdf", None))
+    assert "No such file or directory" in file_error_text(usdf_io, peer=True)
+    root = ModelError(Diagnostic("USDF_ROOT", f"root element must be <world_state>, not <{MARKER}>", "/x.xml", 1))
+    assert file_error_text(root, peer=True) == "/x.xml:1: [USDF_ROOT]"
+    assert MARKER in file_error_text(root, peer=False)
