@@ -147,11 +147,12 @@ class SceneView:
         for i, visual in enumerate(visuals):
             shape = visual.shape
             where = f"{shape.source.file}:{shape.source.line}" if shape.source.line else name
+            # the network's: a live description, or one recorded from a topic (declared in "<robot_description>")
+            network = self.network or shape.source.file.startswith("<")
             mesh_path = visual.mesh_path
             if shape.geometry.kind == "mesh" and mesh_path is None and shape.geometry.filename:
-                mesh_path = self._mesh_path(shape.geometry.filename, shape.source.file)
-            tri = triangles(shape, mesh_path, self.warnings, where,
-                            network=self.network or shape.source.file.startswith("<"))
+                mesh_path = self._mesh_path(shape.geometry.filename, shape.source.file, network)
+            tri = triangles(shape, mesh_path, self.warnings, where, network=network)
             q = matrix_to_quaternion(shape.origin[:3, :3])
             rgb = PLACEHOLDER_RGB if tri.placeholder else tuple(int(round(255 * c)) for c in visual.rgba[:3])
             handles.append(self.server.scene.add_mesh_simple(
@@ -161,10 +162,9 @@ class SceneView:
         self.visuals[name] = (list(visuals), handles)
 
 
-    def _mesh_path(self, filename: str, declared_in: str) -> Path | None:
-        if not self.network and not declared_in.startswith("<"):  # a model file the user named
+    def _mesh_path(self, filename: str, declared_in: str, network: bool) -> Path | None:
+        if not network:  # a model file the user named
             return resolve_mesh(filename, declared_in, self.search_paths)
-        # the network's: a live description, or one recorded from a topic (declared in "<robot_description>")
         real = package_file(filename)  # nothing else is looked up: a peer learns nothing of the files
         return Path(real) if real is not None else None
 
