@@ -127,7 +127,7 @@ def prolog_end(head: str) -> int:
     return n
 
 
-def detect_format(text: str | bytes, path: str | None = None) -> str:
+def detect_format(text: str | bytes, path: str | None = None, *, name: str | None = None) -> str:
     """Return ``"xacro"``, ``"urdf"``, ``"sdf"``, ``"mjcf"`` or ``"dmd"`` from a file name and the document's content.
 
     A ``.dmd.yaml`` name, or YAML whose first key is ``directives:``, means Drake Model Directives.
@@ -137,6 +137,9 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
     not expanded unless asked: see :func:`load_model`). Comments, processing instructions and a
     DOCTYPE before the root are skipped (a comment mentioning ``<sdf>`` does not make a URDF an
     SDFormat file).
+
+    ``name`` names the text in the refusal of a document of no known format when ``path`` is not given
+    (``<robot_description>``, an expansion of ``FILE.xacro``); the default is ``<string>``.
     """
     head = text[:65536].decode("utf-8", "replace") if isinstance(text, bytes) else text[:65536]
     if path is not None and (path.endswith((".xacro", ".urdf.xacro"))):
@@ -164,4 +167,4 @@ def detect_format(text: str | bytes, path: str | None = None) -> str:
     raise ModelError(Diagnostic("MODEL_UNKNOWN_FORMAT",
                                 "cannot tell the format: expected a <robot> (URDF), <sdf> or <mujoco> (MJCF) root, "
                                 "or a .xacro file",
-                                path or "<string>", 1))
+                                path or name or "<string>", 1))

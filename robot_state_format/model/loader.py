@@ -234,11 +234,12 @@ def load_xacro(
         # those of the original bytes): a second parse, at load time only.
         parse_xml(text, file)
         plain = without_xacro_declaration(text.decode("utf-8", "replace") if isinstance(text, bytes) else text)
-        return XacroLoad(plain, load_model(plain, file=file, fmt=detect_format(plain), search_paths=search_paths))
+        return XacroLoad(plain, load_model(plain, file=file, fmt=detect_format(plain, name=file), search_paths=search_paths))
     expansion = _XACRO.expand_xacro_mapped(_declare_xacro(text), file=file, args=xacro_args or {},
                                           search_paths=search_paths, confinement=confinement)
     try:
-        model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text), search_paths=search_paths)
+        model = load_model(expansion.text, file=file, fmt=detect_format(expansion.text, name=file),
+                           search_paths=search_paths)
     except DiagnosticError as exc:
         remapped = expansion.remap_error(exc)
         if expansion.warnings:

@@ -167,7 +167,7 @@ def _read_text(text: str, xacro_args: str, policy: XacroPolicy, source: str, fil
     if size > limits.MAX_DOCUMENT_BYTES:
         raise DescriptionRefused("size", f"{source}: [XML_TOO_LARGE] {size} bytes, over the "
                                  f"{limits.MAX_DOCUMENT_BYTES}-byte limit (RSF_MAX_DOCUMENT_BYTES); not read")
-    if detect_format(text) == "xacro" and looks_like_xacro(text):
+    if detect_format(text, file) == "xacro" and looks_like_xacro(text):
         if not policy.allow:
             raise DescriptionRefused(
                 "xacro", f"{source} holds xacro, which runs code (${{...}} is Python's eval) and is never evaluated in "

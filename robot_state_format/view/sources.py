@@ -28,7 +28,7 @@ from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.limits import read_input_file
 from robot_state_format.model import access
 from robot_state_format.model.detect import TAG_RE, prolog_end
-from robot_state_format.model.loader import detect_format, load_model
+from robot_state_format.model.loader import detect_format, load_model, looks_like_xacro
 from robot_state_format.model.types import Model
 from robot_state_format.recording.cdr import cdr_string_text
 from robot_state_format.recording.reader import decoder_for, read_recording
@@ -110,13 +110,12 @@ def description_model(text: str, topic: str) -> Model:
     """A recorded robot description: it came over the network, so xacro in it is refused (data is never
     evaluated) and the files it names open only as from a live topic (``model.access``: ``package://`` files
     inside their package; errors about them quote nothing of them)."""
-    kind = detect_format(text)
-    if kind == "xacro":
+    file = f"<{topic}>"
+    if detect_format(text, file) == "xacro" and looks_like_xacro(text):  # as state_publisher decides
         raise RobotStateFormatError(f"{topic}: the recorded description holds xacro, which is never evaluated: "
                                     "its robot is shown without visuals")
-    file = f"<{topic}>"
     with access.network_description(text, file):
-        model = load_model(text, file=file, fmt=kind)
+        model = load_model(text, file=file)  # a declared xacro namespace alone is dropped, nothing runs
         model.warnings[:] = access.withhold(model.warnings)
         return model
 

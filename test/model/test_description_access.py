@@ -18,7 +18,7 @@ import pytest
 from numpy.testing import assert_allclose
 
 from robot_state_format import limits
-from robot_state_format.errors import DiagnosticError, ModelError, error_text
+from robot_state_format.errors import DiagnosticError, ModelError, RobotStateFormatError, error_text
 from robot_state_format.kinematics import fk
 from robot_state_format.kinematics.tree import compile_model
 from robot_state_format.model import access, load_model, load_model_file
@@ -29,6 +29,7 @@ from robot_state_format.ros.description import XacroPolicy, read_description_tex
 from robot_state_format.sim.mjcf_writer import build_mjcf
 from robot_state_format.usdf.reader import read_world_state
 from robot_state_format.usdf.resolve import world_poses
+from robot_state_format.view.sources import description_model
 
 MARKER = "SECRETMARKER7731"
 URDF_T = ('<robot name="{n}"><link name="{n}_base"/><link name="{n}_arm"/><joint name="{n}_j" type="revolute">'
@@ -471,3 +472,29 @@ def test_answers_about_a_peers_file_keep_the_projects_words_only() -> None:
     root = ModelError(Diagnostic("USDF_ROOT", f"root element must be <world_state>, not <{MARKER}>", "/x.xml", 1))
     assert file_error_text(root, peer=True) == "/x.xml:1: [USDF_ROOT]"
     assert MARKER in file_error_text(root, peer=False)
+
+
+@pytest.mark.parametrize("text", ['<config><secret/></config>',
+                                  '<config xmlns:xacro="http://www.ros.org/wiki/xacro"><secret/></config>'])
+def test_a_description_of_no_known_format_is_named_like_every_other_refusal(text: str) -> None:
+    # the refusal names where the text came from, as the readers' errors do, whatever path it took
+    with pytest.raises(ModelError) as info:
+        read_description_text(text, "", XacroPolicy())
+    (d,) = info.value.diagnostics
+    assert (d.code, d.file, d.line) == ("MODEL_UNKNOWN_FORMAT", "<robot_description>", 1)
+    with pytest.raises(ModelError) as info:
+        description_model(text, "/arm/robot_description")  # a recorded description, in the viewer
+    (d,) = info.value.diagnostics
+    assert (d.code, d.file, d.line) == ("MODEL_UNKNOWN_FORMAT", "</arm/robot_description>", 1)
+
+
+def test_a_declared_xacro_namespace_alone_is_read_alike_by_the_node_and_the_viewer() -> None:
+    # xacro writes its namespace into the URDF it expands: nothing to evaluate, so both read the robot
+    text = '<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro"><link name="a"/></robot>'
+    assert list(read_description_text(text, "", XacroPolicy()).model.links) == ["a"]
+    assert list(description_model(text, "/robot_description").links) == ["a"]
+    with_xacro = text.replace('<link name="a"/>', '<xacro:property name="p" value="1"/><link name="a"/>')
+    with pytest.raises(RobotStateFormatError, match="holds xacro, which runs code"):
+        read_description_text(with_xacro, "", XacroPolicy())
+    with pytest.raises(RobotStateFormatError, match="holds xacro, which is never evaluated"):
+        description_model(with_xacro, "/robot_description")

@@ -81,7 +81,7 @@ def read_mjcf(data: bytes | str, *, file: str = "<string>") -> Model:
         if isinstance(el.tag, str) and el.tag not in TOP_LEVEL:
             doc.report(el, "MJCF_UNKNOWN_ELEMENT", f"unrecognized element <{el.tag}> in <mujoco> (MuJoCo 4.0's "
                        "schema)")
-    name = doc.root.get("model") or (Path(file).stem if file != "<string>" else "mujoco")
+    name = doc.root.get("model") or ("mujoco" if doc.is_text else Path(file).stem)
     model, joints = build_model(doc, name)
     _equality(doc, model, joints)
     check_names(doc, set(joints))

@@ -208,3 +208,13 @@ def test_orientation_precedence_in_defaults(tmp_path: Path) -> None:
     </body></worldbody></mujoco>"""
     count, worst, where = _agree(_write(tmp_path, text), configs=3)
     assert count == 3 * (1 + 5) + 3 and worst <= 1e-9, (worst, where)
+
+
+def test_a_model_without_a_name_is_named_like_its_file_or_mujoco_for_a_text(tmp_path: Path) -> None:
+    text = '<mujoco><worldbody><body name="b"><joint name="j"/><geom size="0.1"/></body></worldbody></mujoco>'
+    (tmp_path / "two_arms.xml").write_text(text)
+    assert load_model_file(tmp_path / "two_arms.xml").name == "two_arms"
+    assert read_mjcf(text).name == "mujoco"
+    # a description received on a topic or parameter is a text too, whatever it is called
+    assert read_mjcf(text, file="<robot_description>").name == "mujoco"
+    assert load_model(text, file="<robot_description>").name == "mujoco"
