@@ -71,6 +71,7 @@ class _Network:
     text_file: str
     text: str
     any_file: bool
+    widen: str  # how a user lets the text open more, in a refusal
     roots: dict[str, str] = field(default_factory=dict)  # a file opened (as given and real) -> its package root
     files_read: list[str] = field(default_factory=list)
 
@@ -145,11 +146,12 @@ def count_tree(root: etree._Element, file: str) -> None:
 
 # ---- the origin -------------------------------------------------------------------------------------
 @contextmanager
-def network_description(text: str, file: str, *, any_file: bool = False) -> Iterator[None]:
+def network_description(text: str, file: str, *, any_file: bool = False, widen: str = WIDEN_HINT) -> Iterator[None]:
     """Read ``text`` (named ``file``, e.g. ``<robot_description>``) as received from the network: file
     references restricted (unless ``any_file``), diagnostics raised out of the block withheld
-    (:func:`withhold`). Warnings of a model read inside must be passed through :func:`withhold` too."""
-    token = _NETWORK.set(_Network(file, text, any_file))
+    (:func:`withhold`). Warnings of a model read inside must be passed through :func:`withhold` too.
+    ``widen`` ends a refusal: how the reader's user lets a text open more (a node's parameter)."""
+    token = _NETWORK.set(_Network(file, text, any_file, widen))
     try:
         yield
     except DiagnosticError as exc:
@@ -166,7 +168,7 @@ def _refuse(uri: str, referrer: str, line: int | None, net: _Network, why: str) 
     what = f"{uri!r}" if _is_text(referrer, net) else "a reference in an included file"
     return FileRefused(Diagnostic(
         REFUSED, f"{what}: {why}; a description received as a parameter or on a topic may open only "
-        f"package:// files inside packages on the node's package path; {WIDEN_HINT}", referrer, line))
+        f"package:// files inside packages on the package path; {net.widen}", referrer, line))
 
 
 @dataclass(frozen=True)

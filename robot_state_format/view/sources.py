@@ -106,6 +106,9 @@ def state_scene(state: WorldState, models: Sequence[Model]) -> Frames:
     return Frames([(0.0, scene)], warnings + scene.warnings)
 
 
+RECORDED_HINT = "the viewer opens nothing else for a recorded description: view the robot's own file instead"
+
+
 def description_model(text: str, topic: str) -> Model:
     """A recorded robot description: it came over the network, so xacro in it is refused (data is never
     evaluated) and the files it names open only as from a live topic (``model.access``: ``package://`` files
@@ -114,7 +117,7 @@ def description_model(text: str, topic: str) -> Model:
     if detect_format(text, file) == "xacro" and looks_like_xacro(text):  # as state_publisher decides
         raise RobotStateFormatError(f"{topic}: the recorded description holds xacro, which is never evaluated: "
                                     "its robot is shown without visuals")
-    with access.network_description(text, file):
+    with access.network_description(text, file, widen=RECORDED_HINT):
         model = load_model(text, file=file)  # a declared xacro namespace alone is dropped, nothing runs
         model.warnings[:] = access.withhold(model.warnings)
         return model

@@ -474,6 +474,8 @@ def test_a_recorded_description_opens_files_as_a_live_one(tmp_path: Path) -> Non
     assert wire == {"a": False, "b": True, "c": True}, meshes
     assert r.stderr.count("not opened: a description received over the network") == 2, r.stderr
     assert "MODEL_FILE_REFUSED" in r.stderr and marker not in r.stderr + r.stdout, r.stderr
+    # the refusal says what a viewer's user can do, not how to start a node
+    assert "view the robot's own file instead" in r.stderr and "description_files" not in r.stderr, r.stderr
     # the same URDF as the user's own file reads every mesh it names
     (tmp_path / "own.urdf").write_text(urdf)
     r = cli("view", str(tmp_path / "own.urdf"), "--export", str(tmp_path / "own"), env=env)
