@@ -146,12 +146,30 @@ def _links(graph: FrameGraph, scopes: list[Scope], model: Model) -> None:
                 source=item.source)
 
 
+UNCHECKED_PARENT = ("; libsdformat 12 does not check the parent of a joint in a nested model and Gazebo leaves "
+                    "such a joint out ('Failed to resolve parent link'): the joint is left out")
+
+
+def _nested(scope: Scope) -> bool:
+    """A model inside a model (libsdformat 12 checks the joints' parents of the outermost models only)."""
+    return scope.parent is not None and not scope.parent.is_world
+
+
+def _bad_end(report: Report, scope: Scope, which: str, code: str, message: str, j: JointIR) -> None:
+    """A joint's end that cannot be resolved: an error, or a warning for a nested model's parent (left out)."""
+    if which == "parent" and _nested(scope):
+        report.warn_at(code, message + UNCHECKED_PARENT, j.source)
+    else:
+        report.error_at(code, message, j.source)
+
+
 def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, report: Report) -> str | None:
-    """Resolve a joint's parent or child to a body key or WORLD (None after an error)."""
+    """Resolve a joint's parent or child to a body key or WORLD (None after an error or when left out)."""
     ref = j.parent if which == "parent" else j.child
     if ref == MODEL_FRAME:  # libsdformat 12 finds no frame __model__ for a joint's parent or child
-        report.error_at(f"SDF_JOINT_{which.upper()}_NOT_FOUND", f"joint {key!r}: {which} {ref!r}: a joint's "
-                        f"{which} cannot be the model frame itself (libsdformat refuses it)", j.source)
+        refused = "" if which == "parent" and _nested(scope) else " (libsdformat refuses it)"
+        _bad_end(report, scope, which, f"SDF_JOINT_{which.upper()}_NOT_FOUND", f"joint {key!r}: {which} {ref!r}: "
+                 f"a joint's {which} cannot be the model frame itself{refused}", j)
         return None
     k = graph.resolve(scope, ref)
     if k is None:
@@ -161,8 +179,8 @@ def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, repo
                 return None
             return WORLD
         if ref.startswith("::") or ref.endswith("::") or "::::" in ref:
-            report.error_at("SDF_INVALID_SCOPED_NAME", f"joint {key!r}: {which} {ref!r} is not a valid scoped name "
-                            "(no outer scope can be named)", j.source)
+            _bad_end(report, scope, which, "SDF_INVALID_SCOPED_NAME", f"joint {key!r}: {which} {ref!r} is not a "
+                     "valid scoped name (no outer scope can be named)", j)
             return None
         if "::" not in ref and graph.exists_elsewhere(ref):
             code = "NOT_SIBLING"
@@ -170,7 +188,7 @@ def _end(graph: FrameGraph, scope: Scope, j: JointIR, key: str, which: str, repo
         else:
             code = "NOT_FOUND"
             msg = f"joint {key!r}: {which} {ref!r} names no link in this model"
-        report.error_at(f"SDF_JOINT_{which.upper()}_{code}", msg, j.source)
+        _bad_end(report, scope, which, f"SDF_JOINT_{which.upper()}_{code}", msg, j)
         return None
     v = graph.vertices[k]
     if v.kind == "joint" and v.item is j:
@@ -188,13 +206,16 @@ def _axis(graph: FrameGraph, scope: Scope, j: JointIR, key: str, x_rj: Transform
     if ax.expressed_in is not None:
         ek = graph.resolve(scope, ax.expressed_in)
         x_re = graph.pose(ek) if ek is not None else None
-        if x_re is None:
-            if ek is None:
-                report.error_at("SDF_EXPRESSED_IN_NOT_FOUND",
-                                f"joint {key!r}: expressed_in {ax.expressed_in!r} names no frame in its model",
-                                ax.source if ax.source.line is not None else j.source)
+        if ek is None:  # libsdformat 12 loads it (JointAxis::ResolveXyz fails later); Gazebo's physics then
+            # takes xyz as written, in the joint frame
+            report.warn_at("SDF_EXPRESSED_IN_NOT_FOUND",
+                           f"joint {key!r}: expressed_in {ax.expressed_in!r} names no frame in its model; libsdformat "
+                           "12 loads the file but cannot resolve this axis, and Gazebo's physics reads xyz in the "
+                           "joint frame: read so here", ax.source if ax.source.line is not None else j.source)
+        elif x_re is None:
             return None
-        v = (x_rj[:3, :3].T @ x_re[:3, :3]) @ v
+        else:
+            v = (x_rj[:3, :3].T @ x_re[:3, :3]) @ v
     n = float(np.linalg.norm(v))
     if not np.isfinite(n) or n < 1e-12:
         report.error_at("SDF_AXIS_ZERO", f"joint {key!r}: axis xyz is the zero vector", j.source)
@@ -220,9 +241,8 @@ def _joints(graph: FrameGraph, scopes: list[Scope], model: Model, report: Report
             if parent is None or child is None:
                 continue
             if parent == child:
-                report.error_at("SDF_JOINT_SAME_LINK",
-                                f"joint {key!r}: parent {item.parent!r} and child {item.child!r} are both "
-                                f"attached to {parent!r}", item.source)
+                _bad_end(report, s, "parent", "SDF_JOINT_SAME_LINK", f"joint {key!r}: parent {item.parent!r} and "
+                         f"child {item.child!r} are both attached to {parent!r}", item)
                 continue
             x_rj = graph.pose(vkey)
             x_rp = np.eye(4) if parent == WORLD else graph.pose(parent)

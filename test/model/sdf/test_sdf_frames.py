@@ -105,11 +105,6 @@ def test_expressed_in() -> None:
     np.testing.assert_allclose(m.joints["j2"].axis, (0, -1, 0), atol=1e-12, rtol=0)
 
 
-def test_expressed_in_not_found() -> None:
-    body = """<model name="m"><link name="a"/><link name="b"/>
-      <joint name="j" type="revolute"><parent>a</parent><child>b</child>
-      <axis><xyz expressed_in="nope">1 0 0</xyz></axis></joint></model>"""
-    assert codes_of(body) == ["SDF_EXPRESSED_IN_NOT_FOUND"]
 
 
 def test_zero_axis_rejected() -> None:

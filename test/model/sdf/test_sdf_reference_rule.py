@@ -10,6 +10,7 @@ files that load, every model, link, joint and frame must be where libsdformat pu
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -19,7 +20,8 @@ from repo_paths import REPO_ROOT, TEST_DIR
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.frames import frames_document, joint_frame_keys
-from robot_state_format.model.loader import load_model_file
+from robot_state_format.model.loader import load_model, load_model_file
+from robot_state_format.model.types import Model
 
 ROOT = REPO_ROOT
 sys.path.insert(0, str(ROOT / "conformance"))
@@ -59,6 +61,16 @@ def _quat_matrix(q: list[float]) -> np.ndarray:
                      [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
 
 
+def _left_out_joints(model: Model) -> set[str]:
+    """The scoped names of the joints a warning says were left out (libsdformat 12 loads them unchecked)."""
+    out = set()
+    for w in model.warnings:
+        m = re.match(r"joint '([^']+)': .*: the joint is left out$", w.message)
+        if m:
+            out.add(model.scoped(m.group(1)))
+    return out
+
+
 @pytest.mark.parametrize("path", LOADS + REFUSED, ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_libsdformat_agrees(path: Path, sdf_ref: str) -> None:
     ref = run_sdf_ref(sdf_ref, path, MODELS)
@@ -68,7 +80,11 @@ def test_libsdformat_agrees(path: Path, sdf_ref: str) -> None:
     model = load_model_file(path, search_paths=MODELS)
     doc = frames_document(model)["frames"]
     joints = {model.scoped(n): k for n, k in joint_frame_keys(model).items()}
+    left_out = _left_out_joints(model)
     for e in ref.entities:
+        if e["kind"] == "joint" and e["name"] in left_out:
+            assert e["name"] not in joints
+            continue
         mine = doc[joints.get(e["name"], e["name"]) if e["kind"] == "joint" else e["name"]]
         np.testing.assert_allclose(mine["position"], e["position"], atol=1e-9, err_msg=e["name"], rtol=0)
         np.testing.assert_allclose(_quat_matrix(mine["quaternion"]), _quat_matrix(e["quaternion"]), atol=1e-9, rtol=0)
@@ -141,3 +157,32 @@ def test_unknown_versions_follow_libsdformat(version: str, tmp_path: Path) -> No
         with pytest.raises(ModelError) as info:
             load_model_file(path)
         assert info.value.code == "SDF_UNSUPPORTED_VERSION"
+
+
+@pytest.mark.parametrize("name", ["nested_joint_parent_in_enclosing_model", "nested_joint_parent_missing_in_world",
+                                  "nested_joint_parent_on_child", "nested_joint_parent_model_frame"])
+def test_a_nested_joint_whose_parent_does_not_resolve_is_left_out_with_a_warning(name: str) -> None:
+    # libsdformat 12 checks the parents of the outermost models' joints only; Gazebo then leaves the joint out
+    path = REF / "loads" / f"{name}.sdf"
+    model = load_model_file(path, search_paths=MODELS)
+    (w,) = [w for w in model.warnings if w.message.endswith("the joint is left out")]
+    assert w.code.startswith("SDF_JOINT_") and w.file == str(path) and w.line is not None
+    assert not any(n.endswith("::j") or n == "j" for n in model.joints), model.joints
+    # the other joints stay (every link's pose against libsdformat's: test_libsdformat_agrees)
+    assert list(model.joints) == (["top::inner::kept"] if name.endswith("in_world") else ["inner::jj"] if name.endswith("on_child")
+                    else [])
+    refused = REF / "refused" / "joint_parent_missing_outermost.sdf"
+    with pytest.raises(ModelError, match="SDF_JOINT_PARENT_NOT_FOUND"):
+        load_model_file(refused, search_paths=MODELS)
+
+
+def test_an_axis_expressed_in_no_frame_is_read_in_the_joint_frame_with_a_warning() -> None:
+    path = REF / "loads" / "axis_expressed_in_missing.sdf"
+    model = load_model_file(path)
+    (w,) = model.warnings
+    assert (w.code, w.line) == ("SDF_EXPRESSED_IN_NOT_FOUND", 12)  # the <axis>
+    # as Gazebo's physics reads it: xyz as written, in the joint frame (the default expressed_in of 1.7+)
+    plain = load_model(path.read_text().replace(' expressed_in="nope"', ""), file="plain.sdf")
+    assert plain.warnings == []
+    np.testing.assert_allclose(model.joints["j"].axis, plain.joints["j"].axis, atol=0, rtol=0)
+    np.testing.assert_allclose(model.joints["j"].axis, (0, 1, 0), atol=1e-15, rtol=0)
