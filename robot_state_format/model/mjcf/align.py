@@ -145,6 +145,8 @@ def _geoms(doc: Document, el: etree._Element, cls: str, x: Transform,
 
 def _geom_mass(doc: Document, el: etree._Element, cls: str) -> tuple[Transform, float, np.ndarray] | None:
     """(frame in the body, mass, inertia about its centre in its frame) of a primitive geom, or None."""
+    if _names_mesh(doc, el, cls):  # MuJoCo centres a mesh on its own inertial frame: needs its vertices
+        return None
     x, (a, b, c) = _geom_frame(doc, el, cls)
     gtype = doc.lookup(el, cls, "type") or "sphere"
     if gtype == "sphere":
@@ -175,6 +177,11 @@ def _geom_mass(doc: Document, el: etree._Element, cls: str) -> tuple[Transform, 
     return x, mass, mass * np.diag(i)
 
 
+def _names_mesh(doc: Document, el: etree._Element, cls: str) -> bool:
+    """A mesh geom, or a primitive MuJoCo fits to a mesh: its frame moves to the mesh's inertial frame."""
+    return doc.lookup(el, cls, "type") == "mesh" or doc.lookup(el, cls, "mesh") is not None
+
+
 def _fail(doc: Document, el: etree._Element) -> Callable[[str, str], None]:
     def fail(code: str, msg: str) -> None:
         doc.report(el, code, msg)
@@ -199,15 +206,16 @@ def inertial_frame(doc: Document, el: etree._Element, cls: str) -> Transform | N
         return x
     geoms: list[tuple[etree._Element, str, Transform]] = []
     _geoms(doc, el, cls, np.eye(4), geoms)
-    if len(geoms) == 1:
+    if len(geoms) == 1 and not _names_mesh(doc, *geoms[0][:2]):
         g, gcls, xf = geoms[0]
         return xf @ _geom_frame(doc, g, gcls)[0]
     parts = []
     for g, gcls, xf in geoms:
         found = _geom_mass(doc, g, gcls)
         if found is None:
-            doc.report(g, "MJCF_ALIGN_NOT_READ", "the inertial frame of this body's geoms (a mesh or capsule among "
-                       "several) is not computed: <freejoint align> is not applied", warning=True)
+            doc.report(g, "MJCF_ALIGN_NOT_READ", "the inertial frame of this body's geoms (a mesh, a primitive "
+                       "fitted to one, or a capsule among several) is not computed: <freejoint align> is not "
+                       "applied", warning=True)
             return None
         parts.append((xf @ found[0], found[1], found[2]))
     total = sum(m for _, m, _ in parts)

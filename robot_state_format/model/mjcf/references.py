@@ -3,8 +3,8 @@
 MuJoCo 4.0 refuses a sensor whose object is not there ("unrecognized name 'x' of sensorized object"), a
 contact ``<pair>`` or ``<exclude>`` naming a missing geom or body ("geom 'floor' not found in collision
 0"), an actuator, equality or tendon naming a missing joint, site, body, tendon or geom, a geom naming a
-missing material or height field, a material naming a missing texture, an actuator without a transmission
-target (``test/model/mjcf/test_mjcf_references.py``).
+missing material or height field, a material naming a missing texture, a light or camera whose ``target``
+names a missing body, an actuator without a transmission target (``test/model/mjcf/test_mjcf_references.py``).
 The names are those of the expanded document (includes, replicates) and of the built Model (flexcomp
 bodies, bodies and joints an ``<attach>`` brings in); a model with an ``<attach>`` is not checked for the
 other kinds (the attached model's sites, geoms and tendons are not in this document).
@@ -108,6 +108,9 @@ def check_references(doc: Document, model: Model) -> None:
         for el in world.iter("geom"):
             _check(doc, el, "material", "material", names)
             _check(doc, el, "hfield", "hfield", names)
+        for el in world.iter("light", "camera"):  # "unknown target body in light", whatever the mode
+            if el.get("target"):
+                _check(doc, el, "target", "body", names)
     for el in doc.root.iter("material"):
         if el.getparent() is not None and el.getparent().tag == "asset":
             _check(doc, el, "texture", "texture", names)

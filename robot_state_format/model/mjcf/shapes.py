@@ -5,7 +5,9 @@ default) is a collision as well. MuJoCo sizes are half sizes: a box ``size`` is 
 extents, a capsule's or cylinder's second size is half its length; ``fromto`` places a capsule,
 cylinder, box or ellipsoid along a segment. A mesh geom names a ``<mesh>`` asset, whose file is
 looked up under ``<compiler meshdir>`` (or ``assetdir``); a missing file does not matter to the
-kinematics and is not an error here. A body without ``<inertial>`` gets no inertial: MuJoCo
+kinematics and is not an error here. A sphere, capsule, cylinder, ellipsoid or box that names a mesh is
+fitted to it by MuJoCo (its ``size`` ignored; the fit needs the mesh's vertices, which the reader does
+not read): its shape here is that mesh, with the warning ``MJCF_FITTED_PRIMITIVE``. A body without ``<inertial>`` gets no inertial: MuJoCo
 derives one from its geoms, which this reader does not (docs/models.md).
 """
 
@@ -26,6 +28,7 @@ from robot_state_format.spatial import Transform
 __all__ = ["element_pose", "inertial", "mesh_files", "shape"]
 
 _GEOM_TYPES = frozenset({"plane", "hfield", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh", "sdf"})
+_FITTED = frozenset({"sphere", "capsule", "cylinder", "ellipsoid", "box"})  # fitted to a mesh they name
 _KINDS = {"sphere": "sphere", "box": "box", "capsule": "capsule", "cylinder": "cylinder",
           "ellipsoid": "ellipsoid", "plane": "plane", "mesh": "mesh"}
 
@@ -82,6 +85,14 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
     fromto_text = get("fromto")
     x = x_link_frame @ pose(get, lambda a: el.get(a) is not None, doc.angle_scale, doc.eulerseq, fail)
     length = 2.0 * size[1]
+    mesh_ref = get("mesh")
+    if mesh_ref is not None and gtype in _FITTED:
+        # MuJoCo fits the primitive to the mesh (size ignored): shown as the mesh itself
+        doc.report(el, "MJCF_FITTED_PRIMITIVE", f"a {gtype} fitted to mesh {mesh_ref!r} by MuJoCo: its shape "
+                   "here is the mesh (the fitted size needs the mesh's vertices)", warning=True)
+        if fromto_text is not None:
+            fail("MJCF_FROMTO", "fromto cannot be used with mesh geom")
+        gtype = "mesh"
     if fromto_text is not None and gtype in ("capsule", "cylinder", "box", "ellipsoid"):
         found = fromto_frame(fromto_text, fail)
         if found is not None:
@@ -105,11 +116,10 @@ def shape(doc: Document, el: etree._Element, cls: str, x_link_frame: Transform,
     elif kind == "plane":
         geo.size = (2 * size[0], 2 * size[1])
     elif kind == "mesh":
-        ref = get("mesh")
-        if ref is None or ref not in meshes:
-            fail("MJCF_UNKNOWN_MESH", f"mesh {ref!r} is not a <mesh> asset")
+        if mesh_ref is None or mesh_ref not in meshes:
+            fail("MJCF_UNKNOWN_MESH", f"mesh {mesh_ref!r} is not a <mesh> asset")
         else:
-            geo.filename, geo.scale = meshes[ref]
+            geo.filename, geo.scale = meshes[mesh_ref]
     contype = get("contype") or "1"
     conaffinity = get("conaffinity") or "1"
     collides = contype.strip() != "0" or conaffinity.strip() != "0"

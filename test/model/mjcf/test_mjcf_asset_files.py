@@ -4,15 +4,19 @@
 from __future__ import annotations
 
 import struct
+import sys
 from pathlib import Path
 
 import pytest
+from repo_paths import REPO_ROOT
 
 from robot_state_format.errors import ModelError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.mjcf import read_mjcf
 
 mujoco = pytest.importorskip("mujoco")
+sys.path.insert(0, str(REPO_ROOT / "conformance"))
+import mjcf_ref  # noqa: E402
 
 _BODY = '<worldbody><body><joint/><geom size="1"/></body></worldbody>'
 
@@ -88,3 +92,45 @@ def test_an_included_files_asset_beside_the_main_file(tmp_path: Path) -> None:
     path.write_text(f'<mujoco><include file="assets/deps.xml"/>{_BODY}</mujoco>')
     mujoco.MjModel.from_xml_path(str(path))
     load_model_file(path)
+
+
+_FITTED = """<mujoco><asset><mesh name="a" file="a.stl"/></asset><worldbody>
+<body name="b" pos="0 0 1"><joint name="j" axis="0 1 0"/><geom type="{gtype}" mesh="a"{extra}/><site name="s" pos=".1 0 0"/>
+<body name="c" pos="0 .2 0"><joint name="k"/><geom size=".05"/><site name="t" pos="0 0 .1"/></body></body>
+</worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("gtype", ["sphere", "capsule", "cylinder", "ellipsoid", "box"])
+def test_a_primitive_naming_a_mesh_is_fitted_to_it_as_mujoco_does(gtype: str, tmp_path: Path) -> None:
+    _stl(tmp_path / "a.stl")
+    path = tmp_path / "m.xml"
+    # no size, or one MuJoCo ignores: it fits the primitive to the mesh (as real robots' collision classes do)
+    for extra in ("", ' size="0.5 0.5 0.5"'):
+        path.write_text(_FITTED.format(gtype=gtype, extra=extra))
+        model = load_model_file(path)
+        (w,) = model.warnings
+        assert w.code == "MJCF_FITTED_PRIMITIVE" and w.line == 2
+        (visual,) = model.links["b"].visuals
+        assert visual.geometry.kind == "mesh" and Path(visual.geometry.filename or "").name == "a.stl"
+        count, worst, where = mjcf_ref.pose_errors(model, mujoco.MjModel.from_xml_path(str(path)), 3)
+        assert count > 0 and worst < 1e-9, where
+    # and with fromto, refused by both
+    path.write_text(_FITTED.format(gtype=gtype, extra=' fromto="0 0 0 0 0 1"'))
+    with pytest.raises(ValueError, match="fromto"):
+        mujoco.MjModel.from_xml_path(str(path))
+    with pytest.raises(ModelError, match="fromto cannot be used with mesh geom"):
+        load_model_file(path)
+
+
+@pytest.mark.parametrize("geom", ['<geom type="mesh" mesh="a"/>', '<geom type="capsule" mesh="a"/>'])
+def test_align_on_a_body_of_one_mesh_geom_is_said_not_applied(geom: str, tmp_path: Path) -> None:
+    # MuJoCo moves a mesh geom's frame to the mesh's own inertial frame (from its vertices, which the
+    # reader does not read): <freejoint align> then moves the body there; the reader says it cannot
+    _stl(tmp_path / "a.stl")
+    path = tmp_path / "m.xml"
+    path.write_text(f'<mujoco><asset><mesh name="a" file="a.stl"/></asset><worldbody><body name="b" pos="0 0 1">'
+                    f'<freejoint align="true"/>{geom}<site name="s" pos=".1 .2 .3"/></body></worldbody></mujoco>')
+    model = load_model_file(path)
+    assert "MJCF_ALIGN_NOT_READ" in [w.code for w in model.warnings]
+    _, worst, _ = mjcf_ref.pose_errors(model, mujoco.MjModel.from_xml_path(str(path)), 3)
+    assert worst > 0.1  # what the warning is about: these poses are not MuJoCo's

@@ -36,6 +36,12 @@ CASES = {
     "tendon joint": ('<tendon><fixed><joint joint="k" coef="1"/></fixed></tendon>', 'joint="k"', 'joint="nope"'),
     "geom material": ('<worldbody><geom size=".1" material="m"/></worldbody>', 'material="m"', 'material="nope"'),
     "material texture": ('<asset><material name="m2" texture="tx"/></asset>', 'texture="tx"', 'texture="nope"'),
+    "light target": ('<worldbody><light mode="targetbodycom" target="c" pos="0 0 2"/></worldbody>', 'target="c"',
+                     'target="nope"'),
+    "light target in a body, fixed": ('<worldbody><body name="d"><light target="b"/></body></worldbody>',
+                                      'target="b"', 'target="nope"'),
+    "camera target": ('<worldbody><camera mode="targetbody" target="world" pos="0 0 2"/></worldbody>',
+                      'target="world"', 'target="nope"'),
 }
 
 
