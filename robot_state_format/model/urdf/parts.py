@@ -84,8 +84,10 @@ def plain_vec3(text: str) -> tuple[float, float, float] | None:
 
 def link_materials(model: Model, refs: dict[str, list[tuple[Shape, etree._Element]]],
                    material_els: list[etree._Element], warn: Callable[[str, str, etree._Element], None]) -> None:
-    """Point each visual naming a robot-level material at it; warn about a named material that is
-    not defined (and has no color or texture of its own) and about robot-level materials never used."""
+    """Point each visual naming a material at its definition, as urdfdom does: the robot-level one, else
+    the first visual's (in document order) that gives it a color or texture (a later visual of that name
+    takes it, its own color too); warn about a name not defined by then and about robot-level materials
+    never used."""
     used: set[str] = set()
     for mname, shapes in refs.items():
         top = model.materials.get(mname)
@@ -93,7 +95,9 @@ def link_materials(model: Model, refs: dict[str, list[tuple[Shape, etree._Elemen
             if top is not None:
                 shape.material = top
                 used.add(mname)
-            elif shape.material is not None and shape.material.rgba is None and shape.material.texture is None:
+            elif shape.material is not None and (shape.material.rgba is not None or shape.material.texture):
+                top = shape.material  # urdfdom keeps the first definition under its name
+            elif shape.material is not None:
                 warn("URDF_UNDEFINED_MATERIAL", f"material {mname!r} is not defined", mel)
     for el in material_els:
         mname = el.get("name")

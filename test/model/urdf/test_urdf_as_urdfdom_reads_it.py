@@ -285,6 +285,32 @@ def test_texture_only_material_is_tolerated() -> None:
     assert (mat.name, mat.rgba, mat.texture) == ("m", None, None)
 
 
+_BLUE, _RED, _NAMED = ('<material name="c"><color rgba="0 0 1 1"/></material>',
+                       '<material name="c"><color rgba="1 0 0 1"/></material>', '<material name="c"/>')
+
+
+@pytest.mark.parametrize("first, second, undefined", [(_BLUE, _NAMED, 0), (_NAMED, _BLUE, 1), (_BLUE, _RED, 0),
+                                                      (_NAMED, _NAMED, 2)],
+                         ids=["defined-then-named", "named-then-defined", "two-colors", "never-defined"])
+def test_a_material_defined_in_a_visual_is_named_by_later_ones_as_urdfdom_reads_it(first: str, second: str,
+                                                                                   undefined: int) -> None:
+    # a real robot (moveit_resources' sia20d) defines its colors in the first link's visuals only;
+    # the reference: the colors urdfdom hands Pinocchio's geometry model
+    pin = pytest.importorskip("pinocchio")
+    text = (f'<robot name="r"><link name="a"><visual><geometry><box size="1 1 1"/></geometry>{first}</visual></link>'
+            f'<link name="b"><visual><geometry><box size="1 1 1"/></geometry>{second}</visual></link>'
+            '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint></robot>')
+    geom = pin.buildGeomFromUrdfString(pin.buildModelFromXML(text), text, pin.GeometryType.VISUAL)
+    no_color = [0.9, 0.9, 0.9, 1.0]  # what Pinocchio gives a visual urdfdom left without a color
+    expected = {o.name[0]: [float(v) for v in o.meshColor] for o in geom.geometryObjects}
+    model = read_urdf(text)
+    for link in "ab":
+        mat = model.links[link].visuals[0].material
+        got = list(mat.rgba) if mat is not None and mat.rgba is not None else no_color
+        assert got == expected[link], link
+    assert [d.code for d in model.warnings].count("URDF_UNDEFINED_MATERIAL") == undefined
+
+
 @pytest.mark.parametrize("limit, bad", [
     ('<limit lower="-inf" upper="inf" effort="1" velocity="1"/>', 2),
     ('<limit lower="0" upper="nan" effort="1" velocity="1"/>', 1),
