@@ -152,9 +152,21 @@ def test_missing_file_is_an_io_error(tmp_path: Path) -> None:
         expand_xacro_file(tmp_path / "none.xacro")
 
 
-def test_parse_xacro_args() -> None:
-    assert parse_xacro_args(["a:=1", "b:=x:=y", "c:="]) == {"a": "1", "b": "x:=y", "c": ""}
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("items", [["a:=1"], ["c:="], ["flag:= true"], [" side :=left "], [":=1"], ["_private:=1"],
+                                   ["__ns:=x"], ["a:=1", "a:=2"], ["path:=/a b/c"], ["b:=x:=y"], ["a:=1", "b:=x:=y"]])
+def test_xacro_args_are_read_as_the_xacro_command_line_reads_them(items: list[str]) -> None:
+    cli = pytest.importorskip("xacro.cli", reason="xacro (requirements) is the reference of its command line")
+    try:
+        expected = cli.load_mappings(items)
+    except RuntimeError:
+        with pytest.raises(ValueError, match="more than one ':='"):
+            parse_xacro_args(items)
+        return
+    assert parse_xacro_args(items) == expected
+
+
+def test_a_xacro_arg_without_an_assignment_is_refused() -> None:
+    with pytest.raises(ValueError, match="not of the form name:=value"):
         parse_xacro_args(["a=1"])
 
 
