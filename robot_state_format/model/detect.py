@@ -33,23 +33,33 @@ def looks_like_directives(text: str | bytes, path: str | None = None) -> bool:
 
 
 def blank_comments(text: AnyStr) -> AnyStr:
-    """``text`` with the content of every XML comment blanked (line breaks kept): every other character
-    stays at its position, so a search in the result finds only text outside comments, at its place.
-    Linear in ``len(text)``; an unterminated comment is blanked to the end."""
-    opening, closing, nl, blank = ("<!--", "-->", "\n", " ") if isinstance(text, str) else \
-        (b"<!--", b"-->", b"\n", b" ")
-    i = text.find(opening)
-    if i < 0:
+    """``text`` with the content of every XML comment and CDATA section blanked (line breaks kept): every
+    other character stays at its position, so a search in the result finds only markup and text outside
+    them, at its place (xacro evaluates neither). Linear in ``len(text)``; an unterminated one is blanked
+    to the end."""
+    if isinstance(text, str):
+        pairs, nl, blank = (("<!--", "-->"), ("<![CDATA[", "]]>")), "\n", " "
+    else:
+        pairs, nl, blank = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>")), b"\n", b" "
+    nxt = [text.find(opening) for opening, _ in pairs]
+    if max(nxt) < 0:
         return text
     parts = []
     last = 0
-    while i >= 0:
-        end = text.find(closing, i + 4)
-        stop = len(text) if end < 0 else end + 3
+    while True:
+        found = [(i, k) for k, i in enumerate(nxt) if i >= 0]
+        if not found:
+            break
+        i, k = min(found)
+        opening, closing = pairs[k]
+        end = text.find(closing, i + len(opening))
+        stop = len(text) if end < 0 else end + len(closing)
         parts.append(text[last:i])
         parts.append(nl.join(blank * len(line) for line in text[i:stop].split(nl)))
         last = stop
-        i = -1 if end < 0 else text.find(opening, stop)
+        if end < 0:
+            break
+        nxt = [j if j >= stop else text.find(o, stop) for j, (o, _) in zip(nxt, pairs, strict=True)]
     parts.append(text[last:])
     return text[:0].join(parts)
 
@@ -58,7 +68,7 @@ _MARKS = ("<xacro:", "${", "$(")
 
 
 def first_xacro_mark(text: str | bytes) -> int:
-    """Index of the first ``<xacro:`` element, ``${...}`` or ``$(...)`` outside comments; -1 if none."""
+    """Index of the first ``<xacro:`` element, ``${...}`` or ``$(...)`` outside comments and CDATA; -1 if none."""
     if isinstance(text, str):
         found = [i for i in (text.find(m) for m in _MARKS) if i >= 0]
         if not found:
@@ -76,7 +86,7 @@ def first_xacro_mark(text: str | bytes) -> int:
 
 def looks_like_xacro(text: str | bytes) -> bool:
     """Whether ``text`` holds unexpanded xacro: a ``<xacro:`` element, ``${...}`` or ``$(...)`` outside
-    comments (text in a comment is not expanded by xacro, nor read by URDF readers)."""
+    comments and CDATA sections (which xacro leaves alone; text in a comment is not read by URDF readers)."""
     return first_xacro_mark(text) >= 0
 
 

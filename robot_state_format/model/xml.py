@@ -95,20 +95,25 @@ SAFE_PARSER_OPTIONS: dict[str, bool] = {
 """The one safe lxml configuration: :func:`safe_parser` and the streaming element count use it."""
 
 
-def _new_parser() -> etree.XMLParser:
-    return etree.XMLParser(dtd_validation=False, remove_comments=False, remove_pis=False, **SAFE_PARSER_OPTIONS)
+def _new_parser(keep_cdata: bool) -> etree.XMLParser:
+    return etree.XMLParser(dtd_validation=False, remove_comments=False, remove_pis=False,
+                           strip_cdata=not keep_cdata, **SAFE_PARSER_OPTIONS)
 
 
-def safe_parser() -> etree.XMLParser:
+def safe_parser(*, keep_cdata: bool = False) -> etree.XMLParser:
     """The one parser configuration of every reader (one instance per thread: lxml parsers are not
     shared between threads): entities unresolved, no DTD, no network, libxml2's size bounds.
 
     Use it wherever lxml parses: ``etree.fromstring(data, safe_parser())``, ``etree.parse(path,
     safe_parser())`` or :func:`parse_bytes`; readers that report diagnostics use :func:`parse_xml`.
+    ``keep_cdata``: CDATA sections stay CDATA when the tree is written out again (a document
+    rewritten for xacro, which leaves their content alone).
     """
-    parser = getattr(_LOCAL, "parser", None)
+    name = "cdata_parser" if keep_cdata else "parser"
+    parser = getattr(_LOCAL, name, None)
     if parser is None:
-        parser = _LOCAL.parser = _new_parser()
+        parser = _new_parser(keep_cdata)
+        setattr(_LOCAL, name, parser)
     return parser
 
 

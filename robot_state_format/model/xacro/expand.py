@@ -82,6 +82,14 @@ def _refuse_past_budget(every: list[tuple[str, int]], before: int) -> int:
     return held
 
 
+class _IncludeUnreadable(OSError):
+    """An included file that cannot be read (an ``OSError``, so xacro skips it when ``optional``)."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(reason)
+        self.path, self.reason = path, reason
+
+
 @contextlib.contextmanager
 def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
              table: list[tuple[str, int]], warnings: list[Diagnostic], main: int = 0) -> Iterator[None]:
@@ -142,9 +150,8 @@ def _patched(xacro: Any, extra: Sequence[str], file: str, stderr: io.StringIO,
             path = os.path.join(xacro.root_dir, filename)
             try:
                 data = read_input_file(path)
-            except OSError as exc:
-                raise ModelError(Diagnostic("XACRO_INCLUDE", f"cannot read included file {path}: "
-                                            f"{exc.strerror or exc}", file, None)) from None
+            except OSError as exc:  # as xacro's own parse: an optional include is then skipped
+                raise xacro.XacroException(exc=_IncludeUnreadable(path, exc.strerror or str(exc))) from None
             warnings.extend(parse_xml(data, path).warnings)
             every: list[tuple[str, int]] = []
             annotated = _annotate(_cleaned(data, path), path, table, every)
@@ -186,7 +193,7 @@ def _annotate(text: str, file: str, table: list[tuple[str, int]],
     where ``(file, line)`` of that element is appended; ``every`` gets ``(file, line)`` of each
     element (xacro ones too) in document order. Unparsable text is returned unmarked."""
     try:
-        root = etree.fromstring(text.encode("utf-8"), safe_parser())
+        root = etree.fromstring(text.encode("utf-8"), safe_parser(keep_cdata=True))  # xacro leaves CDATA alone
     except etree.LxmlError:
         return text
     for el in root.iter():
@@ -422,6 +429,8 @@ def _failure(exc: Exception, file: str, plain: str) -> Diagnostic:
     the element that failed."""
     cause = getattr(exc, "exc", None)  # xacro wraps what an expression raised
     at: tuple[str, int | None] = _failing_element(exc) or (file, None)
+    if isinstance(cause, _IncludeUnreadable):
+        return Diagnostic("XACRO_INCLUDE", f"cannot read included file {cause.path}: {cause.reason}", at[0], at[1])
     missing = next((e for e in (exc, cause) if isinstance(e, _PackageNotFound)), None)
     if missing is not None:
         return Diagnostic("MODEL_PACKAGE_NOT_FOUND", f"$(find {missing.name}): package {missing.name!r} "

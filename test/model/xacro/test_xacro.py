@@ -11,7 +11,7 @@ import pytest
 
 from robot_state_format.errors import ModelError, ModelIOError
 from robot_state_format.model import packages
-from robot_state_format.model.loader import load_model, load_model_file, load_xacro
+from robot_state_format.model.loader import load_model, load_model_file, load_xacro, looks_like_xacro
 from robot_state_format.model.xacro.args import parse_xacro_args
 from robot_state_format.model.xacro.expand import expand_in_process, expand_xacro, expand_xacro_file
 
@@ -277,3 +277,50 @@ def test_expansion_is_the_xacro_commands_layout_without_marks(tmp_path: Path) ->
     lines = text.splitlines()
     assert lines[0] == '<?xml version="1.0" ?>' and lines[1] == '<robot name="r">'
     assert lines[2] == '  <link name="base"/>' and lines[-1] == "</robot>"
+
+
+def _real_xacro(path: Path) -> str:
+    """The expansion of the xacro command itself (the reference), or its error."""
+    code = "import sys, xacro; sys.argv = ['xacro', sys.argv[1]]; xacro.main()"
+    r = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)
+    return r.stdout if r.returncode == 0 else "ERROR " + r.stderr
+
+
+def test_an_optional_include_that_is_missing_is_skipped_as_xacro_skips_it(tmp_path: Path) -> None:
+    pytest.importorskip("xacro")
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">\n'
+                    '  <xacro:include filename="parts/missing.xacro" optional="true"/>\n  <link name="base"/>\n</robot>')
+    assert '<link name="base"/>' in _real_xacro(path)
+    assert list(load_model_file(path).links) == ["base"]
+    # not optional: refused by both, ours at the include's line
+    path.write_text(path.read_text().replace(' optional="true"', ""))
+    assert _real_xacro(path).startswith("ERROR")
+    with pytest.raises(ModelError) as info:
+        load_model_file(path)
+    (d,) = info.value.diagnostics
+    assert (d.code, d.line) == ("XACRO_INCLUDE", 2) and "missing.xacro: No such file or directory" in d.message
+
+
+def test_cdata_is_left_alone_as_xacro_leaves_it(tmp_path: Path) -> None:
+    pytest.importorskip("xacro")
+    path = tmp_path / "r.urdf.xacro"
+    path.write_text('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">\n  <link name="base"/>\n'
+                    '  <gazebo><plugin name="p" filename="x.so"><![CDATA[${kept} $(arg none) <xacro:no/>]]>'
+                    '</plugin></gazebo>\n</robot>')
+    assert "<![CDATA[${kept} $(arg none) <xacro:no/>]]>" in _real_xacro(path)
+    loaded = load_xacro(path.read_bytes(), file=str(path))
+    assert "<![CDATA[${kept} $(arg none) <xacro:no/>]]>" in loaded.text
+    # and the expansion is not taken for unexpanded xacro: nothing outside the CDATA is
+    assert "XACRO_UNEXPANDED" not in [w.code for w in loaded.model.warnings] and list(loaded.model.links) == ["base"]
+
+
+@pytest.mark.parametrize("text, xacro", [
+    ('<robot><gazebo><![CDATA[${x} $(arg y)]]></gazebo></robot>', False),
+    ('<robot><!-- <![CDATA[ --><link name="${x}"/></robot>', True),  # a CDATA opener inside a comment
+    ('<robot><![CDATA[ <!-- ]]><link name="${x}"/></robot>', True),  # a comment opener inside CDATA
+    ('<robot><![CDATA[ unterminated ${x}', False),
+])
+def test_text_xacro_never_evaluates_is_not_taken_for_xacro(text: str, xacro: bool) -> None:
+    assert looks_like_xacro(text) is xacro
+    assert looks_like_xacro(text.encode()) is xacro
