@@ -140,6 +140,9 @@ def fk_against_pinocchio(model: Model, path: Path, n: int = 3, seed: int = 0) ->
     from robot_state_format.kinematics.tree import compile_model
 
     tree = compile_model(model)
+    if any(j.type is JointType.PLANAR and j.axis is not None and not np.allclose(j.axis, (0, 0, 1))
+           for j in model.joints.values()):
+        return 0, 0.0  # Pinocchio's URDF parser ignores a planar joint's <axis> (its plane is always x-y)
     with _quiet_stderr():  # urdfdom logs what it tolerates on the C stderr
         pmodel = pin.buildModelFromUrdf(str(path))
     pdata = pmodel.createData()
@@ -172,7 +175,9 @@ def fk_against_pinocchio(model: Model, path: Path, n: int = 3, seed: int = 0) ->
             jm = pmodel.joints[jid]
             val = allq[pmodel.names[jid]]
             short = jm.shortname()
-            if short.startswith("JointModelRUB"):
+            if len(val) == 0:  # a joint read as fixed (a zero axis): Pinocchio's neutral value leaves it still
+                continue
+            if jm.nq == 2 and jm.nv == 1:  # unbounded revolute, aligned (RUB*) or not: (cos, sin)
                 pq[jm.idx_q:jm.idx_q + 2] = [math.cos(val[0]), math.sin(val[0])]
             elif short == "JointModelPlanar":
                 pq[jm.idx_q:jm.idx_q + 4] = [val[0], val[1], math.cos(val[2]), math.sin(val[2])]

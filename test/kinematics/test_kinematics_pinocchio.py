@@ -54,7 +54,7 @@ def pin_q(pmodel: object, tree: CompiledTree, q: np.ndarray) -> np.ndarray:
         jm = pmodel.joints[jid]  # type: ignore[attr-defined]
         val = allq[pmodel.names[jid]]  # type: ignore[attr-defined]
         kind = jm.shortname()
-        if kind.startswith("JointModelRUB"):  # continuous: cos, sin
+        if jm.nq == 2 and jm.nv == 1:  # continuous, on an axis of the frame (RUB*) or any other: cos, sin
             out[jm.idx_q:jm.idx_q + 2] = [math.cos(val[0]), math.sin(val[0])]
         elif kind == "JointModelPlanar":  # x, y, cos, sin
             out[jm.idx_q:jm.idx_q + 4] = [val[0], val[1], math.cos(val[2]), math.sin(val[2])]
@@ -122,3 +122,17 @@ def test_romeo_with_mimic_matches_pinocchio() -> None:
     tree = compile_model(load_model_file(path))
     assert len(tree.mimic_followers) == 22 and tree.nlinks == 82
     assert compare(path, n=20, seed=7) == 20 * 82
+
+
+def test_a_continuous_joint_on_any_axis_against_pinocchio(tmp_path: Path) -> None:
+    # a continuous joint off the frame's axes is Pinocchio's JointModelRevoluteUnboundedUnaligned
+    # (moveit_resources' Kinova gen3 has them); its configuration is (cos, sin) too
+    path = tmp_path / "r.urdf"
+    path.write_text('<robot name="r"><link name="a"/><link name="b"/><link name="c"/>'
+                    '<joint name="j" type="continuous"><parent link="a"/><child link="b"/>'
+                    '<origin xyz="0.1 0.2 0.3" rpy="0.3 -0.2 0.1"/><axis xyz="0 -1 0"/></joint>'
+                    '<joint name="k" type="continuous"><parent link="b"/><child link="c"/>'
+                    '<origin xyz="0 0 0.4"/><axis xyz="0.6 0 0.8"/></joint></robot>')
+    kinds = {j.shortname() for j in pin.buildModelFromUrdf(str(path)).joints[1:]}
+    assert "JointModelRevoluteUnboundedUnaligned" in kinds, kinds
+    assert compare(path) == 4 * 3
