@@ -28,6 +28,7 @@ from lxml import etree
 from robot_state_format import limits
 from robot_state_format.errors import Diagnostic, DiagnosticError, ModelError, Severity
 from robot_state_format.model import access
+from robot_state_format.model.detect import blank_comments
 from robot_state_format.model.xml_trailing import tail_loads
 
 __all__ = [
@@ -245,7 +246,42 @@ def parse_xml(
         _refuse_late_instructions(root, file, error_type)
     if description:
         access.count_tree(root, file)  # a robot description: all its files together are bounded
+    start_lines(root, raw)
     return ParsedXml(root, warnings)
+
+
+_START_TAG_RE = re.compile(rb"<(?![!?/])")
+_PI_RE = re.compile(rb"<\?.*?\?>", re.DOTALL)
+_MULTILINE_TAG_RE = re.compile(rb"<[^!?/<>][^<>]*\n")  # no "<" in a tag: each try ends at the next one (linear)
+
+
+def start_lines(root: etree._Element, raw: bytes) -> None:
+    """Set each element's ``sourceline`` to the line its start tag begins on (libxml2 gives the line of
+    the ``>`` that ends it, lines further down for a start tag written over several lines), as an editor
+    and TinyXML2 (urdfdom's, libsdformat's and MuJoCo's parser) count. Linear in ``len(raw)``; left as
+    libxml2 gave them if the start tags found in ``raw`` do not match the tree's elements."""
+    if _MULTILINE_TAG_RE.search(raw) is None:  # the common case: every start tag on one line
+        return
+    # no start tag hides in a comment, CDATA or a processing instruction (blanked, well-formed: each ends),
+    # nor in an attribute value or text (no "<" there)
+    text = _PI_RE.sub(lambda m: re.sub(rb"[^\n]", b" ", m.group(0)), blank_comments(raw))
+    line, last = 1, 0
+    found: list[tuple[etree._Element, int]] = []
+    starts = _START_TAG_RE.finditer(text)
+    for el in root.iter(etree.Element):
+        m = next(starts, None)
+        if m is None:
+            return
+        p = m.start()
+        qname = (f"{el.prefix}:" if el.prefix else "") + etree.QName(el).localname
+        if not text.startswith(qname.encode(), p + 1):
+            return
+        line += text.count(b"\n", last, p)
+        last = p
+        found.append((el, line))
+    for el, start in found:
+        if el.sourceline is not None and start < el.sourceline:
+            el.sourceline = start
 
 
 def _refuse_late_instructions(root: etree._Element, file: str, error_type: type[DiagnosticError]) -> None:

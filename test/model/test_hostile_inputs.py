@@ -23,7 +23,7 @@ from robot_state_format.model.sdf import read_sdf
 from robot_state_format.model.sdf.prefixes import declare_prefixes
 from robot_state_format.model.urdf.reader import read_urdf
 from robot_state_format.model.xacro.expand import expand_xacro_file
-from robot_state_format.model.xml import tolerate
+from robot_state_format.model.xml import parse_bytes, start_lines, tolerate
 from robot_state_format.usdf.reader import (
     read_world_state,
     read_world_state_file,
@@ -281,6 +281,20 @@ def test_linear_sdf_prefix_scanning() -> None:
     _assert_linear(lambda n: b"<!-- <" + b" " * n + b"-->", declare_prefixes, 2_000_000)
     _assert_linear(lambda n: b'<sdf version="1.9"><model name="m"><link name="l"/></model><!--'
                    + b"< " * n + b"--></sdf>", _refused(read_sdf), 200_000)
+
+
+def test_linear_start_line_scan() -> None:
+    # the scan for start tags written over several lines: "<" without ">" in a comment, many such tags,
+    # many instructions
+    _assert_linear(lambda n: b"<r><!--" + b"< " * n + b"--></r>", _start_lines_of, 300_000)
+    _assert_linear(lambda n: b"<r><!--" + b"< \n" * n + b"--></r>", _start_lines_of, 300_000)
+    _assert_linear(lambda n: b"<r>" + b"<a\n/>" * n + b"</r>", _start_lines_of, 50_000)
+    _assert_linear(lambda n: b"<r>\n<a\n/>" + b"<?p <\n?>" * n + b"</r>", _start_lines_of, 100_000)
+
+
+def _start_lines_of(raw: object) -> None:
+    assert isinstance(raw, bytes)
+    start_lines(parse_bytes(raw), raw)
 
 
 def test_linear_usdf_number_lists() -> None:

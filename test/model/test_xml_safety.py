@@ -100,3 +100,34 @@ def test_safe_parser_is_one_configuration_per_thread() -> None:
     # the same settings in the other thread: an external entity stays unresolved there too
     root = etree.fromstring(b'<!DOCTYPE r [<!ENTITY e SYSTEM "file:///etc/hostname">]><r>&e;</r>', other[0])
     assert root.text is None and not isinstance(root[0].tag, str)
+
+
+_MULTILINE = {  # a document whose faulty element's start tag begins on line 3 and ends on line 5
+    "urdf": ('<robot name="r">\n<link name="a"/><link name="b"/>\n<joint\n name="j"\n type="revolute">'
+             '<parent link="a"/><child link="b"/></joint>\n</robot>', "URDF_MISSING_LIMIT"),
+    "sdf": ('<sdf version="1.9"><model name="m">\n<link name="a"/>\n<joint\n name="j"\n type="revolute">'
+            '<parent>a</parent><child>nope</child></joint>\n</model></sdf>', "SDF_JOINT_CHILD_NOT_FOUND"),
+    "mjcf": ('<mujoco><worldbody>\n<body name="b"><joint name="j"/>\n<geom\n type="box"\n size="0 1 1"/>'
+             '</body>\n</worldbody></mujoco>', "MJCF_BAD_VALUE"),
+    "xacro": ('<robot name="r" xmlns:xacro="http://www.ros.org/wiki/xacro">\n<link name="a"/><link name="b"/>\n'
+              '<joint\n name="j"\n type="revolute"><parent link="a"/><child link="b"/></joint>\n</robot>',
+              "URDF_MISSING_LIMIT"),
+}
+
+
+@pytest.mark.parametrize("fmt", sorted(_MULTILINE))
+def test_an_element_is_named_by_the_line_its_start_tag_begins_on(fmt: str) -> None:
+    # libxml2 gives the line of the start tag's ">"; an editor, and TinyXML2 (the references' parser),
+    # the line of its "<"
+    text, code = _MULTILINE[fmt]
+    with pytest.raises(ModelError) as info:
+        load_model(text, file=f"m.{fmt}", fmt=fmt)
+    assert [(d.code, d.line) for d in info.value.errors][:1] == [(code, 3)]
+
+
+def test_start_lines_ignore_markup_in_comments_cdata_and_instructions() -> None:
+    raw = (b'<?xml version="1.0"?>\n<!-- <a\nb> -->\n<r><![CDATA[ <x\n y> ]]>\n<?pi <q\n?>\n<e\n k="1"/>'
+           b'<f:g xmlns:f="u"\n/></r>')
+    parsed = parse_xml(raw, "x.xml", description=False)
+    assert [(etree.QName(el).localname, el.sourceline) for el in parsed.root.iter(etree.Element)] == [
+        ("r", 4), ("e", 8), ("g", 9)]

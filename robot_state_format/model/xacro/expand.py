@@ -49,7 +49,7 @@ from robot_state_format.model.xacro.bounded_child import (
     run_child,
 )
 from robot_state_format.model.xacro.dom import POSITIONS, remove_previous_comments, replace_node
-from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, tolerate
+from robot_state_format.model.xml import encode_text, parse_xml, safe_parser, start_lines, tolerate
 
 # xacro and yaml cost ~60 ms to import: their code runs when a xacro document is first expanded
 # (optional: only xacro documents need it; without it they fail with one line naming what to install)
@@ -192,10 +192,12 @@ def _annotate(text: str, file: str, table: list[tuple[str, int]],
     """``text`` with every element outside the xacro namespace marked by an index into ``table``,
     where ``(file, line)`` of that element is appended; ``every`` gets ``(file, line)`` of each
     element (xacro ones too) in document order. Unparsable text is returned unmarked."""
+    raw = text.encode("utf-8")
     try:
-        root = etree.fromstring(text.encode("utf-8"), safe_parser(keep_cdata=True))  # xacro leaves CDATA alone
+        root = etree.fromstring(raw, safe_parser(keep_cdata=True))  # xacro leaves CDATA alone
     except etree.LxmlError:
         return text
+    start_lines(root, raw)  # an element's line is where its start tag begins
     for el in root.iter():
         if not isinstance(el.tag, str):
             continue
