@@ -35,11 +35,10 @@ from std_srvs.srv import Trigger
 from robot_state_format.errors import ModelError, ModelIOError, RobotStateFormatError
 from robot_state_format.model.loader import load_model_file
 from robot_state_format.model.types import Model
-from robot_state_format.model.xacro.args import parse_xacro_args
 from robot_state_format.playback.outcome import Outcome
 from robot_state_format.playback.sub_joints import MULTI_DOF_SUFFIXES
 from robot_state_format.ros import spin
-from robot_state_format.ros.description import file_error_text
+from robot_state_format.ros.description import file_error_text, xacro_args_from_text
 from robot_state_format.ros.messages import ns_to_stamp
 from robot_state_format.ros.qos import CLOCK_QOS, LATCHED
 from robot_state_format.sim.adapter import Simulation
@@ -78,7 +77,7 @@ class SimBridge(Node):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not (
                     math.isfinite(value) and low <= value <= high):
                 raise RobotStateFormatError(f"parameter {name} must be a number in {low:g}..{high:g}, got {value!r}")
-        model = load_model_file(str(p("model_file")), xacro_args=parse_xacro_args(str(p("xacro_args")).split()))
+        model = load_model_file(str(p("model_file")), xacro_args=xacro_args_from_text(str(p("xacro_args"))))
         self.sim = self._make_sim(model)
         self._crash: str | None = None  # why the engine's process ended, until ~/restart
         self._names, self._slots = self._joint_layout()

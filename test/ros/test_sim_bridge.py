@@ -156,3 +156,29 @@ def test_drake_engine_crash_leaves_the_bridge_running(ros: RosHarness, tmp_path:
     new_engine = _engine_process(bridge.pid)
     assert new_engine is not None and new_engine != engine
     assert bridge.stop() == 0 and bridge.stopped_by == "SIGINT"
+
+
+def test_xacro_args_are_read_as_state_publisher_reads_them(ros: RosHarness, tmp_path: Path) -> None:
+    # shell quoting, as state_publisher's and state_store's xacro_args (one reading for every node)
+    from std_msgs.msg import String
+
+    from robot_state_format.model.loader import load_model_file
+
+    text = ROBOTS["arm7_gripper"][0].read_text()
+    xacro = tmp_path / "arm.urdf.xacro"
+    xacro.write_text(text.replace('<robot name="arm7_gripper">', '<robot name="$(arg robot_name)" xmlns:xacro='
+                                  '"http://www.ros.org/wiki/xacro"><xacro:arg name="robot_name" default="x"/>', 1))
+    assert load_model_file(xacro, xacro_args={"robot_name": "my arm"}).name == "my arm"
+    ros.start_node("sim_bridge", params={"model_file": str(xacro), "xacro_args": "robot_name:='my arm'",
+                                         "world_state_frequency": 20.0}, ros_args=["-r", "__ns:=/q"])
+    got = ros.collect("/q/world_state", String, LATCHED, count=1, timeout=30)
+    assert '<model_state name="my arm"' in got[0].data
+
+
+def test_malformed_xacro_args_end_the_bridge_with_one_line(ros: RosHarness, tmp_path: Path) -> None:
+    node = ros.start_node("sim_bridge", params={"model_file": str(ROBOTS["arm7_gripper"][0]), "xacro_args": "a:=b:=c"},
+                          ros_args=["-r", "__ns:=/r"])
+    node.stopping = True  # it ends by itself
+    assert node.proc.wait(timeout=60) == 2
+    err = node.output()
+    assert "xacro_args: xacro argument 'a:=b:=c' holds more than one ':='" in err and "Traceback" not in err, err
