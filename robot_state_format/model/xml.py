@@ -220,6 +220,8 @@ def parse_xml(
     is_text = isinstance(data, str)
     raw = encode_text(data, file, error_type=error_type, code_prefix=code_prefix) if isinstance(data, str) \
         else bytes(data)
+    if description and b"<?" in raw:
+        _refuse_late_declarations(raw, file, error_type)
     raw, warnings = tolerate(raw, file, error_type=error_type, code_prefix=code_prefix, decoded=is_text,
                              description=description)
     try:
@@ -282,6 +284,35 @@ def start_lines(root: etree._Element, raw: bytes) -> None:
     for el, start in found:
         if el.sourceline is not None and start < el.sourceline:
             el.sourceline = start
+
+
+def _refuse_late_declarations(raw: bytes, file: str, error_type: type[DiagnosticError]) -> None:
+    """TinyXML2 reads every ``<?...?>`` as a declaration, allowed only before every other node: urdfdom,
+    libsdformat, MuJoCo and Drake refuse one that follows a comment or a DOCTYPE before the root
+    (measured with ``check_urdf``); blanks before it are fine. Linear: one pass over the prolog."""
+    i, after = raw.startswith(b"\xef\xbb\xbf") * 3, ""
+    while True:
+        j = raw.find(b"<", i)
+        if j < 0:
+            return
+        if raw.startswith(b"<?", j):
+            if after:
+                raise error_type(Diagnostic(
+                    "XML_SYNTAX", f"malformed XML: a <?...?> declaration after {after} (urdfdom and libsdformat, "
+                    "through TinyXML2, accept declarations only before every other node)", file,
+                    raw.count(b"\n", 0, j) + 1))
+            end, step = raw.find(b"?>", j + 2), 2
+        elif raw.startswith(b"<!--", j):
+            after = after or "a comment"
+            end, step = raw.find(b"-->", j + 4), 3
+        elif raw.startswith(b"<!", j):
+            after = after or "a <!...> declaration"
+            end, step = j + 2, 0
+        else:
+            return  # the root element (what follows it: _refuse_late_instructions)
+        if end < 0:
+            return  # unterminated: the parser reports it
+        i = end + step
 
 
 def _refuse_late_instructions(root: etree._Element, file: str, error_type: type[DiagnosticError]) -> None:

@@ -135,3 +135,50 @@ def test_usdf_stays_strict() -> None:
     with pytest.raises(UsdfError) as info:
         read_world_state(doc)
     assert info.value.code == "USDF_XML_SYNTAX"
+
+
+# (text before the root element, whether TinyXML2 loads the document): every <?...?> is a declaration
+# to TinyXML2, allowed only before every other node (blanks do not count)
+HEADS = [
+    ('  \n<?xml version="1.0"?>\n', True),
+    ('<?xml version="1.0"?>\n<?xml version="1.0"?>\n', True),
+    ('<?pi x?><?xml version="1.0"?>\n', True),
+    ('<?xml version="1.0"?>\n<!-- c -->\n', True),
+    ('<!-- c -->\n<?xml version="1.0"?>\n', False),
+    ('<?xml version="1.0"?><!-- c --><?xml version="1.0"?>\n', False),
+    ("<!-- c --><?pi x?>\n", False),
+    ("<!DOCTYPE ROOT>\n<?pi x?>\n", False),
+    ("<!DOCTYPE ROOT>\n", True),
+]
+
+
+@pytest.mark.parametrize("head,loads", HEADS)
+def test_declarations_before_the_root_as_the_references_read_them(head: str, loads: bool, tmp_path: Path) -> None:
+    urdf, sdf = head.replace("ROOT", "robot") + _urdf(""), head.replace("ROOT", "sdf") + _sdf("")
+    if CHECK_URDF.is_file():
+        (tmp_path / "r.urdf").write_text(urdf)
+        done = subprocess.run([str(CHECK_URDF), str(tmp_path / "r.urdf")], capture_output=True, timeout=60)
+        assert (done.returncode == 0) is loads
+    exe = sdf_ref_path()
+    if exe is not None:
+        (tmp_path / "m.sdf").write_text(sdf)
+        assert run_sdf_ref(exe, tmp_path / "m.sdf", []).loads is loads
+    for text, file in ((urdf, "r.urdf"), (sdf, "m.sdf")):
+        if loads:
+            assert list(load_model(text, file=file).links) == ["a"]
+        else:
+            with pytest.raises(ModelError) as info:
+                load_model(text, file=file)
+            (d,) = info.value.errors
+            assert d.code == "XML_SYNTAX" and "declaration after a" in d.message
+            assert d.line == head[:head.rindex("<?")].count("\n") + 1  # the refused one: the last
+    try:
+        import mujoco
+    except ImportError:
+        return
+    body = '<mujoco><worldbody><body name="b"><geom size="1"/></body></worldbody></mujoco>'
+    try:
+        mujoco.MjModel.from_xml_string(head.replace("ROOT", "mujoco") + body)
+        assert loads
+    except ValueError:
+        assert not loads
