@@ -24,6 +24,7 @@ import re
 from lxml import etree
 
 from robot_state_format.model.types import Frame, JointType, Limits, Model, Source
+from robot_state_format.model.urdf.parts import prepare_urdf_bytes
 from robot_state_format.model.xml import parse_xml
 from robot_state_format.spatial import pose_to_transform
 
@@ -62,7 +63,7 @@ def urdf_frames(data: bytes, model: Model, file: str) -> list[str]:
     """Add the ``/robot/frame`` elements of a URDF (Drake's extension) to ``model.frames``; return
     the problems (a frame Drake would refuse: unknown link, bad numbers), as messages."""
     problems: list[str] = []
-    root, _ = parse_xml(data, file)
+    root, _ = parse_xml(prepare_urdf_bytes(data, file)[0], file)  # undeclared prefixes, as the URDF reader
     for el in root.iterchildren("frame"):
         name, link = el.get("name"), el.get("link")
         xyz, rpy = _vec(el, "xyz"), _vec(el, "rpy")
@@ -100,7 +101,7 @@ def _drake_number(el: etree._Element, attr: str, default: float) -> float | str:
 def drake_limits(data: bytes, file: str) -> tuple[bytes, dict[str, tuple[str, Limits]], list[str]]:
     """The URDF made acceptable to urdfdom's rules where Drake's are laxer, Drake's limits by joint name
     (with the joint's type), and the problems Drake refuses (``file:line: message``)."""
-    root, _ = parse_xml(data, file)
+    root, _ = parse_xml(prepare_urdf_bytes(data, file)[0], file)  # its elements are data's, in data's order
     limits: dict[str, tuple[str, Limits]] = {}
     problems: list[str] = []
     edits: dict[int, bytes] = {}  # index of a start tag among joints and limits -> what to insert in it

@@ -116,3 +116,17 @@ def test_drakes_own_test_scenes(scene: str) -> None:
     if ours == "loads":
         r = compare(path, samples=3, seed=4, prefix=str(DRAKE_SCENES))
         assert r["worst"] <= 1e-9 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"], r
+
+
+@pytest.mark.parametrize("extension", ['<visual><geometry><drake:ellipsoid a="0.1" b="0.1" c="0.3"/></geometry></visual>',
+                                       '<xacro:property name="unused" value="1"/>'])
+def test_an_undeclared_prefix_reads_in_a_scene_as_the_file_alone_reads_it(tmp_path: Path, extension: str) -> None:
+    # manipulation's mecanum base uses drake: without declaring it: Drake reads it, and so does our reader
+    # the file alone (declaring the prefix, with a warning); in a scene it was an XML_SYNTAX error
+    urdf = DRAKE_STYLE.replace('<link name="base"/>', f'<link name="base">{extension}</link>')
+    scene = _scene(tmp_path, urdf)
+    assert verdicts(scene, None) == ("loads", "loads")
+    r = compare(scene, samples=3, seed=1, prefix=None)
+    assert r["worst"] <= 1e-9 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"], r
+    codes = {w.code for w in load_model_file(scene).warnings}
+    assert codes & {"URDF_UNDECLARED_DRAKE_NAMESPACE", "URDF_UNDECLARED_PREFIX"}, codes
