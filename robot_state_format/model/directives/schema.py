@@ -20,6 +20,7 @@ import numpy as np
 
 from robot_state_format.errors import Diagnostic, ModelError
 from robot_state_format.model.directives.yaml_nodes import YNode
+from robot_state_format.numbers import NumberError, parse_number
 from robot_state_format.spatial import Transform, axis_angle_to_matrix, rpy_to_matrix
 
 __all__ = ["AddDirectives", "AddFrame", "AddModel", "AddModelInstance", "AddWeld", "Directive", "Pose",
@@ -98,26 +99,34 @@ class _Reader:
         return node.items
 
     def string(self, node: YNode | None, what: str, element: str | None, *, required: bool = True) -> str:
-        if node is None or (node.kind == "scalar" and node.value is None):
+        if node is None or _null(node):
             if required:
                 raise self.fail("DMD_MISSING", f"{what} is required", None if node is None else node.line, element)
             return ""
-        if node.kind != "scalar" or node.tag is not None or isinstance(node.value, bool):
+        if node.kind != "scalar" or node.tag is not None:
             raise self.fail("DMD_SCHEMA", f"{what} must be a string", node.line, element)
-        return str(node.value)
+        return node.text  # as written, as Drake reads a string: "on", "0x1F" and "1.10" stay names
+
+    def strings(self, node: YNode, what: str, element: str | None) -> list[str]:
+        if node.kind != "seq":
+            raise self.fail("DMD_SCHEMA", f"{what} must be a list of strings", node.line, element)
+        return [self.string(v, what, element) for v in node.seq]
 
     def number(self, node: YNode, what: str, element: str | None) -> float:
         if node.kind == "map" and node.tag == "!Deterministic":
             node = self.mapping(node, what, ("value",), element).get("value") or node
         if node.kind == "map" and node.tag is not None:
             raise self._random(node, what, element)
-        if node.kind != "scalar" or node.tag is not None or isinstance(node.value, bool) \
-                or not isinstance(node.value, (int, float)):
+        if node.kind != "scalar" or node.tag is not None or _null(node):
             raise self.fail("DMD_SCHEMA", f"{what} must be a number", node.line, element)
-        value = float(node.value)
-        if not math.isfinite(value):
+        # Drake reads the text as a C++ stream reads a double: -.5, 1e3 and 010 (ten) are numbers; 1_0,
+        # 0x10, 1:30 and true are not; YAML's .inf and .nan are, but a transform must be finite
+        if node.text.lstrip("+-").lower() in (".inf", ".nan"):
             raise self.fail("DMD_SCHEMA", f"{what} must be finite", node.line, element)
-        return value
+        try:
+            return parse_number(node.text)[0]
+        except NumberError:
+            raise self.fail("DMD_SCHEMA", f"{what} must be a number", node.line, element) from None
 
     def _random(self, node: YNode, what: str, element: str | None) -> ModelError:
         return self.fail("DMD_NOT_DETERMINISTIC", f"{what}: {node.tag} is a random distribution; Drake's model "
@@ -138,6 +147,8 @@ class _Reader:
         return [self.number(v, what, element) for v in node.seq]
 
     def pose(self, node: YNode, what: str, element: str | None) -> Pose:
+        if _null(node):  # X_PC: (nothing) is Drake's default transform, the identity without a base frame
+            return Pose(np.eye(4), None, node.line)
         items = self.mapping(node, what, ("base_frame", "translation", "rotation"), element)
         x = np.eye(4)
         if "translation" in items:
@@ -145,7 +156,7 @@ class _Reader:
         if "rotation" in items:
             x[:3, :3] = self.rotation(items["rotation"], f"{what}.rotation", element)
         b = items.get("base_frame")
-        absent = b is None or (b.kind == "scalar" and b.tag is None and b.value is None)
+        absent = b is None or _null(b)
         base = None if absent else self.string(b, f"{what}.base_frame", element)  # "" names no frame (Drake)
         return Pose(x, base, node.line)
 
@@ -172,6 +183,11 @@ class _Reader:
             raise self._random(node, what, element)
         raise self.fail("DMD_SCHEMA", f"{what}: unsupported tag {node.tag} (Drake accepts !Identity, !Rpy, "
                         "!AngleAxis)", node.line, element)
+
+
+def _null(node: YNode) -> bool:
+    """A YAML null (``~``, ``null``, nothing), untagged."""
+    return node.kind == "scalar" and node.tag is None and node.value is None
 
 
 def _directive(r: _Reader, node: YNode) -> Directive:
@@ -232,18 +248,23 @@ def _directive(r: _Reader, node: YNode) -> Directive:
         return AddDirectives(kind, line, file=file, model_namespace=ns)
     f = r.mapping(body, kind, ("name", "members", "member_groups", "ignored_collision_filter_groups",
                                "model_namespace"))
+    for key in ("members", "member_groups", "ignored_collision_filter_groups"):  # Drake refuses a null list
+        if key in f:
+            r.strings(f[key], f"{kind}: {key}", el)
+    if "model_namespace" in f:
+        r.string(f["model_namespace"], f"{kind}: model_namespace", el, required=False)
     return AddCollisionFilterGroup(kind, line, name=r.string(f.get("name"), f"{kind}: name", el, required=False))
 
 
 def read_schema(root: YNode | None, file: str) -> list[Directive]:
     """The directives of a document (``ModelError`` with file and line when it does not fit Drake's schema)."""
     r = _Reader(file)
-    if root is None:
-        return []
+    if root is None:  # Drake: "the top level element should be a Mapping"
+        raise r.fail("DMD_SCHEMA", "the document is empty (a scene is a mapping holding directives: [...])", 1)
     top = r.mapping(root, "the document", ("directives",))
     node = top.get("directives")
-    if node is None or (node.kind == "scalar" and node.value is None):
+    if node is None:
         return []
-    if node.kind != "seq":
+    if node.kind != "seq":  # a null one too, as Drake refuses it
         raise r.fail("DMD_SCHEMA", "directives must be a list", node.line)
     return [_directive(r, d) for d in node.seq]

@@ -1,7 +1,9 @@
 """Safe YAML for Drake Model Directives: a composed node tree with line numbers and tags.
 
 The document is only *composed* by PyYAML's safe loader (``yaml.compose(..., Loader=SafeLoader)``):
-no Python object is ever constructed from a tag.  Scalars are read by the safe constructor; the
+no Python object is ever constructed from a tag.  Scalars are read by the safe constructor (only to tell
+a null) and keep their text: Drake types a scalar by its schema, not by YAML 1.1's rules (``-.5`` is a
+number, ``on`` a name, ``010`` ten); the
 tags Drake's schema uses (``!Rpy``, ``!AngleAxis``, ``!Identity``, ...) are kept as plain tag
 strings for :mod:`.schema` to interpret.  Merge keys (``<<``) are flattened as YAML defines them.
 Anchors and aliases share nodes, so the work of walking the tree is bounded: every visited node
@@ -37,7 +39,8 @@ class YNode:
     items: dict[str, YNode] = field(default_factory=dict)  # map
     key_lines: dict[str, int] = field(default_factory=dict)  # map: line of each key
     seq: list[YNode] = field(default_factory=list)  # seq
-    value: object = None  # scalar (str, int, float, bool or None)
+    value: object = None  # scalar (str, int, float, bool or None), as YAML 1.1 types it
+    text: str = ""  # scalar: its text as written (quotes and escapes resolved): Drake's schema reads this
 
 
 class _Budget:
@@ -89,8 +92,8 @@ def _convert(node: Any, budget: _Budget, constructor: Any) -> YNode:
             raise ModelError(Diagnostic("DMD_YAML", f"bad scalar {node.value!r}: {exc}", budget.file, line)) from None
         if not isinstance(value, (str, int, float, bool, type(None))):
             value = str(node.value)  # timestamps, binary: kept as their text
-        return YNode("scalar", line, None, value=value)
-    return YNode("scalar", line, tag, value=str(node.value))
+        return YNode("scalar", line, None, value=value, text=str(node.value))
+    return YNode("scalar", line, tag, value=str(node.value), text=str(node.value))
 
 
 def parse_yaml(text: str | bytes, file: str) -> YNode | None:

@@ -202,3 +202,41 @@ def test_drake_simulation_of_a_rerooted_scene_matches_the_model(scenes: tuple[Pa
     assert list(names) == list(tree.link_names)
     assert float(np.abs(ours - drake_poses).max()) < 1e-9
     assert abs(pos["arm::joint2"][0] - 0.4) > 1e-6  # it moved from its default
+
+
+# (a scalar in the scene, as Drake types it by its schema; "{}" is where it goes): numbers written
+# -.5, +.5, 1e3, .5e1, quoted '1.5' or 010 (ten: a C++ stream, not YAML 1.1's octal); names written
+# on, yes, True, 0x1F, 1.10, 1_0 or 12:30 (kept as written, not YAML 1.1's bool, int or sexagesimal)
+_NUMBER = "directives:\n- add_frame:\n    name: f\n    X_PF: {{base_frame: world, translation: [{}, 0.25, 0]}}\n"
+_NAME = ("directives:\n- add_frame:\n    name: {}\n    X_PF: {{base_frame: world, translation: [0, 0, 1]}}\n"
+         "- add_frame:\n    name: g\n    X_PF: {{base_frame: {}, translation: [1, 0, 0]}}\n")
+SCALARS = [(_NUMBER, v) for v in ("-.5", "+.5", "1e3", "1E-3", ".5e1", "'1.5'", "010", "1_0", "0x10", "1:30",
+                                  "true", "~")] + [(_NAME, v) for v in ("on", "yes", "True", "0x1F", "1.10", "1_0",
+                                                                        "12:30", "010")]
+
+
+@pytest.mark.parametrize("template, scalar", SCALARS, ids=[f"{'number' if t is _NUMBER else 'name'}-{v}"
+                                                           for t, v in SCALARS])
+def test_scalars_are_typed_by_drakes_schema(tmp_path: Path, template: str, scalar: str) -> None:
+    scene = tmp_path / "s.dmd.yaml"
+    scene.write_text(template.format(scalar, scalar), encoding="utf-8")
+    ours, drake = verdicts(scene, None)
+    assert ours == drake, (ours, drake)
+    if drake == "loads":
+        r = compare(scene, samples=1, seed=0, prefix=None)
+        assert r["worst"] <= 1e-12 and not r["ours_not_in_drake"] and not r["drake_not_in_ours"], r
+
+
+@pytest.mark.parametrize("text, loads", [
+    ("directives:\n- add_frame:\n    name: f\n    X_PF: {base_frame: world}\n- add_weld:\n    parent: world\n"
+     "    child: f\n    X_PC:\n", None),  # X_PC left empty: Drake's default (only its verdict is compared)
+    ("directives:\n", False),
+    ("", False),
+    ("directives: []\n", True),
+    ("directives:\n- add_collision_filter_group:\n    name: g\n    members:\n", False),
+])
+def test_empty_values_as_drake_reads_them(tmp_path: Path, text: str, loads: bool | None) -> None:
+    scene = tmp_path / "s.dmd.yaml"
+    scene.write_text(text, encoding="utf-8")
+    ours, drake = verdicts(scene, None)
+    assert ours == drake and (loads is None or (drake == "loads") is loads), (ours, drake)
