@@ -73,6 +73,7 @@ class _Network:
     any_file: bool
     widen: str  # how a user lets the text open more, in a refusal
     roots: dict[str, str] = field(default_factory=dict)  # a file opened (as given and real) -> its package root
+    aliases: dict[str, set[str]] = field(default_factory=dict)  # a package root -> its directory as given
     files_read: list[str] = field(default_factory=list)
 
 
@@ -175,6 +176,7 @@ def _refuse(uri: str, referrer: str, line: int | None, net: _Network, why: str) 
 class _PackageFile:
     root: str  # the real path of the package's directory
     real: str  # the real path of the file
+    share: str  # the package's directory as the package path gives it (symbolic links not resolved)
 
 
 def _package_root(uri: str) -> _PackageFile | None:
@@ -184,7 +186,10 @@ def _package_root(uri: str) -> _PackageFile | None:
     if share is None:
         return None
     root = os.path.realpath(share)
-    return _PackageFile(root, os.path.realpath(os.path.join(root, rel)))
+    lexical = os.path.normpath(os.path.join(root, rel))
+    if not _inside(lexical, root):  # ".." out of it, or an absolute rest ("pkg//etc/x"): never looked up
+        return _PackageFile(root, lexical, str(share))
+    return _PackageFile(root, os.path.realpath(lexical), str(share))  # symbolic links: only the package's own
 
 
 def _inside(real: str, root: str) -> bool:
@@ -215,6 +220,7 @@ def check_reference(uri: str, referrer: str, line: int | None = None) -> None:
         found = _package_root(uri)
         if found is None:
             raise _refuse(uri, referrer, line, net, "no such package on the node's package path")
+        net.aliases.setdefault(found.root, set()).add(found.share)
         if not _inside(found.real, found.root):
             raise _refuse(uri, referrer, line, net, "it leads out of its package (.. or a symbolic link)")
         return
@@ -229,17 +235,23 @@ def check_path(path: Path | str, *, uri: str, referrer: str, line: int | None = 
     network description may open it: inside the package the ``package://`` URI names, or for a relative
     reference inside the package of the file referencing it; else :class:`FileRefused`."""
     net = _NETWORK.get()
-    real = os.path.realpath(path)
     if net is None or net.any_file:
-        return real
+        return os.path.realpath(path)
     if uri.strip().startswith(PACKAGE):
         found = _package_root(uri.strip())
         root = found.root if found is not None else None
+        if found is not None:
+            net.aliases.setdefault(found.root, set()).add(found.share)
     else:
         root = net.roots.get(referrer) or net.roots.get(os.path.realpath(referrer))
     if root is None:
         raise _refuse(uri, referrer, line, net, "no such package on the node's package path"
                       if uri.strip().startswith(PACKAGE) else "not a package:// URI")
+    # ".." out of the package (its directory as resolved or as given): refused before anything is looked up
+    lexical = os.path.normpath(os.path.abspath(path))
+    if not any(_inside(lexical, top) for top in (root, *net.aliases.get(root, ()))):
+        raise _refuse(uri, referrer, line, net, "it leads out of its package (.. or a symbolic link)")
+    real = os.path.realpath(lexical)
     if not _inside(real, root):
         raise _refuse(uri, referrer, line, net, "it leads out of its package (.. or a symbolic link)")
     net.roots[str(path)] = net.roots[real] = root
