@@ -178,13 +178,17 @@ def ns_to_stamp(ns: int) -> Time:
 
 def joint_state_arrays(msg: Any) -> tuple[list[str], NDArray[np.float64], NDArray[np.float64],
                                           NDArray[np.float64], int]:
-    """``sensor_msgs/JointState`` → (names, position, velocity, effort, stamp_ns) without copies where possible."""
+    """``sensor_msgs/JointState`` → (names, position, velocity, effort, stamp_ns) without copies where possible;
+    ``ValueError`` for a stamp whose ``nanosec`` is not below 1e9."""
     def arr(values: Any) -> NDArray[np.float64]:
         try:
             return np.frombuffer(values, dtype=np.float64)
         except (TypeError, ValueError):
             return np.asarray(list(values), dtype=np.float64)
 
+    nanosec = int(msg.header.stamp.nanosec)
+    if nanosec >= 1_000_000_000:  # builtin_interfaces/Time: nanosec in [0, 1e9)
+        raise ValueError(f"header.stamp.nanosec {nanosec} is not below 1e9")
     return (list(msg.name), arr(msg.position), arr(msg.velocity), arr(msg.effort),
             stamp_to_ns(msg.header.stamp))
 

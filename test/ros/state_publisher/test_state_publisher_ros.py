@@ -559,3 +559,17 @@ def test_services_and_timers_are_answered_while_joint_states_stream(rig: Rig) ->
         thread.join()
     assert rig.set_params("pose", publish_frequency=20.0)[0].successful  # the rig's value again
     assert len(got) >= 50, f"{len(got)} snapshots in 2 s at 50 Hz"  # its timer runs while the node is busy
+
+
+def test_a_stamp_whose_nanoseconds_are_not_below_a_second_is_dropped_with_one_line(rig: Rig) -> None:
+    # builtin_interfaces/Time: nanosec in [0, 1e9); a stranger's 2**32 - 1 gave an internal packing error
+    msg = JointState()
+    msg.header.stamp = Time(sec=2**31 - 1, nanosec=2**32 - 1)
+    msg.name, msg.position = ["joint A"], [0.3]
+    rig.pubs["pend"].publish(msg)
+    rig.ros.spin_until(lambda: "not below 1e9" in rig.output("pend"), 20, "the node's warning")
+    out = rig.output("pend")
+    assert "header.stamp.nanosec 4294967295 is not below 1e9" in out and "format requires" not in out, out
+    t = rig.next_stamp()  # and the node goes on
+    rig.send("pend", ["joint A"], [0.2], t)
+    assert_tf(rig.wait_tf("pend/link B", t), (0, 0, -0.05), ry_quat(0.2))
